@@ -1,0 +1,1 @@
+"""kconnect runtime."""

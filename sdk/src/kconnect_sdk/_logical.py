@@ -1,0 +1,151 @@
+"""Kafka Connect's logical types: Decimal, Date, Time and Timestamp.
+
+Each is a named schema over a primitive, with Kafka Connect's logical names and encodings,
+and ``from_logical``/``to_logical`` that convert between the Python value and the encoding.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+from typing import Final
+
+from ._errors import DataError
+from ._schema import Schema, SchemaBuilder
+
+__all__ = ["Date", "Decimal", "Time", "Timestamp"]
+
+_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
+_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_MS_PER_DAY: Final = 86_400_000
+
+
+class Decimal:
+    """Arbitrary-precision decimals: BYTES holding the big-endian two's-complement unscaled value."""
+
+    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Decimal"
+    SCALE_FIELD: Final = "scale"
+
+    @staticmethod
+    def builder(scale: int) -> SchemaBuilder:
+        return (
+            SchemaBuilder.bytes()
+            .name(Decimal.LOGICAL_NAME)
+            .parameter(Decimal.SCALE_FIELD, str(scale))
+            .version(1)
+        )
+
+    @staticmethod
+    def schema(scale: int) -> Schema:
+        return Decimal.builder(scale).build()
+
+    @staticmethod
+    def scale_of(schema: Schema) -> int:
+        try:
+            return int(schema.parameters[Decimal.SCALE_FIELD])
+        except (KeyError, ValueError) as exc:
+            raise DataError(
+                f"invalid Decimal schema: missing or bad {Decimal.SCALE_FIELD!r} parameter"
+            ) from exc
+
+    @staticmethod
+    def from_logical(schema: Schema, value: _decimal.Decimal) -> bytes:
+        scale = Decimal.scale_of(schema)
+        exponent = value.as_tuple().exponent
+        if not isinstance(exponent, int):
+            raise DataError(f"cannot encode non-finite decimal {value}")
+        if -exponent != scale:
+            # Kafka refuses a BigDecimal whose scale differs from the schema's.
+            raise DataError(f"decimal {value} has scale {-exponent}, schema expects scale {scale}")
+        unscaled = int(value.scaleb(scale))
+        length = max(1, (unscaled + (unscaled < 0)).bit_length() // 8 + 1)
+        return unscaled.to_bytes(length, "big", signed=True)
+
+    @staticmethod
+    def to_logical(schema: Schema, value: bytes) -> _decimal.Decimal:
+        scale = Decimal.scale_of(schema)
+        unscaled = int.from_bytes(value, "big", signed=True)
+        return _decimal.Decimal(unscaled).scaleb(-scale)
+
+
+class Date:
+    """A calendar date: INT32 days since the Unix epoch."""
+
+    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Date"
+
+    @staticmethod
+    def builder() -> SchemaBuilder:
+        return SchemaBuilder.int32().name(Date.LOGICAL_NAME).version(1)
+
+    SCHEMA: Schema  # assigned below
+
+    @staticmethod
+    def from_logical(schema: Schema, value: _dt.date) -> int:
+        if isinstance(value, _dt.datetime):
+            raise DataError(
+                "Kafka Connect Date type should not have any time fields set to non-zero values"
+            )
+        return (value - _EPOCH_DATE).days
+
+    @staticmethod
+    def to_logical(schema: Schema, value: int) -> _dt.date:
+        return _EPOCH_DATE + _dt.timedelta(days=value)
+
+
+class Time:
+    """A time of day: INT32 milliseconds since midnight UTC."""
+
+    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Time"
+
+    @staticmethod
+    def builder() -> SchemaBuilder:
+        return SchemaBuilder.int32().name(Time.LOGICAL_NAME).version(1)
+
+    SCHEMA: Schema
+
+    @staticmethod
+    def from_logical(schema: Schema, value: _dt.time) -> int:
+        if value.utcoffset():
+            raise DataError("Kafka Connect Time values must be in UTC")
+        return (
+            (value.hour * 60 + value.minute) * 60 + value.second
+        ) * 1000 + value.microsecond // 1000
+
+    @staticmethod
+    def to_logical(schema: Schema, value: int) -> _dt.time:
+        if not 0 <= value < _MS_PER_DAY:
+            raise DataError(
+                "Time values must use number of milliseconds greater than 0 and less than 86400000"
+            )
+        seconds, ms = divmod(value, 1000)
+        minutes, second = divmod(seconds, 60)
+        hour, minute = divmod(minutes, 60)
+        return _dt.time(hour, minute, second, ms * 1000, tzinfo=_dt.UTC)
+
+
+class Timestamp:
+    """An instant: INT64 milliseconds since the Unix epoch (UTC)."""
+
+    LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Timestamp"
+
+    @staticmethod
+    def builder() -> SchemaBuilder:
+        return SchemaBuilder.int64().name(Timestamp.LOGICAL_NAME).version(1)
+
+    SCHEMA: Schema
+
+    @staticmethod
+    def from_logical(schema: Schema, value: _dt.datetime) -> int:
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.UTC)
+        delta = value - _EPOCH
+        return delta.days * _MS_PER_DAY + delta.seconds * 1000 + delta.microseconds // 1000
+
+    @staticmethod
+    def to_logical(schema: Schema, value: int) -> _dt.datetime:
+        return _EPOCH + _dt.timedelta(milliseconds=value)
+
+
+Date.SCHEMA = Date.builder().build()
+Time.SCHEMA = Time.builder().build()
+Timestamp.SCHEMA = Timestamp.builder().build()

@@ -1,0 +1,63 @@
+"""Single message transforms and the predicates that gate them."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from ._config import ConfigDef
+from ._records import ConnectRecord
+from ._versioned import Versioned
+
+__all__ = ["Predicate", "Transformation"]
+
+R = TypeVar("R", bound=ConnectRecord)
+
+
+class Transformation(Versioned, abc.ABC, Generic[R]):
+    """Reshapes one record at a time.
+
+    Contract: ``apply`` must not mutate its input (records are immutable; build new ones
+    with ``record.new_record(...)``); it returns None to drop the record. Every
+    transform also accepts ``predicate`` and ``negate``; the runtime handles those.
+    """
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """Receive this transform's config (``transforms.<alias>.`` stripped)."""
+
+    @abc.abstractmethod
+    def config(self) -> ConfigDef:
+        """The definition of this transform's config keys."""
+
+    @abc.abstractmethod
+    def apply(self, record: R) -> R | None:
+        """The transformed record, or None to drop it."""
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        """Transform many records; dropped ones are left out."""
+        out: list[R] = []
+        for record in records:
+            result = self.apply(record)
+            if result is not None:
+                out.append(result)
+        return out
+
+    def close(self) -> None:
+        """Release resources."""
+
+
+class Predicate(Versioned, abc.ABC, Generic[R]):
+    """A condition on a record, used to apply a transform only to some records."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        """Receive this predicate's config (``predicates.<alias>.`` stripped)."""
+
+    @abc.abstractmethod
+    def config(self) -> ConfigDef: ...
+
+    @abc.abstractmethod
+    def test(self, record: R) -> bool: ...
+
+    def close(self) -> None:
+        """Release resources."""
