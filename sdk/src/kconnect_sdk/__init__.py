@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from ._config import (
     NO_DEFAULT,
+    CaseInsensitiveValidString,
+    CompositeValidator,
     ConfigDef,
     ConfigKey,
     ConfigType,
     ConfigValue,
     Importance,
+    LambdaValidator,
+    ListSize,
+    NonEmptyStringWithoutControlChars,
     ParsedConfig,
     Password,
     Range,
@@ -22,8 +27,18 @@ from ._config import (
     ValidString,
     Width,
     convert_to_string,
+    lambda_validator,
     non_empty_string,
     parse_type,
+)
+from ._config_provider import (
+    ConfigData,
+    ConfigProvider,
+    DirectoryConfigProvider,
+    EnvVarConfigProvider,
+    FileConfigProvider,
+    parse_properties,
+    resolve_placeholders,
 )
 from ._connector import (
     Connector,
@@ -53,6 +68,15 @@ from ._errors import (
 )
 from ._headers import Header, Headers
 from ._logical import Date, Decimal, Time, Timestamp
+from ._plain import (
+    record_from_plain,
+    record_to_plain,
+    schema_from_plain,
+    schema_to_plain,
+    value_from_plain,
+    value_to_plain,
+)
+from ._projector import SchemaProjector
 from ._records import (
     ConnectRecord,
     RecordMetadata,
@@ -64,14 +88,19 @@ from ._records import (
 from ._schema import Field, Schema, SchemaAndValue, SchemaBuilder, Type, validate_value
 from ._struct import Struct
 from ._transform import Predicate, Transformation
+from ._values import Values
 from ._versioned import Versioned, distribution_version
 
 __all__ = [
     "NO_DEFAULT",
     "AlreadyExistsError",
+    "CaseInsensitiveValidString",
+    "CompositeValidator",
+    "ConfigData",
     "ConfigDef",
     "ConfigError",
     "ConfigKey",
+    "ConfigProvider",
     "ConfigType",
     "ConfigValue",
     "ConnectError",
@@ -83,14 +112,20 @@ __all__ = [
     "DataError",
     "Date",
     "Decimal",
+    "DirectoryConfigProvider",
+    "EnvVarConfigProvider",
     "ErrantRecordReporter",
     "ExactlyOnceSupport",
     "Field",
+    "FileConfigProvider",
     "Header",
     "HeaderConverter",
     "Headers",
     "IllegalWorkerStateError",
     "Importance",
+    "LambdaValidator",
+    "ListSize",
+    "NonEmptyStringWithoutControlChars",
     "NotFoundError",
     "OffsetStorageReader",
     "ParsedConfig",
@@ -104,6 +139,7 @@ __all__ = [
     "SchemaAndValue",
     "SchemaBuilder",
     "SchemaBuilderError",
+    "SchemaProjector",
     "SchemaProjectorError",
     "SinkConnector",
     "SinkRecord",
@@ -124,11 +160,21 @@ __all__ = [
     "ValidList",
     "ValidString",
     "Validator",
+    "Values",
     "Versioned",
     "Width",
     "convert_to_string",
     "distribution_version",
+    "lambda_validator",
     "non_empty_string",
+    "parse_properties",
     "parse_type",
+    "record_from_plain",
+    "record_to_plain",
+    "resolve_placeholders",
+    "schema_from_plain",
+    "schema_to_plain",
     "validate_value",
+    "value_from_plain",
+    "value_to_plain",
 ]

@@ -15,11 +15,16 @@ from ._errors import ConfigError
 
 __all__ = [
     "NO_DEFAULT",
+    "CaseInsensitiveValidString",
+    "CompositeValidator",
     "ConfigDef",
     "ConfigKey",
     "ConfigType",
     "ConfigValue",
     "Importance",
+    "LambdaValidator",
+    "ListSize",
+    "NonEmptyStringWithoutControlChars",
     "ParsedConfig",
     "Password",
     "Range",
@@ -28,6 +33,7 @@ __all__ = [
     "ValidString",
     "Validator",
     "Width",
+    "lambda_validator",
     "non_empty_string",
 ]
 
@@ -208,6 +214,129 @@ def non_empty_string(name: str, value: Any) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseInsensitiveValidString:
+    """The value must be one of ``allowed``, ignoring case (Kafka's ``CaseInsensitiveValidString``)."""
+
+    allowed: tuple[str, ...]
+
+    @classmethod
+    def one_of(cls, *allowed: str) -> CaseInsensitiveValidString:
+        return cls(tuple(allowed))
+
+    def __call__(self, name: str, value: Any) -> None:
+        folded = {a.upper() for a in self.allowed}
+        if not isinstance(value, str) or value.upper() not in folded:
+            raise _invalid(
+                name, value, f"String must be one of (case insensitive): {', '.join(self.allowed)}"
+            )
+
+    def __str__(self) -> str:
+        return "(case insensitive) [" + ", ".join(self.allowed) + "]"
+
+
+class NonEmptyStringWithoutControlChars:
+    """The value is None or a non-empty string without ISO control characters."""
+
+    def __call__(self, name: str, value: Any) -> None:
+        if value is None:
+            return  # Kafka lets a null through: pair with a non-null check when required
+        if not isinstance(value, str):
+            raise _invalid(name, value, "Expected value to be a string")
+        if not value:
+            raise _invalid(name, value, "String may not be empty")
+        control = [str(ord(c)) for c in value if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F]
+        if control:
+            raise _invalid(
+                name,
+                value,
+                "String may not contain control sequences but had the following ASCII chars: "
+                + ", ".join(control),
+            )
+
+    def __str__(self) -> str:
+        return "non-empty string without ISO control characters"
+
+
+class LambdaValidator:
+    """A validator from a function and a description (Kafka's ``LambdaValidator.with``).
+
+    ``check(name, value)`` raises :class:`ConfigError` (or returns None when the value is
+    fine); ``description`` is what :meth:`ConfigDef.to_markdown` shows as valid values.
+    """
+
+    __slots__ = ("_check", "_description")
+
+    def __init__(self, check: Callable[[str, Any], None], description: str) -> None:
+        self._check = check
+        self._description = description
+
+    @classmethod
+    def with_(cls, check: Callable[[str, Any], None], description: str) -> LambdaValidator:
+        return cls(check, description)
+
+    def __call__(self, name: str, value: Any) -> None:
+        self._check(name, value)
+
+    def __str__(self) -> str:
+        return self._description
+
+
+def lambda_validator(check: Callable[[str, Any], None], description: str) -> LambdaValidator:
+    """Shorthand for ``LambdaValidator(check, description)``."""
+    return LambdaValidator(check, description)
+
+
+class CompositeValidator:
+    """Runs validators in order; the first to raise decides (Kafka's ``CompositeValidator.of``)."""
+
+    __slots__ = ("validators",)
+
+    def __init__(self, validators: Sequence[Validator | Callable[[str, Any], None]]) -> None:
+        self.validators = tuple(validators)
+
+    @classmethod
+    def of(cls, *validators: Validator | Callable[[str, Any], None]) -> CompositeValidator:
+        return cls(validators)
+
+    def __call__(self, name: str, value: Any) -> None:
+        for validator in self.validators:
+            validator(name, value)
+
+    def __str__(self) -> str:
+        return ", ".join(_describe_validator(v) for v in self.validators)
+
+
+@dataclass(frozen=True, slots=True)
+class ListSize:
+    """A LIST value has at most ``max_size`` elements (Kafka's ``ListSize.atMostOfSize``)."""
+
+    max_size: int
+
+    @classmethod
+    def at_most_of_size(cls, max_size: int) -> ListSize:
+        return cls(max_size)
+
+    def __call__(self, name: str, value: Any) -> None:
+        if value is None:
+            raise _invalid(name, value, "Value must be non-null")
+        if len(value) > self.max_size:
+            raise _invalid(name, value, f"exceeds maximum list size of [{self.max_size}].")
+
+    def __str__(self) -> str:
+        return f"List containing maximum of {self.max_size} elements"
+
+
+def _describe_validator(validator: object) -> str:
+    if validator is None:
+        return ""
+    if validator is non_empty_string:
+        return "non-empty string"
+    if type(validator).__str__ is object.__str__ or hasattr(validator, "__code__"):
+        return ""  # a plain function's or object's repr says nothing about valid values
+    return str(validator)
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigKey:
     """One key of a :class:`ConfigDef`."""
 
@@ -366,6 +495,22 @@ def convert_to_string(value: Any, type: ConfigType | None = None) -> str | None:
     return str(value)
 
 
+def _markdown_default(key: ConfigKey) -> str:
+    if not key.has_default:
+        return ""
+    if key.default is None:
+        return "null"
+    if key.type is ConfigType.PASSWORD:
+        return Password.HIDDEN
+    if key.type is ConfigType.STRING and key.default == "":
+        return '""'
+    return convert_to_string(key.default, key.type) or ""
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 class ConfigDef:
     """A set of config keys, each with a type, default, importance, docs and validation.
 
@@ -516,6 +661,33 @@ class ConfigDef:
             except Exception as exc:  # a recommender's bug must not break validation
                 result.add_error_message(f"recommender failed: {exc}")
         return list(results.values())
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the public keys, ordered as Kafka's generated config docs.
+
+        Required keys come first, then by importance (HIGH, MEDIUM, LOW), then by name.
+        Columns: Name, Type, Default, Valid Values, Importance, Description.
+        """
+        order = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
+        keys = sorted(
+            (k for k in self._keys.values() if not k.internal),
+            key=lambda k: (k.has_default, order[k.importance], k.name),
+        )
+        lines = [
+            "| Name | Type | Default | Valid Values | Importance | Description |",
+            "|---|---|---|---|---|---|",
+        ]
+        for key in keys:
+            cells = [
+                f"`{key.name}`",
+                key.type.value.lower(),
+                _markdown_default(key),
+                _describe_validator(key.validator),
+                key.importance.value.lower(),
+                key.documentation,
+            ]
+            lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
+        return "\n".join(lines) + "\n"
 
     def close_matches(self, name: str, *, limit: int = 3) -> list[str]:
         """Defined keys that look like ``name`` (for 'did you mean' messages)."""

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import datetime as _dt
+import decimal as _decimal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ._schema import Schema
+from ._errors import DataError
+from ._logical import Date, Decimal, Time, Timestamp
+from ._schema import Schema, validate_value
+from ._struct import Struct
 
 __all__ = ["Header", "Headers"]
 
@@ -63,6 +68,76 @@ class Headers:
     def add(self, key: str, value: Any, schema: Schema | None = None) -> Headers:
         """A copy with one more header at the end."""
         return Headers((*self._items, Header(key, schema, value)))
+
+    def _add_checked(self, key: str, value: Any, schema: Schema) -> Headers:
+        try:
+            validate_value(schema, value)
+        except DataError as exc:
+            raise DataError(f"header {key!r}: {exc}") from exc
+        return self.add(key, value, schema)
+
+    # Typed adders, as Kafka's ConnectHeaders.addString(...) and friends: each checks the
+    # value against the schema it implies and returns a new Headers.
+    def add_string(self, key: str, value: str | None) -> Headers:
+        """A copy with a STRING header (OPTIONAL_STRING, so None is allowed)."""
+        return self._add_checked(key, value, Schema.OPTIONAL_STRING)
+
+    def add_boolean(self, key: str, value: bool) -> Headers:
+        return self._add_checked(key, value, Schema.BOOLEAN)
+
+    def add_byte(self, key: str, value: int) -> Headers:
+        """A copy with an INT8 header; raises DataError outside -128..127."""
+        return self._add_checked(key, value, Schema.INT8)
+
+    def add_short(self, key: str, value: int) -> Headers:
+        return self._add_checked(key, value, Schema.INT16)
+
+    def add_int(self, key: str, value: int) -> Headers:
+        return self._add_checked(key, value, Schema.INT32)
+
+    def add_long(self, key: str, value: int) -> Headers:
+        return self._add_checked(key, value, Schema.INT64)
+
+    def add_float(self, key: str, value: float) -> Headers:
+        return self._add_checked(key, value, Schema.FLOAT32)
+
+    def add_double(self, key: str, value: float) -> Headers:
+        return self._add_checked(key, value, Schema.FLOAT64)
+
+    def add_bytes(self, key: str, value: bytes) -> Headers:
+        return self._add_checked(key, value, Schema.BYTES)
+
+    def add_list(self, key: str, value: Sequence[Any], schema: Schema) -> Headers:
+        """A copy with an ARRAY header; ``schema`` is the array schema."""
+        return self._add_checked(key, value, schema)
+
+    def add_map(self, key: str, value: Mapping[Any, Any], schema: Schema) -> Headers:
+        """A copy with a MAP header; ``schema`` is the map schema."""
+        return self._add_checked(key, value, schema)
+
+    def add_struct(self, key: str, value: Any) -> Headers:
+        """A copy with a STRUCT header whose schema is the struct's own."""
+        if not isinstance(value, Struct):
+            raise DataError(
+                f"header {key!r}: add_struct needs a Struct, got {type(value).__name__}"
+            )
+        return self._add_checked(key, value, value.schema)
+
+    def add_decimal(self, key: str, value: _decimal.Decimal) -> Headers:
+        """A copy with a Decimal header whose scale is the value's own."""
+        exponent = value.as_tuple().exponent
+        if not isinstance(exponent, int):
+            raise DataError(f"header {key!r}: cannot add non-finite decimal {value}")
+        return self._add_checked(key, value, Decimal.schema(-exponent))
+
+    def add_date(self, key: str, value: _dt.date) -> Headers:
+        return self._add_checked(key, value, Date.SCHEMA)
+
+    def add_time(self, key: str, value: _dt.time) -> Headers:
+        return self._add_checked(key, value, Time.SCHEMA)
+
+    def add_timestamp(self, key: str, value: _dt.datetime) -> Headers:
+        return self._add_checked(key, value, Timestamp.SCHEMA)
 
     def add_all(self, headers: Iterable[Header]) -> Headers:
         return Headers((*self._items, *headers))

@@ -440,7 +440,13 @@ def validate_value(schema: Schema | None, value: Any, *, path: str = "") -> None
             )
         if value.schema != schema:
             raise DataError(f"struct schemas do not match{where}")
-        value.validate()
+        # Check fields here rather than with Struct.validate() so errors keep the full path.
+        for field in schema.fields:
+            validate_value(
+                field.schema,
+                value.get_without_default(field),
+                path=f"{path}.{field.name}" if path else field.name,
+            )
         return
     classes = _TYPE_CLASSES[schema.type]
     if not isinstance(value, classes) or (

@@ -23,7 +23,10 @@ def distribution_version(module_name: str) -> str:
     Returns "unknown" when the module does not come from an installed distribution.
     """
     top = module_name.partition(".")[0]
-    for dist in _packages_distributions().get(top, []):
+    # Editable installs are missing from packages_distributions(); our distributions are
+    # named after their import package (kconnect_connector_file -> kconnect-connector-file).
+    candidates = [*_packages_distributions().get(top, []), top.replace("_", "-")]
+    for dist in candidates:
         try:
             return md.version(dist)
         except md.PackageNotFoundError:

@@ -1,0 +1,738 @@
+"""Values: parse strings into Connect data, format Connect data as strings, and coerce values.
+
+Mirrors Kafka Connect's ``org.apache.kafka.connect.data.Values``, which the simple header
+converter and the InsertHeader transform rely on. Python values stand for Connect values
+as elsewhere in the SDK: ``int`` for the integer types, ``float``, ``bool``, ``str``,
+``bytes``, ``list``, ``dict``, :class:`Struct`, and ``decimal.Decimal``,
+``datetime.date``, ``datetime.time`` and ``datetime.datetime`` for the logical types.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal as _decimal
+import math
+import re
+import struct as _struct
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from ._errors import DataError
+from ._logical import Date, Decimal, Time, Timestamp
+from ._schema import _INT_RANGES, Schema, SchemaAndValue, SchemaBuilder, Type
+from ._struct import Struct
+
+__all__ = ["Values"]
+
+_MS_PER_DAY: Final = 86_400_000
+_TEMPORAL_NAMES: Final = frozenset({Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME})
+_DELIMITERS: Final = frozenset(':,{}[]"')
+_DATE_RE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_TIME_RE: Final = re.compile(r"(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
+_TIMESTAMP_RE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
+_NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_UNESCAPE_RE: Final = re.compile(r"\\(.)", re.DOTALL)
+_NUMERIC_ORDER: Final = (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)
+
+_ARRAY_TARGET: Final = SchemaBuilder.array(Schema.STRING).optional().build()
+_MAP_TARGET: Final = SchemaBuilder.map(Schema.STRING, Schema.STRING).optional().build()
+_STRUCT_TARGET: Final = SchemaBuilder.struct().optional().build()
+
+
+class _Tokens:
+    """Splits text at unescaped ``: , { } [ ] "``; each delimiter is a token of its own."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[tuple[int, int]] = []
+        start = 0
+        escaped = False
+        for i, c in enumerate(text):
+            if c == "\\":
+                escaped = not escaped
+                continue
+            if c in _DELIMITERS and not escaped:
+                if start < i:
+                    self.spans.append((start, i))
+                self.spans.append((i, i + 1))
+                start = i + 1
+            escaped = False
+        if start < len(text):
+            self.spans.append((start, len(text)))
+        self.pos = 0
+
+    def token(self, index: int) -> str:
+        start, end = self.spans[index]
+        return self.text[start:end]
+
+    def has_next(self) -> bool:
+        return self.pos < len(self.spans)
+
+    def _skip_blank(self) -> None:
+        # A trailing blank token is kept so that a value of only whitespace stays a string.
+        while self.pos < len(self.spans) - 1 and not self.token(self.pos).strip():
+            self.pos += 1
+
+    def can_consume(self, expected: str) -> bool:
+        self._skip_blank()
+        if self.has_next() and self.token(self.pos).strip() == expected:
+            self.pos += 1
+            return True
+        return False
+
+    def peek_is(self, expected: str) -> bool:
+        mark = self.pos
+        found = self.can_consume(expected)
+        self.pos = mark
+        return found
+
+    def next(self) -> str:
+        token = self.token(self.pos)
+        self.pos += 1
+        return token
+
+    def only_blank_left(self) -> bool:
+        return all(not self.token(i).strip() for i in range(self.pos, len(self.spans)))
+
+
+class _Mixed:
+    """Marks a container whose elements have no common schema."""
+
+
+_MIXED: Final = _Mixed()
+
+
+def _optional(schema: Schema) -> Schema:
+    if schema.optional:
+        return schema
+    return Schema(
+        schema.type,
+        optional=True,
+        default=schema.default,
+        name=schema.name,
+        version=schema.version,
+        doc=schema.doc,
+        parameters=schema.parameters,
+        fields=schema.fields,
+        key_schema=schema.key_schema,
+        value_schema=schema.value_schema,
+    )
+
+
+def _common_schema(
+    previous: Schema | _Mixed | None, latest: Schema | None
+) -> Schema | _Mixed | None:
+    """The schema both elements fit, widening numbers as Kafka does; _MIXED when none."""
+    if latest is None or isinstance(previous, _Mixed):
+        return previous
+    if previous is None:
+        return latest
+    if previous.name is None and latest.name is None:
+        if previous.type in _NUMERIC_ORDER and latest.type in _NUMERIC_ORDER:
+            wider = max(
+                previous.type, latest.type, key=_NUMERIC_ORDER.index
+            )  # INT8 < ... < FLOAT64
+            return previous if previous.type is wider else latest
+        if previous.type is latest.type and previous.type.is_primitive:
+            return previous
+    if _optional(previous) == _optional(latest):
+        return previous
+    return _MIXED
+
+
+def _float32_exact(value: float) -> bool:
+    try:
+        return bool(_struct.unpack("<f", _struct.pack("<f", value))[0] == value)
+    except OverflowError:
+        return False
+
+
+def _parse_temporal(text: str) -> SchemaAndValue | None:
+    text = text.replace("\\:", ":")
+    try:
+        if m := _TIMESTAMP_RE.fullmatch(text):
+            y, mo, d, h, mi, s, ms = (int(g) for g in m.groups())
+            stamp = _dt.datetime(y, mo, d, h, mi, s, ms * 1000, tzinfo=_dt.UTC)
+            return SchemaAndValue(Timestamp.SCHEMA, stamp)
+        if m := _TIME_RE.fullmatch(text):
+            h, mi, s, ms = (int(g) for g in m.groups())
+            return SchemaAndValue(Time.SCHEMA, _dt.time(h, mi, s, ms * 1000, tzinfo=_dt.UTC))
+        if m := _DATE_RE.fullmatch(text):
+            y, mo, d = (int(g) for g in m.groups())
+            return SchemaAndValue(Date.SCHEMA, _dt.date(y, mo, d))
+    except ValueError:  # e.g. month 13: not a temporal literal, so it stays a string
+        return None
+    return None
+
+
+def _parse_number(token: str) -> SchemaAndValue | None:
+    if not _NUMBER_RE.fullmatch(token):
+        return None
+    number = _decimal.Decimal(token)
+    exponent = number.as_tuple().exponent
+    assert isinstance(exponent, int)
+    # Guard the integral test: int() of 1e999999 would build a huge integer for nothing.
+    if number.adjusted() < 20 and number == number.to_integral_value():
+        whole = int(number)
+        for type_ in (Type.INT8, Type.INT16, Type.INT32, Type.INT64):
+            lo, hi = _INT_RANGES[type_]
+            if lo <= whole <= hi:
+                return SchemaAndValue(Schema(type_), whole)
+    if exponent != 0:
+        as_float = float(number)
+        if math.isfinite(as_float):
+            if _float32_exact(as_float):
+                return SchemaAndValue(Schema.FLOAT32, as_float)
+            return SchemaAndValue(Schema.FLOAT64, as_float)
+    return SchemaAndValue(Decimal.schema(-exponent), number)
+
+
+def _parse(tokens: _Tokens, embedded: bool) -> SchemaAndValue | None:
+    """Parse the next value; None stands for the ``null`` literal."""
+    if not tokens.has_next():
+        return None
+    if embedded and tokens.can_consume('"'):
+        parts: list[str] = []
+        while tokens.has_next():
+            token = tokens.next()
+            if token == '"':
+                break
+            parts.append(token)
+        else:
+            raise DataError(f"quoted string is missing its closing quote in {tokens.text!r}")
+        content = _UNESCAPE_RE.sub(r"\1", "".join(parts))
+        temporal = _parse_temporal(content)
+        return temporal if temporal is not None else SchemaAndValue(Schema.STRING, content)
+
+    for literal, result in (
+        ("null", None),
+        ("true", SchemaAndValue(Schema.BOOLEAN, True)),
+        ("false", SchemaAndValue(Schema.BOOLEAN, False)),
+    ):
+        mark = tokens.pos
+        if tokens.can_consume(literal) and (embedded or tokens.only_blank_left()):
+            return result
+        tokens.pos = mark
+
+    mark = tokens.pos
+    try:
+        if tokens.can_consume("["):
+            return _parse_array(tokens)
+        if tokens.can_consume("{"):
+            return _parse_map(tokens)
+    except (DataError, TypeError):  # TypeError: a list or map used as a map key
+        tokens.pos = mark
+
+    token = tokens.next()
+    if not token.strip():
+        return SchemaAndValue(Schema.STRING, token)
+    token = token.strip()
+    if token[0].isdigit():
+        # An unescaped colon is a delimiter, so a time or timestamp arrives as five tokens.
+        mark = tokens.pos
+        if mark + 4 <= len(tokens.spans):
+            joined = tokens.text[tokens.spans[mark - 1][0] : tokens.spans[mark + 3][1]].strip()
+            temporal = _parse_temporal(joined)
+            if temporal is not None:
+                tokens.pos = mark + 4
+                return temporal
+        temporal = _parse_temporal(token)
+        if temporal is not None:
+            return temporal
+    if token[0].isdigit() or token[0] in "+-":
+        number = _parse_number(token)
+        if number is not None:
+            return number
+    raise DataError(f"cannot parse {token!r} as an embedded value")
+
+
+def _parse_array(tokens: _Tokens) -> SchemaAndValue:
+    values: list[Any] = []
+    element_schema: Schema | _Mixed | None = None
+    saw_null = False
+    while tokens.has_next():
+        if tokens.can_consume("]"):
+            return _typed_list(values, element_schema, saw_null)
+        if tokens.can_consume(","):
+            raise DataError(f"empty array element in {tokens.text!r}")
+        element = _parse(tokens, embedded=True)
+        if element is None:
+            saw_null = True
+        element_schema = _common_schema(element_schema, element.schema if element else None)
+        values.append(element.value if element else None)
+        if not tokens.peek_is("]") and not tokens.can_consume(","):
+            raise DataError(f"array elements missing ',' delimiter in {tokens.text!r}")
+    raise DataError(f"array is missing its terminating ']' in {tokens.text!r}")
+
+
+def _typed_list(
+    values: list[Any], element_schema: Schema | _Mixed | None, saw_null: bool
+) -> SchemaAndValue:
+    # Kafka gives an empty, all-null or mixed array an array schema without an element
+    # schema; a kconnect array schema always has one, so such arrays come without a schema.
+    if not isinstance(element_schema, Schema):
+        return SchemaAndValue(None, values)
+    if saw_null:
+        element_schema = _optional(element_schema)
+    aligned = [_align(element_schema, v) for v in values]
+    return SchemaAndValue(SchemaBuilder.array(element_schema).build(), aligned)
+
+
+def _align(schema: Schema, value: Any) -> Any:
+    if value is not None and schema.type in (Type.FLOAT32, Type.FLOAT64) and schema.name is None:
+        return float(value)
+    return value
+
+
+def _parse_map(tokens: _Tokens) -> SchemaAndValue:
+    result: dict[Any, Any] = {}
+    key_schema: Schema | _Mixed | None = None
+    value_schema: Schema | _Mixed | None = None
+    saw_null = False
+    while tokens.has_next():
+        if tokens.can_consume("}"):
+            if not isinstance(key_schema, Schema) or not isinstance(value_schema, Schema):
+                return SchemaAndValue(None, result)
+            if saw_null:
+                value_schema = _optional(value_schema)
+            aligned = {_align(key_schema, k): _align(value_schema, v) for k, v in result.items()}
+            return SchemaAndValue(SchemaBuilder.map(key_schema, value_schema).build(), aligned)
+        if tokens.can_consume(","):
+            raise DataError(f"map entry with no key or value in {tokens.text!r}")
+        key = _parse(tokens, embedded=True)
+        if key is None:
+            raise DataError(f"map entry may not have a null key in {tokens.text!r}")
+        if not tokens.can_consume(":"):
+            raise DataError(f"map entry is missing ':' in {tokens.text!r}")
+        value = _parse(tokens, embedded=True)
+        if value is None:
+            saw_null = True
+        result[key.value] = value.value if value else None
+        tokens.can_consume(",")
+        key_schema = _common_schema(key_schema, key.schema)
+        value_schema = _common_schema(value_schema, value.schema if value else None)
+    raise DataError(f"map is missing its terminating '}}' in {tokens.text!r}")
+
+
+# -- formatting --------------------------------------------------------------------------
+
+
+def _java_float(value: float, float32: bool) -> str:
+    """Format like Java's Float/Double.toString: shortest digits, 'E' outside [1e-3, 1e7)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    digits = repr(value)
+    if float32 and _float32_exact(value):
+        for precision in range(1, 10):
+            candidate = f"{value:.{precision}g}"
+            if _struct.pack("<f", float(candidate)) == _struct.pack("<f", value):
+                digits = candidate
+                break
+    number = _decimal.Decimal(digits).normalize()
+    if 1e-3 <= abs(value) < 1e7:
+        text = f"{number:f}"
+        return text if "." in text else text + ".0"
+    sign, mantissa_digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    shown = "".join(map(str, mantissa_digits))
+    power = len(shown) - 1 + exponent
+    mantissa = shown[0] + "." + (shown[1:] or "0")
+    return f"{'-' if sign else ''}{mantissa}E{power}"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _utc(value: _dt.datetime) -> _dt.datetime:
+    return value.replace(tzinfo=_dt.UTC) if value.tzinfo is None else value.astimezone(_dt.UTC)
+
+
+def _format_time(value: _dt.time) -> str:
+    return (
+        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond // 1000:03d}Z"
+    )
+
+
+def _append(out: list[str], schema: Schema | None, value: Any, embedded: bool) -> None:
+    if value is None:
+        out.append("null")
+    elif isinstance(value, bool):
+        out.append("true" if value else "false")
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        out.append(_java_float(value, schema is not None and schema.type is Type.FLOAT32))
+    elif isinstance(value, _decimal.Decimal):
+        out.append(str(value))
+    elif isinstance(value, str):
+        out.append(f'"{_escape(value)}"' if embedded else value)
+    elif isinstance(value, bytes | bytearray | memoryview):
+        encoded = base64.b64encode(bytes(value)).decode("ascii")
+        out.append(f'"{encoded}"' if embedded else encoded)
+    elif isinstance(value, _dt.datetime):
+        stamp = _utc(value)
+        out.append(
+            f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}T{_format_time(stamp.time())}"
+        )
+    elif isinstance(value, _dt.date):
+        out.append(f"{value.year:04d}-{value.month:02d}-{value.day:02d}")
+    elif isinstance(value, _dt.time):
+        if value.utcoffset():
+            raise DataError(f"cannot format time {value}: Connect Time values must be in UTC")
+        out.append(_format_time(value))
+    elif isinstance(value, list | tuple):
+        element = schema.value_schema if schema is not None and schema.type is Type.ARRAY else None
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _append(out, element, item, True)
+        out.append("]")
+    elif isinstance(value, Mapping):
+        is_map = schema is not None and schema.type is Type.MAP
+        key_schema = schema.key_schema if is_map and schema is not None else None
+        value_schema = schema.value_schema if is_map and schema is not None else None
+        out.append("{")
+        for i, (k, v) in enumerate(value.items()):
+            if i:
+                out.append(",")
+            _append(out, key_schema, k, True)
+            out.append(":")
+            _append(out, value_schema, v, True)
+        out.append("}")
+    elif isinstance(value, Struct):
+        out.append("{")
+        for i, field in enumerate(value.schema.fields):
+            if i:
+                out.append(",")
+            _append(out, None, field.name, True)
+            out.append(":")
+            _append(out, field.schema, value.get(field), True)
+        out.append("}")
+    else:
+        raise DataError(
+            f"cannot format a value of type {type(value).__name__} ({value!r:.60}) as a string; "
+            "use Connect data types (int, float, bool, str, bytes, list, dict, Struct, "
+            "decimal.Decimal, date, time, datetime)"
+        )
+
+
+# -- coercion ----------------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    return f"{value!r:.80} ({type(value).__name__})"
+
+
+def _as_long(value: Any, target: str) -> int:
+    if isinstance(value, bool):
+        raise DataError(
+            f"unable to convert {_describe(value)} to {target}: booleans are not numbers"
+        )
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise DataError(f"unable to convert {_describe(value)} to {target}")
+        return int(value)  # truncates toward zero, as Java's longValue()
+    if isinstance(value, _decimal.Decimal):
+        if not value.is_finite():
+            raise DataError(f"unable to convert {_describe(value)} to {target}")
+        return int(value)
+    if isinstance(value, str):
+        if _NUMBER_RE.fullmatch(value.strip()):
+            return int(_decimal.Decimal(value.strip()))
+        raise DataError(f"unable to convert {_describe(value)} to {target}: not a number")
+    if isinstance(value, _dt.datetime):
+        return Timestamp.from_logical(Timestamp.SCHEMA, value)
+    if isinstance(value, _dt.date):
+        return Date.from_logical(Date.SCHEMA, value)
+    if isinstance(value, _dt.time):
+        return Time.from_logical(Time.SCHEMA, value)
+    raise DataError(f"unable to convert {_describe(value)} to {target}")
+
+
+def _as_double(value: Any, target: str) -> float:
+    if isinstance(value, float):
+        return value
+    if isinstance(value, _decimal.Decimal) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    ):
+        return float(value)
+    if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
+        return float(_decimal.Decimal(value.strip()))
+    return float(_as_long(value, target))
+
+
+def _ranged(value: Any, type_: Type) -> int:
+    number = _as_long(value, type_.value)
+    lo, hi = _INT_RANGES[type_]
+    if not lo <= number <= hi:
+        raise DataError(
+            f"unable to convert {_describe(value)} to {type_.value}: {number} is outside "
+            f"[{lo}, {hi}]; convert to a wider type instead"
+        )
+    return number
+
+
+def _parsed_if_string(value: Any) -> Any:
+    return Values.parse_string(value).value if isinstance(value, str) else value
+
+
+class Values:
+    """Static helpers mirroring Kafka Connect's ``Values``.
+
+    Every ``convert_to_*`` returns None for a None value and raises :class:`DataError`
+    when the value cannot be converted. ``schema`` is the schema of the value given (it
+    may be None); it matters for logical types.
+
+    Example:
+        >>> Values.parse_string("[1, 2, 300]")
+        SchemaAndValue(schema=Schema(ARRAY), value=[1, 2, 300])
+        >>> Values.convert_to_string(None, {"a": [1, True]})
+        '{"a":[1,true]}'
+    """
+
+    @staticmethod
+    def parse_string(text: str | None) -> SchemaAndValue:
+        """Parse a string into a value and an inferred schema, as Kafka's ``parseString``.
+
+        ``null`` gives ``SchemaAndValue(None, None)``; ``true``/``false`` BOOLEAN;
+        ``[...]`` an ARRAY and ``{k:v}`` a MAP (schema None when the elements have no
+        common schema); ``yyyy-MM-dd``, ``HH:mm:ss.SSSZ`` and ``yyyy-MM-ddTHH:mm:ss.SSSZ``
+        Date, Time and Timestamp; numbers the narrowest of INT8, INT16, INT32, INT64, then
+        FLOAT32 when exactly representable, FLOAT64, else a Decimal. Anything else,
+        including the empty string, is returned as a STRING unchanged.
+        """
+        if text is None:
+            return SchemaAndValue(None, None)
+        if not text:
+            return SchemaAndValue(Schema.STRING, text)
+        tokens = _Tokens(text)
+        try:
+            parsed = _parse(tokens, embedded=False)
+        except (DataError, RecursionError):  # RecursionError: absurdly deep nesting
+            return SchemaAndValue(Schema.STRING, text)
+        if parsed is None:
+            return SchemaAndValue(None, None)
+        if not tokens.only_blank_left():
+            # Trailing text after a complete value ("[1] x", "1:2") makes it a plain string.
+            return SchemaAndValue(Schema.STRING, text)
+        return parsed
+
+    @staticmethod
+    def convert_to_string(schema: Schema | None, value: Any) -> str | None:
+        """Format a value as Kafka does (``parse_string`` reads it back).
+
+        Strings inside containers are quoted with ``\\`` and ``"`` escaped, bytes are
+        base64, floats print as Java prints them (``1.0E7``), dates as ``yyyy-MM-dd``,
+        times as ``HH:mm:ss.SSSZ``, datetimes as ``yyyy-MM-ddTHH:mm:ss.SSSZ`` in UTC, and
+        structs as a map of field names to values.
+        """
+        if value is None:
+            return None
+        out: list[str] = []
+        _append(out, schema, value, False)
+        return "".join(out)
+
+    @staticmethod
+    def infer_schema(value: Any) -> Schema | None:
+        """A schema for ``value``, or None when there is no single one.
+
+        Python has one ``int``, so integers infer INT64 and floats FLOAT64; logical values
+        infer their logical schema. Lists and dicts infer when non-empty and every element
+        has the same schema (optional when some are None).
+        """
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            return Schema.BOOLEAN
+        if isinstance(value, int):
+            lo, hi = _INT_RANGES[Type.INT64]
+            return Schema.INT64 if lo <= value <= hi else None
+        if isinstance(value, float):
+            return Schema.FLOAT64
+        if isinstance(value, str):
+            return Schema.STRING
+        if isinstance(value, bytes | bytearray | memoryview):
+            return Schema.BYTES
+        if isinstance(value, _decimal.Decimal):
+            exponent = value.as_tuple().exponent
+            return Decimal.schema(-exponent) if isinstance(exponent, int) else None
+        if isinstance(value, _dt.datetime):
+            return Timestamp.SCHEMA
+        if isinstance(value, _dt.date):
+            return Date.SCHEMA
+        if isinstance(value, _dt.time):
+            return Time.SCHEMA
+        if isinstance(value, Struct):
+            return value.schema
+        if isinstance(value, list | tuple):
+            element = _uniform_schema(value)
+            return SchemaBuilder.array(element).build() if element is not None else None
+        if isinstance(value, Mapping):
+            key = _uniform_schema(list(value.keys()))
+            item = _uniform_schema(list(value.values()))
+            if key is None or item is None:
+                return None
+            return SchemaBuilder.map(key, item).build()
+        return None
+
+    @staticmethod
+    def convert_to_boolean(schema: Schema | None, value: Any) -> bool | None:
+        """``True``/``False``, "true"/"false", or a number (zero is false)."""
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            parsed = Values.parse_string(value).value
+            if isinstance(parsed, bool):
+                return parsed
+        return _as_long(value, "boolean") != 0
+
+    @staticmethod
+    def convert_to_byte(schema: Schema | None, value: Any) -> int | None:
+        """An INT8 value. Unlike Java, an out-of-range number raises instead of wrapping."""
+        return None if value is None else _ranged(value, Type.INT8)
+
+    @staticmethod
+    def convert_to_short(schema: Schema | None, value: Any) -> int | None:
+        """An INT16 value (out-of-range numbers raise)."""
+        return None if value is None else _ranged(value, Type.INT16)
+
+    @staticmethod
+    def convert_to_integer(schema: Schema | None, value: Any) -> int | None:
+        """An INT32 value (out-of-range numbers raise)."""
+        return None if value is None else _ranged(value, Type.INT32)
+
+    @staticmethod
+    def convert_to_long(schema: Schema | None, value: Any) -> int | None:
+        """An INT64 value; dates, times and datetimes give their Connect encodings."""
+        return None if value is None else _ranged(value, Type.INT64)
+
+    @staticmethod
+    def convert_to_float(schema: Schema | None, value: Any) -> float | None:
+        """A FLOAT32 value (a Python float)."""
+        return None if value is None else _as_double(value, "float32")
+
+    @staticmethod
+    def convert_to_double(schema: Schema | None, value: Any) -> float | None:
+        """A FLOAT64 value."""
+        return None if value is None else _as_double(value, "float64")
+
+    @staticmethod
+    def convert_to_list(schema: Schema | None, value: Any) -> list[Any] | None:
+        """A list: lists pass through, strings are parsed (``"[1,2]"``)."""
+        if value is None:
+            return None
+        parsed = _parsed_if_string(value)
+        if isinstance(parsed, list | tuple):
+            return list(parsed)
+        raise DataError(f"unable to convert {_describe(value)} to {_ARRAY_TARGET.type.value}")
+
+    @staticmethod
+    def convert_to_map(schema: Schema | None, value: Any) -> dict[Any, Any] | None:
+        """A dict: mappings pass through, strings are parsed (``"{a:1}"``)."""
+        if value is None:
+            return None
+        parsed = _parsed_if_string(value)
+        if isinstance(parsed, Mapping):
+            return dict(parsed)
+        raise DataError(f"unable to convert {_describe(value)} to {_MAP_TARGET.type.value}")
+
+    @staticmethod
+    def convert_to_struct(schema: Schema | None, value: Any) -> Struct | None:
+        """The value itself when it is a Struct; nothing else converts to one."""
+        if value is None or isinstance(value, Struct):
+            return value
+        raise DataError(
+            f"unable to convert {_describe(value)} to {_STRUCT_TARGET.type.value}: only a "
+            "Struct is a struct"
+        )
+
+    @staticmethod
+    def convert_to_date(schema: Schema | None, value: Any) -> _dt.date | None:
+        """A date: dates pass through, datetimes give their UTC date, strings are parsed
+        and numbers count days since the epoch."""
+        if value is None:
+            return None
+        parsed = _parsed_if_string(value)
+        if isinstance(parsed, _dt.datetime):
+            return _utc(parsed).date()
+        if isinstance(parsed, _dt.date):
+            return parsed
+        if isinstance(parsed, _dt.time):
+            raise DataError(f"unable to convert time {_describe(value)} to a date")
+        return Date.to_logical(Date.SCHEMA, _as_long(parsed, "Date"))
+
+    @staticmethod
+    def convert_to_time(schema: Schema | None, value: Any) -> _dt.time | None:
+        """A time of day (UTC): datetimes give their time, numbers count milliseconds."""
+        if value is None:
+            return None
+        parsed = _parsed_if_string(value)
+        if isinstance(parsed, _dt.datetime):
+            return _utc(parsed).time().replace(tzinfo=_dt.UTC)
+        if isinstance(parsed, _dt.time):
+            return parsed
+        if isinstance(parsed, _dt.date):
+            raise DataError(f"unable to convert date {_describe(value)} to a time of day")
+        return Time.to_logical(Time.SCHEMA, _as_long(parsed, "Time"))
+
+    @staticmethod
+    def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime | None:
+        """A UTC datetime: dates become midnight, times fall on 1970-01-01, numbers are
+        milliseconds since the epoch."""
+        if value is None:
+            return None
+        parsed = _parsed_if_string(value)
+        if isinstance(parsed, _dt.datetime):
+            return _utc(parsed)
+        if isinstance(parsed, _dt.date):
+            return _dt.datetime(parsed.year, parsed.month, parsed.day, tzinfo=_dt.UTC)
+        return Timestamp.to_logical(Timestamp.SCHEMA, _as_long(parsed, "Timestamp"))
+
+    @staticmethod
+    def convert_to_decimal(
+        schema: Schema | None, value: Any, scale: int
+    ) -> _decimal.Decimal | None:
+        """A ``decimal.Decimal``: Decimal encodings (bytes) are decoded with ``scale``."""
+        if value is None or isinstance(value, _decimal.Decimal):
+            return value
+        if isinstance(value, bytes | bytearray | memoryview):
+            return Decimal.to_logical(Decimal.schema(scale), bytes(value))
+        if isinstance(value, bool):
+            raise DataError(f"unable to convert {_describe(value)} to a decimal")
+        if isinstance(value, int):
+            return _decimal.Decimal(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise DataError(f"unable to convert {_describe(value)} to a decimal")
+            return _decimal.Decimal(repr(value))
+        if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
+            return _decimal.Decimal(value.strip())
+        raise DataError(f"unable to convert {_describe(value)} to a decimal with scale {scale}")
+
+
+def _uniform_schema(values: Iterable[Any]) -> Schema | None:
+    found: Schema | None = None
+    saw_null = False
+    for item in values:
+        if item is None:
+            saw_null = True
+            continue
+        schema = Values.infer_schema(item)
+        if schema is None:
+            return None
+        if found is None:
+            found = schema
+        elif found != schema:
+            return None
+    if found is None:
+        return None
+    return _optional(found) if saw_null else found

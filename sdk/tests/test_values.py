@@ -1,0 +1,348 @@
+"""Values: Kafka's string grammar, formatting and coercions.
+
+Expected values follow Kafka's ValuesTest and are worked out by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+import struct as binary
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from kconnect_sdk import (
+    DataError,
+    Date,
+    Decimal,
+    Schema,
+    SchemaBuilder,
+    Struct,
+    Time,
+    Timestamp,
+    Type,
+    Values,
+)
+
+UTC = dt.UTC
+
+
+def _f32(x: float) -> float:
+    return float(binary.unpack("<f", binary.pack("<f", x))[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "schema", "value"),
+    [
+        ("true", Schema.BOOLEAN, True),
+        (" false ", Schema.BOOLEAN, False),
+        ("127", Schema.INT8, 127),
+        ("128", Schema.INT16, 128),
+        ("-129", Schema.INT16, -129),
+        ("32768", Schema.INT32, 32768),
+        ("2147483648", Schema.INT64, 2147483648),
+        ("1e3", Schema.INT16, 1000),
+        ("+5", Schema.INT8, 5),
+        ("1.0", Schema.INT8, 1),
+        ("1.5", Schema.FLOAT32, 1.5),
+        # 1.1 has no exact float32 form, so it is a FLOAT64
+        ("1.1", Schema.FLOAT64, 1.1),
+        ("9223372036854775808", Decimal.schema(0), decimal.Decimal("9223372036854775808")),
+        ("1e400", Decimal.schema(-400), decimal.Decimal("1e400")),
+        ("", Schema.STRING, ""),
+        ("   ", Schema.STRING, "   "),
+        ("hello world", Schema.STRING, "hello world"),
+        ("true}", Schema.STRING, "true}"),
+        ("[1, 2, 3,,,]", Schema.STRING, "[1, 2, 3,,,]"),
+        ("[a, b]", Schema.STRING, "[a, b]"),
+        ("[1] tail", Schema.STRING, "[1] tail"),
+        ("1:2", Schema.STRING, "1:2"),
+        (".5", Schema.STRING, ".5"),
+        ("2019-13-45", Schema.STRING, "2019-13-45"),
+        ("2019-08-23", Date.SCHEMA, dt.date(2019, 8, 23)),
+        ("14:34:54.346Z", Time.SCHEMA, dt.time(14, 34, 54, 346000, tzinfo=UTC)),
+        (
+            "2019-08-23T14:34:54.346Z",
+            Timestamp.SCHEMA,
+            dt.datetime(2019, 8, 23, 14, 34, 54, 346000, tzinfo=UTC),
+        ),
+        ("[1, 2, 3]", SchemaBuilder.array(Schema.INT8).build(), [1, 2, 3]),
+        ("[1, 300]", SchemaBuilder.array(Schema.INT16).build(), [1, 300]),
+        ("[1, 2.5]", SchemaBuilder.array(Schema.FLOAT32).build(), [1.0, 2.5]),
+        ("[true, false]", SchemaBuilder.array(Schema.BOOLEAN).build(), [True, False]),
+        ("[1, null]", SchemaBuilder.array(Schema.OPTIONAL_INT8).build(), [1, None]),
+        (
+            '["a\\"b", "c,d"]',
+            SchemaBuilder.array(Schema.STRING).build(),
+            ['a"b', "c,d"],
+        ),
+        (
+            '["2019-08-23", "2020-01-01"]',
+            SchemaBuilder.array(Date.SCHEMA).build(),
+            [dt.date(2019, 8, 23), dt.date(2020, 1, 1)],
+        ),
+        (
+            '{"a": 1, "b": 2}',
+            SchemaBuilder.map(Schema.STRING, Schema.INT8).build(),
+            {"a": 1, "b": 2},
+        ),
+        (
+            '{"k": [1, 2]}',
+            SchemaBuilder.map(Schema.STRING, SchemaBuilder.array(Schema.INT8).build()).build(),
+            {"k": [1, 2]},
+        ),
+        (
+            "[[1, 2], [3]]",
+            SchemaBuilder.array(SchemaBuilder.array(Schema.INT8).build()).build(),
+            [[1, 2], [3]],
+        ),
+    ],
+)
+def test_parse_string_infers_kafkas_schema(text: str, schema: Schema, value: Any) -> None:
+    parsed = Values.parse_string(text)
+    assert parsed.schema == schema
+    assert parsed.value == value
+    assert type(parsed.value) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (None, None),
+        ("null", None),
+        ('[1, 2, 3, "four"]', [1, 2, 3, "four"]),  # no common element schema
+        ("[]", []),
+        ("{}", {}),
+    ],
+)
+def test_parse_string_without_a_schema(text: str | None, value: Any) -> None:
+    parsed = Values.parse_string(text)
+    assert parsed.schema is None
+    assert parsed.value == value
+
+
+def test_parse_string_treats_absurd_nesting_as_a_string() -> None:
+    text = "[" * 5000 + "]" * 5000
+    assert Values.parse_string(text) == (Schema.STRING, text)
+
+
+def _struct() -> Struct:
+    schema = SchemaBuilder.struct().field("name", Schema.STRING).field("age", Schema.INT32).build()
+    return Struct(schema).put("name", "Ann").put("age", 30)
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "text"),
+    [
+        (None, None, None),
+        (None, 5, "5"),
+        (None, True, "true"),
+        (None, 'plain "top" level', 'plain "top" level'),
+        (None, b"\x00\x01", "AAE="),
+        (None, 1.5, "1.5"),
+        (None, 100.0, "100.0"),
+        (None, 1e7, "1.0E7"),
+        (None, 0.001, "0.001"),
+        (None, 0.0001, "1.0E-4"),
+        (None, -1.25e-10, "-1.25E-10"),
+        (None, float("nan"), "NaN"),
+        (None, float("-inf"), "-Infinity"),
+        (Schema.FLOAT32, _f32(1.1), "1.1"),
+        (None, decimal.Decimal("1.28"), "1.28"),
+        (None, [1, "a", None, True], '[1,"a",null,true]'),
+        (None, ['a"b\\c'], '["a\\"b\\\\c"]'),
+        (None, {"k": b"\x00\x01"}, '{"k":"AAE="}'),
+        (None, dt.date(2024, 1, 1), "2024-01-01"),
+        (None, dt.time(12, 34, 56, 789000, tzinfo=UTC), "12:34:56.789Z"),
+        (None, dt.datetime(2024, 1, 1, 12, 34, 56, 789000, tzinfo=UTC), "2024-01-01T12:34:56.789Z"),
+        (None, _struct(), '{"name":"Ann","age":30}'),
+    ],
+)
+def test_convert_to_string_formats_as_kafka(
+    schema: Schema | None, value: Any, text: str | None
+) -> None:
+    assert Values.convert_to_string(schema, value) == text
+
+
+def test_convert_to_string_refuses_unknown_objects() -> None:
+    with pytest.raises(DataError, match="cannot format a value of type object"):
+        Values.convert_to_string(None, object())
+
+
+@pytest.mark.parametrize(
+    ("method", "schema", "value", "expected"),
+    [
+        ("convert_to_boolean", None, "true", True),
+        ("convert_to_boolean", None, 0, False),
+        ("convert_to_boolean", None, 2, True),
+        ("convert_to_byte", None, "12", 12),
+        ("convert_to_byte", None, 12.9, 12),
+        ("convert_to_short", None, -12.9, -12),
+        ("convert_to_integer", None, decimal.Decimal("7.5"), 7),
+        ("convert_to_long", Date.SCHEMA, dt.date(2024, 1, 1), 19723),
+        ("convert_to_long", Time.SCHEMA, dt.time(12, 34, 56, 789000, tzinfo=UTC), 45296789),
+        ("convert_to_long", None, dt.datetime(2024, 1, 1, tzinfo=UTC), 1704067200000),
+        ("convert_to_double", None, "1.5", 1.5),
+        ("convert_to_float", None, 3, 3.0),
+        ("convert_to_string", None, 42, "42"),
+        ("convert_to_list", None, "[1, 2]", [1, 2]),
+        ("convert_to_list", None, (1, 2), [1, 2]),
+        ("convert_to_map", None, '{"a": 1}', {"a": 1}),
+        ("convert_to_date", None, 19723, dt.date(2024, 1, 1)),
+        ("convert_to_date", None, "2024-01-01", dt.date(2024, 1, 1)),
+        (
+            "convert_to_date",
+            Timestamp.SCHEMA,
+            dt.datetime(2024, 1, 1, 23, 59, tzinfo=UTC),
+            dt.date(2024, 1, 1),
+        ),
+        ("convert_to_time", None, 45296789, dt.time(12, 34, 56, 789000, tzinfo=UTC)),
+        (
+            "convert_to_time",
+            None,
+            dt.datetime(2024, 1, 1, 1, 2, 3, tzinfo=UTC),
+            dt.time(1, 2, 3, tzinfo=UTC),
+        ),
+        ("convert_to_timestamp", None, 1704067200000, dt.datetime(2024, 1, 1, tzinfo=UTC)),
+        (
+            "convert_to_timestamp",
+            Date.SCHEMA,
+            dt.date(2024, 1, 1),
+            dt.datetime(2024, 1, 1, tzinfo=UTC),
+        ),
+        (
+            "convert_to_timestamp",
+            None,
+            "2024-01-01T00:00:01.000Z",
+            dt.datetime(2024, 1, 1, 0, 0, 1, tzinfo=UTC),
+        ),
+        ("convert_to_boolean", None, None, None),
+        ("convert_to_date", None, None, None),
+    ],
+)
+def test_convert_to_coerces_like_kafka(
+    method: str, schema: Schema | None, value: Any, expected: Any
+) -> None:
+    result = getattr(Values, method)(schema, value)
+    assert result == expected
+    assert type(result) is type(expected)
+
+
+@pytest.mark.parametrize(
+    ("method", "value", "message"),
+    [
+        ("convert_to_boolean", "yes", "not a number"),
+        ("convert_to_byte", 300, r"outside \[-128, 127\]"),
+        ("convert_to_integer", True, "booleans are not numbers"),
+        ("convert_to_long", "abc", "not a number"),
+        ("convert_to_double", [1], "unable to convert"),
+        ("convert_to_list", 5, "unable to convert 5"),
+        ("convert_to_map", "[1]", "unable to convert"),
+        ("convert_to_struct", {"a": 1}, "only a Struct is a struct"),
+        ("convert_to_date", dt.time(1, 0), "to a date"),
+        ("convert_to_time", 86_400_000, "less than 86400000"),
+    ],
+)
+def test_convert_to_refuses_with_data_error(method: str, value: Any, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        getattr(Values, method)(None, value)
+
+
+def test_convert_to_decimal() -> None:
+    assert Values.convert_to_decimal(None, b"\x00\x80", 2) == decimal.Decimal("1.28")
+    assert Values.convert_to_decimal(None, 1.5, 2) == decimal.Decimal("1.5")
+    assert Values.convert_to_decimal(None, "12.30", 2) == decimal.Decimal("12.30")
+    with pytest.raises(DataError, match="with scale 2"):
+        Values.convert_to_decimal(None, "x", 2)
+
+
+def test_convert_to_struct_passes_structs_through() -> None:
+    value = _struct()
+    assert Values.convert_to_struct(value.schema, value) is value
+
+
+@pytest.mark.parametrize(
+    ("value", "schema"),
+    [
+        (None, None),
+        (True, Schema.BOOLEAN),
+        (5, Schema.INT64),
+        (2**63, None),
+        (1.5, Schema.FLOAT64),
+        ("s", Schema.STRING),
+        (b"b", Schema.BYTES),
+        (decimal.Decimal("1.28"), Decimal.schema(2)),
+        (dt.date(2024, 1, 1), Date.SCHEMA),
+        (dt.time(1, 0, tzinfo=UTC), Time.SCHEMA),
+        (dt.datetime(2024, 1, 1, tzinfo=UTC), Timestamp.SCHEMA),
+        ([1, None], SchemaBuilder.array(Schema.OPTIONAL_INT64).build()),
+        ([1, "a"], None),
+        ([], None),
+        ({"a": 1.0}, SchemaBuilder.map(Schema.STRING, Schema.FLOAT64).build()),
+        (object(), None),
+    ],
+)
+def test_infer_schema(value: Any, schema: Schema | None) -> None:
+    assert Values.infer_schema(value) == schema
+
+
+def test_infer_schema_of_struct_is_its_schema() -> None:
+    value = _struct()
+    assert Values.infer_schema(value) is value.schema
+
+
+_TEMPORAL = re.compile(r"\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}\.\d{3}Z|\d{4}-\d{2}-\d{2}T.*")
+
+
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1))
+def test_integers_round_trip_with_the_narrowest_type(number: int) -> None:
+    parsed = Values.parse_string(Values.convert_to_string(None, number))
+    assert parsed.value == number
+    assert parsed.schema is not None
+    expected = next(
+        t
+        for t, bits in ((Type.INT8, 8), (Type.INT16, 16), (Type.INT32, 32), (Type.INT64, 64))
+        if -(2 ** (bits - 1)) <= number < 2 ** (bits - 1)
+    )
+    assert parsed.schema.type is expected
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_floats_round_trip_numerically(number: float) -> None:
+    # Java's shortest digits may read back as an integer type (1.0E7 -> INT32), as in Kafka;
+    # the number itself must come back unchanged.
+    assert float(Values.parse_string(Values.convert_to_string(None, number)).value) == number
+
+
+@given(st.lists(st.text().filter(lambda s: not _TEMPORAL.fullmatch(s)), min_size=1))
+def test_string_lists_round_trip(items: list[str]) -> None:
+    schema = SchemaBuilder.array(Schema.STRING).build()
+    parsed = Values.parse_string(Values.convert_to_string(schema, items))
+    assert parsed == (schema, items)
+
+
+@given(
+    st.dictionaries(
+        st.text(min_size=1).filter(lambda s: not _TEMPORAL.fullmatch(s)),
+        st.integers(min_value=-(2**31), max_value=2**31 - 1),
+        min_size=1,
+    )
+)
+def test_string_to_int_maps_round_trip(items: dict[str, int]) -> None:
+    parsed = Values.parse_string(Values.convert_to_string(None, items))
+    assert parsed.value == items
+    assert parsed.schema is not None and parsed.schema.key_schema == Schema.STRING
+
+
+@given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31)))
+def test_timestamps_round_trip_at_millisecond_precision(moment: dt.datetime) -> None:
+    value = moment.replace(microsecond=moment.microsecond // 1000 * 1000, tzinfo=UTC)
+    assert Values.parse_string(Values.convert_to_string(None, value)) == (Timestamp.SCHEMA, value)
+
+
+@given(st.dates())
+def test_dates_round_trip(day: dt.date) -> None:
+    assert Values.parse_string(Values.convert_to_string(None, day)) == (Date.SCHEMA, day)
