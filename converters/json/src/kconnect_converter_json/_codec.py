@@ -1,0 +1,641 @@
+"""Per-schema codecs between Connect values and the Python form of Kafka's JSON.
+
+A codec is compiled once per schema (and cached by the converter), so converting a record
+costs a few dict and list operations instead of a walk over the schema. Structs take a fast
+path when every field holds the Python class it normally holds: one ``map(type, ...)``
+comparison replaces per-field checks, and only fields that need a conversion (bytes,
+logical types, nested values) run Python code.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as _dt
+import decimal as _decimal
+from collections.abc import Callable, Mapping
+from operator import itemgetter
+from typing import Any, Final
+
+import orjson
+from kconnect_sdk import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
+
+from ._config import DecimalFormat, JsonConverterSettings
+
+__all__ = ["Codec", "compile_codec", "from_schemaless", "schemaless_default"]
+
+Fn = Callable[[Any], Any]
+
+_INT_TYPES: Final = {
+    Type.INT8: (-(2**7), 2**7 - 1),
+    Type.INT16: (-(2**15), 2**15 - 1),
+    Type.INT32: (-(2**31), 2**31 - 1),
+    Type.INT64: (-(2**63), 2**63 - 1),
+}
+# Python class a non-null value of each primitive type has, on the Connect and JSON sides.
+_CONNECT_CLASS: Final[Mapping[Type, type]] = {
+    Type.INT8: int,
+    Type.INT16: int,
+    Type.INT32: int,
+    Type.INT64: int,
+    Type.FLOAT32: float,
+    Type.FLOAT64: float,
+    Type.BOOLEAN: bool,
+    Type.STRING: str,
+    Type.BYTES: bytes,
+    Type.ARRAY: list,
+    Type.MAP: dict,
+    Type.STRUCT: Struct,
+}
+_JSON_KINDS: Final[Mapping[type, str]] = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+}
+
+
+def _kind(value: Any) -> str:
+    return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def _b64(value: bytes | bytearray | memoryview) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+def _unb64(value: str, what: str) -> bytes:
+    try:
+        return binascii.a2b_base64(value, strict_mode=True)
+    except (binascii.Error, ValueError) as exc:
+        raise DataError(f"Invalid bytes for {what}: {value[:40]!r} is not base64 ({exc})") from exc
+
+
+def schemaless_default(value: Any) -> Any:
+    """orjson ``default`` hook for schemaless values: bytes become base64 text."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _b64(value)
+    raise TypeError
+
+
+def from_schemaless(value: Any) -> Any:
+    """A schemaless Connect value as JSON-ready Python, inferring types as Kafka does."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _b64(value)
+    if isinstance(value, list | tuple):
+        return [from_schemaless(v) for v in value]
+    if isinstance(value, Mapping):
+        if all(isinstance(k, str) for k in value):
+            return {k: from_schemaless(v) for k, v in value.items()}
+        return [[from_schemaless(k), from_schemaless(v)] for k, v in value.items()]
+    if isinstance(value, Struct):
+        raise DataError(
+            "Mismatching schema: a Struct needs its schema; pass struct.schema with the value"
+        )
+    raise DataError(
+        f"Python type {type(value).__name__} does not have a corresponding schema type; "
+        "give a schema or convert the value to str, int, float, bool, bytes, list or dict"
+    )
+
+
+class Codec:
+    """Encoder and decoder for one schema.
+
+    Attributes:
+        encode: Connect value (None allowed) -> JSON-ready Python value.
+        decode: parsed JSON value (None allowed) -> Connect value.
+    """
+
+    __slots__ = ("decode", "encode", "schema")
+
+    def __init__(self, schema: Schema, encode: Fn, decode: Fn) -> None:
+        self.schema = schema
+        self.encode = encode
+        self.decode = decode
+
+
+def compile_codec(schema: Schema, settings: JsonConverterSettings) -> Codec:
+    """Build the codec of ``schema`` under ``settings``."""
+    compiler = _Compiler(settings)
+    return Codec(schema, compiler.encoder(schema), compiler.decoder(schema))
+
+
+def _type_label(schema: Schema) -> str:
+    return schema.type.name
+
+
+class _Compiler:
+    def __init__(self, settings: JsonConverterSettings) -> None:
+        self.replace_null = settings.replace_null_with_default
+        self.numeric_decimals = settings.decimal_format is DecimalFormat.NUMERIC
+
+    # -- Connect -> JSON -------------------------------------------------------------
+    def encoder(self, schema: Schema) -> Fn:
+        inner = self.value_encoder(schema)
+        if schema.default is not None and self.replace_null:
+            default_json = inner(schema.default)
+
+            def encode_or_default(value: Any) -> Any:
+                return default_json if value is None else inner(value)
+
+            return encode_or_default
+        if schema.optional:
+
+            def encode_optional(value: Any) -> Any:
+                return None if value is None else inner(value)
+
+            return encode_optional
+
+        def encode_required(value: Any) -> Any:
+            if value is None:
+                raise DataError(
+                    "Conversion error: null value for field that is required and has no "
+                    f"default value (schema type {_type_label(schema)}); set a value or make "
+                    "the schema optional"
+                )
+            return inner(value)
+
+        return encode_required
+
+    def value_encoder(self, schema: Schema) -> Fn:
+        """Encoder for a non-null value of ``schema``."""
+        name = schema.name
+        if name == Decimal.LOGICAL_NAME:
+            return self._decimal_encoder(schema)
+        if name == Date.LOGICAL_NAME:
+            return _logical_encoder(schema, _dt.date, Date.from_logical, "Date")
+        if name == Time.LOGICAL_NAME:
+            return _logical_encoder(schema, _dt.time, Time.from_logical, "Time")
+        if name == Timestamp.LOGICAL_NAME:
+            return _logical_encoder(schema, _dt.datetime, Timestamp.from_logical, "Timestamp")
+        t = schema.type
+        if t in _INT_TYPES:
+            return _int_encoder(schema)
+        if t is Type.FLOAT32 or t is Type.FLOAT64:
+            return _float_encoder(schema)
+        if t is Type.BOOLEAN:
+            return _exact_encoder(schema, bool)
+        if t is Type.STRING:
+            return _exact_encoder(schema, str)
+        if t is Type.BYTES:
+            return _bytes_encoder
+        if t is Type.ARRAY:
+            return self._array_encoder(schema)
+        if t is Type.MAP:
+            return self._map_encoder(schema)
+        return self._struct_encoder(schema)
+
+    def _decimal_encoder(self, schema: Schema) -> Fn:
+        numeric = self.numeric_decimals
+
+        def encode_decimal(value: Any) -> Any:
+            if not isinstance(value, _decimal.Decimal):
+                raise DataError(
+                    f"Invalid type for Decimal, expected decimal.Decimal but was "
+                    f"{type(value).__name__}"
+                )
+            if numeric:
+                if not value.is_finite():
+                    raise DataError(f"cannot write non-finite decimal {value} as a JSON number")
+                # str(Decimal) follows the same plain/scientific rules as BigDecimal.toString.
+                return orjson.Fragment(str(value))
+            return _b64(Decimal.from_logical(schema, value))
+
+        return encode_decimal
+
+    def _array_encoder(self, schema: Schema) -> Fn:
+        assert schema.value_schema is not None
+        element = self.encoder(schema.value_schema)
+
+        def encode_array(value: Any) -> Any:
+            if not isinstance(value, list | tuple):
+                raise DataError(f"Invalid type for ARRAY: {type(value).__name__}")
+            return [element(v) for v in value]
+
+        return encode_array
+
+    def _map_encoder(self, schema: Schema) -> Fn:
+        assert schema.key_schema is not None and schema.value_schema is not None
+        key = self.encoder(schema.key_schema)
+        val = self.encoder(schema.value_schema)
+        if schema.key_schema.type is Type.STRING:
+
+            def encode_object(value: Any) -> Any:
+                if not isinstance(value, Mapping):
+                    raise DataError(f"Invalid type for MAP: {type(value).__name__}")
+                return {key(k): val(v) for k, v in value.items()}
+
+            return encode_object
+
+        def encode_pairs(value: Any) -> Any:
+            if not isinstance(value, Mapping):
+                raise DataError(f"Invalid type for MAP: {type(value).__name__}")
+            return [[key(k), val(v)] for k, v in value.items()]
+
+        return encode_pairs
+
+    def _struct_encoder(self, schema: Schema) -> Fn:
+        fields = schema.fields
+        names = tuple(f.name for f in fields)
+        encoders = tuple(self.encoder(f.schema) for f in fields)
+        expected = tuple(_connect_class(f.schema) for f in fields)
+        # Fields whose value must be rewritten even on the fast path.
+        converted = tuple(
+            (f.name, self.value_encoder(f.schema))
+            for f in fields
+            if not _passes_through_as_json(f.schema)
+        )
+        replace_null = self.replace_null
+
+        def slow(values: list[Any]) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for field, name, encode, value in zip(fields, names, encoders, values, strict=True):
+                if value is None and not replace_null:
+                    if not field.schema.optional:
+                        raise DataError(
+                            f"Conversion error: null value for field {name!r} that is required "
+                            "and replace.null.with.default is false"
+                        )
+                    out[name] = None
+                    continue
+                try:
+                    out[name] = encode(value)
+                except DataError as exc:
+                    raise DataError(f"field {name!r}: {exc}") from exc
+            return out
+
+        def encode_struct(value: Any) -> Any:
+            if not isinstance(value, Struct):
+                raise DataError(f"Invalid type for STRUCT: {type(value).__name__}")
+            if value.schema is not schema and value.schema != schema:
+                raise DataError(
+                    "Mismatching schema: the Struct's schema differs from the record's schema"
+                )
+            # Reading the slot directly: Struct.get per field would double the cost.
+            values = value._values
+            if tuple(map(type, values)) != expected:
+                return slow(values)
+            out = dict(zip(names, values, strict=True))
+            for name, encode in converted:
+                out[name] = encode(out[name])
+            return out
+
+        return encode_struct
+
+    # -- JSON -> Connect -------------------------------------------------------------
+    def decoder(self, schema: Schema) -> Fn:
+        inner = self.value_decoder(schema)
+        default = schema.default
+        if default is not None and self.replace_null:
+
+            def decode_or_default(value: Any) -> Any:
+                return default if value is None else inner(value)
+
+            return decode_or_default
+        if schema.optional or default is not None:
+
+            def decode_optional(value: Any) -> Any:
+                return None if value is None else inner(value)
+
+            return decode_optional
+
+        def decode_required(value: Any) -> Any:
+            if value is None:
+                raise DataError(
+                    f"Invalid null value for required {_type_label(schema)} field; the schema "
+                    "says it cannot be null"
+                )
+            return inner(value)
+
+        return decode_required
+
+    def value_decoder(self, schema: Schema) -> Fn:
+        """Decoder for a non-null JSON value of ``schema``."""
+        name = schema.name
+        if name == Decimal.LOGICAL_NAME:
+            return _decimal_decoder(schema)
+        if name == Date.LOGICAL_NAME:
+            return _int_logical_decoder(schema, Date.to_logical, "Date", (-(2**31), 2**31 - 1))
+        if name == Time.LOGICAL_NAME:
+            return _int_logical_decoder(schema, Time.to_logical, "Time", (-(2**31), 2**31 - 1))
+        if name == Timestamp.LOGICAL_NAME:
+            return _int_logical_decoder(
+                schema, Timestamp.to_logical, "Timestamp", (-(2**63), 2**63 - 1)
+            )
+        t = schema.type
+        if t in _INT_TYPES:
+            return _int_decoder(schema)
+        if t is Type.FLOAT32 or t is Type.FLOAT64:
+            return _float_decoder(schema)
+        if t is Type.BOOLEAN:
+            return _exact_decoder(schema, bool)
+        if t is Type.STRING:
+            return _exact_decoder(schema, str)
+        if t is Type.BYTES:
+            return _bytes_decoder
+        if t is Type.ARRAY:
+            return self._array_decoder(schema)
+        if t is Type.MAP:
+            return self._map_decoder(schema)
+        return self._struct_decoder(schema)
+
+    def _array_decoder(self, schema: Schema) -> Fn:
+        assert schema.value_schema is not None
+        element = self.decoder(schema.value_schema)
+
+        def decode_array(value: Any) -> Any:
+            if type(value) is not list:
+                raise DataError(
+                    f"Arrays should be encoded as JSON arrays, but found {_kind(value)}"
+                )
+            return [element(v) for v in value]
+
+        return decode_array
+
+    def _map_decoder(self, schema: Schema) -> Fn:
+        assert schema.key_schema is not None and schema.value_schema is not None
+        key = self.decoder(schema.key_schema)
+        val = self.decoder(schema.value_schema)
+        if schema.key_schema.type is Type.STRING:
+
+            def decode_object(value: Any) -> Any:
+                if type(value) is not dict:
+                    raise DataError(
+                        "Maps with string fields should be encoded as JSON objects, but found "
+                        f"{_kind(value)}"
+                    )
+                return {k: val(v) for k, v in value.items()}
+
+            return decode_object
+
+        def decode_pairs(value: Any) -> Any:
+            if type(value) is not list:
+                raise DataError(
+                    "Maps with non-string fields should be encoded as JSON array of tuples, but "
+                    f"found {_kind(value)}"
+                )
+            out: dict[Any, Any] = {}
+            for entry in value:
+                if type(entry) is not list or len(entry) != 2:
+                    raise DataError(
+                        f"Found invalid map entry instead of a [key, value] array: {entry!r:.60}"
+                    )
+                out[key(entry[0])] = val(entry[1])
+            return out
+
+        return decode_pairs
+
+    def _struct_decoder(self, schema: Schema) -> Fn:
+        fields = schema.fields
+        names = tuple(f.name for f in fields)
+        decoders = tuple(self.decoder(f.schema) for f in fields)
+        expected = tuple(_json_class(f.schema, self.numeric_decimals) for f in fields)
+        converted = tuple(
+            (f.index, self.value_decoder(f.schema))
+            for f in fields
+            if not _passes_through_as_json(f.schema)
+        )
+        narrow = tuple(
+            (f.index, *_INT_TYPES[f.schema.type])
+            for f in fields
+            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64
+        )
+        getter: Callable[[dict[str, Any]], Any] | None
+        if len(names) >= 2:
+            getter = itemgetter(*names)
+        elif names:
+            only = names[0]
+
+            def getter(d: dict[str, Any]) -> Any:
+                return (d[only],)
+        else:
+            getter = None
+
+        def slow(value: dict[str, Any]) -> list[Any]:
+            out: list[Any] = []
+            for name, decode in zip(names, decoders, strict=True):
+                try:
+                    out.append(decode(value.get(name)))
+                except DataError as exc:
+                    raise DataError(f"field {name!r}: {exc}") from exc
+            return out
+
+        def decode_struct(value: Any) -> Any:
+            if type(value) is not dict:
+                raise DataError(
+                    f"Structs should be encoded as JSON objects, but found {_kind(value)}"
+                )
+            values: list[Any] | None = None
+            if getter is not None:
+                try:
+                    values = list(getter(value))
+                except KeyError:
+                    values = None
+                if values is not None and tuple(map(type, values)) == expected:
+                    for i, lo, hi in narrow:
+                        if not lo <= values[i] <= hi:
+                            values = None
+                            break
+                    else:
+                        for i, decode in converted:
+                            values[i] = decode(values[i])
+                else:
+                    values = None
+            if values is None:
+                values = slow(value)
+            result = Struct(schema)
+            # The values were checked against the schema above; Struct.put would check again.
+            result._values = values
+            return result
+
+        return decode_struct
+
+
+def _connect_class(schema: Schema) -> type:
+    name = schema.name
+    if name == Decimal.LOGICAL_NAME:
+        return _decimal.Decimal
+    if name == Date.LOGICAL_NAME:
+        return _dt.date
+    if name == Time.LOGICAL_NAME:
+        return _dt.time
+    if name == Timestamp.LOGICAL_NAME:
+        return _dt.datetime
+    return _CONNECT_CLASS[schema.type]
+
+
+def _json_class(schema: Schema, numeric_decimals: bool) -> type:
+    name = schema.name
+    if name == Decimal.LOGICAL_NAME:
+        return float if numeric_decimals else str
+    if name in (Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME):
+        return int
+    t = schema.type
+    if t is Type.BYTES:
+        return str
+    if t is Type.STRUCT:
+        return dict
+    if t is Type.MAP:
+        assert schema.key_schema is not None
+        return dict if schema.key_schema.type is Type.STRING else list
+    return _CONNECT_CLASS[t]
+
+
+def _passes_through_as_json(schema: Schema) -> bool:
+    """True when a non-null value of the schema's usual class is its own JSON form."""
+    if schema.name in (
+        Decimal.LOGICAL_NAME,
+        Date.LOGICAL_NAME,
+        Time.LOGICAL_NAME,
+        Timestamp.LOGICAL_NAME,
+    ):
+        return False
+    return schema.type.is_primitive and schema.type is not Type.BYTES
+
+
+# -- leaf encoders ---------------------------------------------------------------------
+def _int_encoder(schema: Schema) -> Fn:
+    lo, hi = _INT_TYPES[schema.type]
+
+    def encode_int(value: Any) -> Any:
+        if type(value) is not int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise DataError(f"Invalid type for {_type_label(schema)}: {type(value).__name__}")
+        if not lo <= value <= hi:
+            raise DataError(f"{value} is out of range for {_type_label(schema)}")
+        return int(value)
+
+    return encode_int
+
+
+def _float_encoder(schema: Schema) -> Fn:
+    def encode_float(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise DataError(f"Invalid type for {_type_label(schema)}: {type(value).__name__}")
+        # Java writes a float or double with a fraction part (1.0), never as an integer.
+        return float(value)
+
+    return encode_float
+
+
+def _exact_encoder(schema: Schema, cls: type) -> Fn:
+    def encode_exact(value: Any) -> Any:
+        if not isinstance(value, cls):
+            raise DataError(f"Invalid type for {_type_label(schema)}: {type(value).__name__}")
+        return value
+
+    return encode_exact
+
+
+def _bytes_encoder(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _b64(value)
+    raise DataError(f"Invalid type for bytes type: {type(value).__name__}")
+
+
+def _logical_encoder(
+    schema: Schema, cls: type, from_logical: Callable[[Schema, Any], int], label: str
+) -> Fn:
+    def encode_logical(value: Any) -> Any:
+        if not isinstance(value, cls) or (cls is _dt.date and isinstance(value, _dt.datetime)):
+            raise DataError(
+                f"Invalid type for {label}, expected {cls.__module__}.{cls.__name__} but was "
+                f"{type(value).__name__}"
+            )
+        return from_logical(schema, value)
+
+    return encode_logical
+
+
+# -- leaf decoders ---------------------------------------------------------------------
+def _int_decoder(schema: Schema) -> Fn:
+    lo, hi = _INT_TYPES[schema.type]
+
+    def decode_int(value: Any) -> Any:
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            raise DataError(
+                f"Invalid value for {_type_label(schema)}: expected an integral JSON number, "
+                f"found {_kind(value)}"
+            )
+        if not lo <= value <= hi:
+            raise DataError(f"{value} is out of range for {_type_label(schema)}")
+        return value
+
+    return decode_int
+
+
+def _float_decoder(schema: Schema) -> Fn:
+    def decode_float(value: Any) -> Any:
+        if type(value) is float:
+            return value
+        if type(value) is int:
+            return float(value)
+        raise DataError(
+            f"Invalid value for {_type_label(schema)}: expected a JSON number, found {_kind(value)}"
+        )
+
+    return decode_float
+
+
+def _exact_decoder(schema: Schema, cls: type) -> Fn:
+    def decode_exact(value: Any) -> Any:
+        if type(value) is not cls:
+            raise DataError(
+                f"Invalid value for {_type_label(schema)}: expected a JSON {_JSON_KINDS[cls]}, "
+                f"found {_kind(value)}"
+            )
+        return value
+
+    return decode_exact
+
+
+def _bytes_decoder(value: Any) -> Any:
+    if type(value) is not str:
+        raise DataError(f"Invalid bytes field: expected base64 text, found {_kind(value)}")
+    return _unb64(value, "bytes field")
+
+
+def _decimal_decoder(schema: Schema) -> Fn:
+    scale = Decimal.scale_of(schema)
+    quantum = _decimal.Decimal(1).scaleb(-scale)
+
+    def decode_decimal(value: Any) -> Any:
+        if type(value) is str:
+            return Decimal.to_logical(schema, _unb64(value, "Decimal field"))
+        if type(value) is int:
+            result = _decimal.Decimal(value)
+        elif type(value) is float:
+            # repr gives the shortest text that reads back as the same double.
+            result = _decimal.Decimal(repr(value))
+        else:
+            raise DataError(
+                "Invalid type for Decimal, underlying representation should be numeric or bytes "
+                f"but was {_kind(value)}"
+            )
+        exponent = result.as_tuple().exponent
+        if isinstance(exponent, int) and -exponent < scale:
+            # JSON drops trailing zeros of 12.30; restore the schema's scale exactly.
+            result = result.quantize(quantum)
+        return result
+
+    return decode_decimal
+
+
+def _int_logical_decoder(
+    schema: Schema, to_logical: Callable[[Schema, int], Any], label: str, bounds: tuple[int, int]
+) -> Fn:
+    lo, hi = bounds
+
+    def decode_logical(value: Any) -> Any:
+        if type(value) is not int or not lo <= value <= hi:
+            raise DataError(
+                f"Invalid type for {label}, underlying representation should be an integer but "
+                f"was {value!r:.40}"
+            )
+        return to_logical(schema, value)
+
+    return decode_logical

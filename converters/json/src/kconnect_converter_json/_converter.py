@@ -1,0 +1,291 @@
+"""JsonConverter: Connect data as JSON, with or without Kafka's schema envelope."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import orjson
+from kconnect_sdk import (
+    ConfigDef,
+    Converter,
+    DataError,
+    HeaderConverter,
+    Headers,
+    Schema,
+    SchemaAndValue,
+)
+
+from ._codec import Codec, _Compiler, compile_codec, from_schemaless, schemaless_default
+from ._config import JsonConverterSettings, json_converter_config_def
+from ._schema_json import schema_from_json, schema_to_json
+
+__all__ = ["JsonConverter"]
+
+_ENVELOPE_START: Final = b'{"schema":'
+_PAYLOAD_KEY: Final = b',"payload":'
+_NULL_SCHEMA_PREFIX: Final = b'{"schema":null,"payload":'
+_CLOSE: Final = 0x7D  # "}"
+_NOT_AN_ENVELOPE: Final = (
+    'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
+    "contain additional fields. If you are trying to deserialize plain JSON data, set "
+    "schemas.enable=false in your converter configuration."
+)
+_SCHEMALESS_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_NULL: Final = SchemaAndValue(None, None)
+_new_sv = tuple.__new__
+
+
+class _LRU(OrderedDict[Any, Any]):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def lookup(self, key: Any) -> Any:
+        found = self.get(key)
+        if found is not None:
+            self.move_to_end(key)
+        return found
+
+    def store(self, key: Any, value: Any) -> None:
+        if self.size <= 0:
+            return
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+
+class _Encoding:
+    """What writing one schema needs: its codec and the envelope bytes before the payload."""
+
+    __slots__ = ("codec", "prefix", "schema")
+
+    def __init__(self, schema: Schema, codec: Codec, prefix: bytes) -> None:
+        self.schema = schema
+        self.codec = codec
+        self.prefix = prefix
+
+
+class JsonConverter(Converter, HeaderConverter):
+    """Kafka Connect's ``org.apache.kafka.connect.json.JsonConverter``, byte for byte.
+
+    With ``schemas.enable=true`` (the default) each value is written as
+    ``{"schema":<schema JSON>,"payload":<value>}`` and read back with its schema; with
+    ``false`` only the value is written, and reading infers a schemaless value (integers as
+    int64, other numbers as float64, objects as maps, arrays as lists).
+    """
+
+    def __init__(self) -> None:
+        self.settings = JsonConverterSettings()
+        self._reset()
+
+    def _reset(self) -> None:
+        size = self.settings.schemas_cache_size
+        self._encodings = _LRU(size)
+        self._decodings = _LRU(size)
+        self._last_encoding: _Encoding | None = None
+        # (raw envelope prefix as read, schema, decode function) of the last schema read.
+        self._last_decoding: tuple[bytes, Schema, Any] = (b"\x00", Schema.STRING, None)
+
+    def config(self) -> ConfigDef:
+        return json_converter_config_def()
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool = False) -> None:
+        """Apply ``schemas.enable``, ``schemas.cache.size``, ``decimal.format`` and
+        ``replace.null.with.default``; ``is_key`` is False for header use."""
+        self.is_key = is_key
+        self.settings = JsonConverterSettings.parse(configs)
+        self._reset()
+
+    def version(self) -> str:
+        try:
+            return importlib.metadata.version("kconnect-converter-json")
+        except importlib.metadata.PackageNotFoundError:
+            return super().version()
+
+    # -- schema caches ---------------------------------------------------------------
+    def _encoding(self, schema: Schema) -> _Encoding:
+        last = self._last_encoding
+        if last is not None and last.schema is schema:
+            return last
+        found: _Encoding | None = self._encodings.lookup(schema)
+        if found is None:
+            codec = compile_codec(schema, self.settings)
+            compiler = _Compiler(self.settings)
+            schema_json = orjson.dumps(
+                schema_to_json(schema, lambda s: compiler.value_encoder(s)(s.default))
+            )
+            found = _Encoding(schema, codec, _ENVELOPE_START + schema_json + _PAYLOAD_KEY)
+            self._encodings.store(schema, found)
+        self._last_encoding = found
+        return found
+
+    def _decoding(self, schema_node: Any) -> Codec:
+        key = orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS)
+        found: Codec | None = self._decodings.lookup(key)
+        if found is None:
+            compiler = _Compiler(self.settings)
+            schema = schema_from_json(schema_node, lambda s, v: compiler.value_decoder(s)(v))
+            found = compile_codec(schema, self.settings)
+            self._decodings.store(key, found)
+        return found
+
+    # -- Connect -> bytes ------------------------------------------------------------
+    def _payload(self, schema: Schema | None, value: Any) -> bytes:
+        if schema is None:
+            try:
+                return orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
+            except TypeError:
+                # orjson refuses non-string map keys and unknown classes; the slow path
+                # writes key/value pairs like Kafka, or says which value has no JSON form.
+                return orjson.dumps(from_schemaless(value))
+        return orjson.dumps(self._encoding(schema).codec.encode(value))
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        """Serialise one value; a null value without a schema is a tombstone (None)."""
+        if schema is None and value is None:
+            return None
+        try:
+            if not self.settings.schemas_enable:
+                return self._payload(schema, value)
+            if schema is None:
+                return _NULL_SCHEMA_PREFIX + self._payload(None, value) + b"}"
+            encoding = self._encoding(schema)
+            return encoding.prefix + orjson.dumps(encoding.codec.encode(value)) + b"}"
+        except DataError as exc:
+            raise DataError(
+                f"JsonConverter cannot write a value for topic {topic!r}: {exc}"
+            ) from exc
+        except orjson.JSONEncodeError as exc:
+            raise DataError(
+                f"Converting Kafka Connect data to byte[] failed due to serialization error "
+                f"for topic {topic!r}: {exc}"
+            ) from exc
+
+    def from_connect_batch(
+        self, items: Sequence[tuple[str, Schema | None, Any]]
+    ) -> list[bytes | None]:
+        """Serialise many ``(topic, schema, value)``; same bytes as one by one."""
+        out: list[bytes | None] = []
+        append = out.append
+        dumps = orjson.dumps
+        schemas_enable = self.settings.schemas_enable
+        last_schema: Schema | None = None
+        prefix = b""
+        encode: Any = None
+        try:
+            for topic, schema, value in items:
+                if schema is None or schema is not last_schema:
+                    if schema is None:
+                        append(self.from_connect_data(topic, schema, value))
+                        continue
+                    encoding = self._encoding(schema)
+                    last_schema, prefix, encode = schema, encoding.prefix, encoding.codec.encode
+                if schemas_enable:
+                    append(prefix + dumps(encode(value)) + b"}")
+                else:
+                    append(dumps(encode(value)))
+        except (DataError, orjson.JSONEncodeError):
+            # Redo the failing record alone so the error names its topic.
+            self.from_connect_data(topic, schema, value)
+            raise
+        return out
+
+    # -- bytes -> Connect ------------------------------------------------------------
+    def _read(self, topic: str, data: bytes) -> SchemaAndValue:
+        try:
+            node = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise DataError(
+                f"Converting byte[] to Kafka Connect data failed due to serialization error for "
+                f"topic {topic!r}: {exc}; check that the topic holds JSON"
+            ) from exc
+        if not self.settings.schemas_enable:
+            return SchemaAndValue(None, node)
+        if (
+            type(node) is not dict
+            or len(node) != 2
+            or "schema" not in node
+            or "payload" not in node
+        ):
+            raise DataError(f"{_NOT_AN_ENVELOPE} (topic {topic!r})")
+        schema_node = node["schema"]
+        if schema_node is None:
+            return SchemaAndValue(None, node["payload"])
+        try:
+            codec = self._decoding(schema_node)
+            value = codec.decode(node["payload"])
+        except DataError as exc:
+            raise DataError(
+                f"JsonConverter cannot read a value from topic {topic!r}: {exc}"
+            ) from exc
+        # Remember the envelope's opening bytes: later records with the same schema text
+        # skip parsing and rebuilding the schema.
+        prefix = _ENVELOPE_START + orjson.dumps(schema_node) + _PAYLOAD_KEY
+        if data.startswith(prefix):
+            self._last_decoding = (prefix, codec.schema, codec.decode)
+        return SchemaAndValue(codec.schema, value)
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        """Deserialise one value; None bytes (a tombstone) give a null schema and value."""
+        if data is None:
+            return _NULL
+        if self.settings.schemas_enable:
+            prefix, schema, decode = self._last_decoding
+            if data.startswith(prefix) and data[-1] == _CLOSE:
+                try:
+                    payload = orjson.loads(memoryview(data)[len(prefix) : -1])
+                except orjson.JSONDecodeError:
+                    return self._read(topic, data)
+                try:
+                    return SchemaAndValue(schema, decode(payload))
+                except DataError as exc:
+                    raise DataError(
+                        f"JsonConverter cannot read a value from topic {topic!r}: {exc}"
+                    ) from exc
+        return self._read(topic, data)
+
+    def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
+        """Deserialise many ``(topic, data)``; same results as one by one."""
+        loads = orjson.loads
+        if not self.settings.schemas_enable:
+            try:
+                return [
+                    _NULL if data is None else _new_sv(SchemaAndValue, (None, loads(data)))
+                    for _, data in items
+                ]
+            except orjson.JSONDecodeError:
+                return [self.to_connect_data(topic, data) for topic, data in items]
+        out: list[SchemaAndValue] = []
+        append = out.append
+        read = self.to_connect_data
+        for topic, data in items:
+            prefix, schema, decode = self._last_decoding
+            if data is not None and data.startswith(prefix) and data[-1] == _CLOSE:
+                try:
+                    payload = loads(memoryview(data)[len(prefix) : -1])
+                    append(_new_sv(SchemaAndValue, (schema, decode(payload))))
+                    continue
+                except (orjson.JSONDecodeError, DataError):
+                    pass
+            append(read(topic, data))
+        return out
+
+    # -- headers ---------------------------------------------------------------------
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, data)
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def close(self) -> None:
+        """Drop the schema caches."""
+        self._reset()

@@ -1,0 +1,194 @@
+"""Number and boolean converters in the wire formats of Kafka's own serializers."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from kconnect_sdk import DataError, Headers, Schema, SchemaAndValue, Type
+
+from ._base import KeyValueHeaderConverter
+
+__all__ = [
+    "BooleanConverter",
+    "DoubleConverter",
+    "FloatConverter",
+    "IntegerConverter",
+    "LongConverter",
+    "NumberConverter",
+    "ShortConverter",
+]
+
+
+class NumberConverter(KeyValueHeaderConverter):
+    """Base of the fixed-width number converters: big-endian, as Kafka's serializers write.
+
+    Subclasses set the struct format, the Kafka type name and the schema reported on read.
+    """
+
+    type_name: ClassVar[str]
+    deserializer_name: ClassVar[str]
+    schema: ClassVar[Schema]
+    _codec: ClassVar[struct.Struct]
+    _is_float: ClassVar[bool] = False
+    _range: ClassVar[tuple[int, int]] = (0, 0)
+
+    def _check(self, topic: str, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise DataError(
+                f"Failed to serialize to {self.type_name} (was {type(value).__name__}) for "
+                f"topic {topic!r}: the value must be a number"
+            )
+        if self._is_float:
+            return float(value)
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise DataError(
+                    f"Failed to serialize to {self.type_name} for topic {topic!r}: {value} is "
+                    "not a whole number; use FloatConverter or DoubleConverter"
+                )
+            value = int(value)
+        lo, hi = self._range
+        if not lo <= value <= hi:
+            raise DataError(
+                f"Failed to serialize to {self.type_name} for topic {topic!r}: {value} is out of "
+                f"range [{lo}, {hi}]; use a wider converter such as LongConverter"
+            )
+        return value
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        if value is None:
+            return None
+        value = self._check(topic, value)
+        try:
+            return self._codec.pack(value)
+        except (struct.error, OverflowError) as exc:
+            raise DataError(
+                f"Failed to serialize to {self.type_name} for topic {topic!r}: {value} does not "
+                f"fit in a {self.type_name}; use DoubleConverter"
+            ) from exc
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        if data is None:
+            return SchemaAndValue(self.schema, None)
+        if len(data) != self._codec.size:
+            raise DataError(
+                f"Failed to deserialize {self.type_name} from topic {topic!r}: size of data "
+                f"received by {self.deserializer_name} is not {self._codec.size} (got "
+                f"{len(data)} bytes); check that the topic holds {self.type_name} values"
+            )
+        return SchemaAndValue(self.schema, self._codec.unpack(data)[0])
+
+    def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
+        schema = self.schema
+        unpack = self._codec.unpack
+        size = self._codec.size
+        out: list[SchemaAndValue] = []
+        append = out.append
+        for topic, data in items:
+            if data is None:
+                append(SchemaAndValue(schema, None))
+            elif len(data) == size:
+                append(SchemaAndValue(schema, unpack(data)[0]))
+            else:
+                append(self.to_connect_data(topic, data))
+        return out
+
+
+class ShortConverter(NumberConverter):
+    """int16 as 2 big-endian bytes (``org.apache.kafka.connect.converters.ShortConverter``)."""
+
+    type_name = "short"
+    deserializer_name = "ShortDeserializer"
+    schema = Schema.OPTIONAL_INT16
+    _codec = struct.Struct(">h")
+    _range = (-(2**15), 2**15 - 1)
+
+
+class IntegerConverter(NumberConverter):
+    """int32 as 4 big-endian bytes (``org.apache.kafka.connect.converters.IntegerConverter``)."""
+
+    type_name = "integer"
+    deserializer_name = "IntegerDeserializer"
+    schema = Schema.OPTIONAL_INT32
+    _codec = struct.Struct(">i")
+    _range = (-(2**31), 2**31 - 1)
+
+
+class LongConverter(NumberConverter):
+    """int64 as 8 big-endian bytes (``org.apache.kafka.connect.converters.LongConverter``)."""
+
+    type_name = "long"
+    deserializer_name = "LongDeserializer"
+    schema = Schema.OPTIONAL_INT64
+    _codec = struct.Struct(">q")
+    _range = (-(2**63), 2**63 - 1)
+
+
+class FloatConverter(NumberConverter):
+    """float32 as 4 IEEE-754 big-endian bytes (``...converters.FloatConverter``)."""
+
+    type_name = "float"
+    deserializer_name = "FloatDeserializer"
+    schema = Schema.OPTIONAL_FLOAT32
+    _codec = struct.Struct(">f")
+    _is_float = True
+
+
+class DoubleConverter(NumberConverter):
+    """float64 as 8 IEEE-754 big-endian bytes (``...converters.DoubleConverter``)."""
+
+    type_name = "double"
+    deserializer_name = "DoubleDeserializer"
+    schema = Schema.OPTIONAL_FLOAT64
+    _codec = struct.Struct(">d")
+    _is_float = True
+
+
+_TRUE = b"\x01"
+_FALSE = b"\x00"
+
+
+class BooleanConverter(KeyValueHeaderConverter):
+    """Booleans as one byte, 0x01 or 0x00 (``...converters.BooleanConverter``)."""
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        if schema is not None and schema.type is not Type.BOOLEAN:
+            raise DataError(
+                f"Invalid schema type for BooleanConverter: {schema.type.value} (topic "
+                f"{topic!r}); it only writes BOOLEAN"
+            )
+        if value is None:
+            return None
+        if not isinstance(value, bool):
+            raise DataError(
+                f"BooleanConverter is not compatible with objects of type "
+                f"{type(value).__name__} (topic {topic!r}); give it True or False"
+            )
+        return _TRUE if value else _FALSE
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        if data is None:
+            return SchemaAndValue(Schema.OPTIONAL_BOOLEAN, None)
+        if len(data) != 1:
+            raise DataError(
+                f"Failed to deserialize boolean from topic {topic!r}: size of data received by "
+                f"BooleanDeserializer is not 1 (got {len(data)} bytes)"
+            )
+        if data == _TRUE:
+            return SchemaAndValue(Schema.OPTIONAL_BOOLEAN, True)
+        if data == _FALSE:
+            return SchemaAndValue(Schema.OPTIONAL_BOOLEAN, False)
+        raise DataError(
+            f"Failed to deserialize boolean from topic {topic!r}: unexpected byte "
+            f"0x{data[0]:02x} received by BooleanDeserializer; expected 0x00 or 0x01"
+        )

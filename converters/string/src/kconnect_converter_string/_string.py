@@ -1,0 +1,156 @@
+"""StringConverter: text in a configurable character encoding."""
+
+from __future__ import annotations
+
+import codecs
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    DataError,
+    Headers,
+    Importance,
+    Schema,
+    SchemaAndValue,
+)
+
+from ._base import KeyValueHeaderConverter
+
+__all__ = ["StringConverter"]
+
+ENCODING_CONFIG: Final = "converter.encoding"
+ENCODING_DEFAULT: Final = "UTF-8"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        # Java's Boolean.toString, so keys written here match those written by Kafka.
+        return "true" if value else "false"
+    return str(value)
+
+
+def _utf8_encode(text: str) -> bytes:
+    return text.encode()
+
+
+def _utf8_decode(data: bytes) -> str:
+    return data.decode()
+
+
+def _check_encoding(name: str, value: Any) -> None:
+    try:
+        codecs.lookup(str(value))
+    except LookupError:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: unknown character encoding; "
+            "use a name such as UTF-8, UTF-16 or ISO-8859-1",
+            name=name,
+            value=value,
+        ) from None
+
+
+def _java_utf16_encode(text: str) -> bytes:
+    # Java's "UTF-16" charset writes a big-endian byte order mark and big-endian units;
+    # Python's "utf-16" would use the machine's byte order.
+    return b"\xfe\xff" + text.encode("utf-16-be")
+
+
+def _java_utf16_decode(data: bytes) -> str:
+    if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
+        return data.decode("utf-16")
+    return data.decode("utf-16-be")
+
+
+class StringConverter(KeyValueHeaderConverter):
+    """Strings as encoded text (Kafka's ``org.apache.kafka.connect.storage.StringConverter``).
+
+    Writing converts any non-null value with ``str()`` (Kafka calls ``toString()``) and
+    encodes it; reading decodes the bytes and always reports an optional string schema.
+    """
+
+    def __init__(self) -> None:
+        self.encoding = "utf-8"
+        self._encoder: Callable[[str], bytes] = _utf8_encode
+        self._decoder: Callable[[bytes], str] = _utf8_decode
+
+    def config(self) -> ConfigDef:
+        return ConfigDef().define(
+            ENCODING_CONFIG,
+            ConfigType.STRING,
+            ENCODING_DEFAULT,
+            _check_encoding,
+            importance=Importance.HIGH,
+            documentation="The name of the character encoding used to convert between strings "
+            "and bytes.",
+        )
+
+    def _configure(self, configs: Mapping[str, Any]) -> None:
+        parsed = self.config().parse(configs)
+        self.encoding = codecs.lookup(parsed[ENCODING_CONFIG]).name
+        if self.encoding == "utf-16":
+            self._encoder, self._decoder = _java_utf16_encode, _java_utf16_decode
+        else:
+            encoding = self.encoding
+            self._encoder = functools.partial(str.encode, encoding=encoding)
+            self._decoder = functools.partial(bytes.decode, encoding=encoding)
+
+    def _encode(self, value: Any) -> bytes:
+        text = _text(value)
+        try:
+            return self._encoder(text)
+        except UnicodeEncodeError as exc:
+            raise DataError(
+                f"StringConverter cannot encode {text[:60]!r} in {self.encoding}: {exc.reason}; "
+                f"set {ENCODING_CONFIG} to an encoding that covers these characters (e.g. UTF-8)"
+            ) from exc
+
+    def _decode(self, topic: str, data: bytes) -> str:
+        try:
+            return self._decoder(data)
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"StringConverter cannot decode bytes from topic {topic!r} as {self.encoding}: "
+                f"{exc.reason} at byte {exc.start}; check {ENCODING_CONFIG} or use "
+                "ByteArrayConverter for binary data"
+            ) from exc
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        return None if value is None else self._encode(value)
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        if data is None:
+            return SchemaAndValue(Schema.OPTIONAL_STRING, None)
+        return SchemaAndValue(Schema.OPTIONAL_STRING, self._decode(topic, data))
+
+    def from_connect_batch(
+        self, items: Sequence[tuple[str, Schema | None, Any]]
+    ) -> list[bytes | None]:
+        encode = self._encoder
+        try:
+            return [
+                None if value is None else encode(value if value.__class__ is str else _text(value))
+                for _, _, value in items
+            ]
+        except UnicodeEncodeError:
+            # Redo one by one so the error names the value at fault.
+            return [self.from_connect_data(t, s, v) for t, s, v in items]
+
+    def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
+        schema = Schema.OPTIONAL_STRING
+        decode = self._decoder
+        try:
+            return [
+                SchemaAndValue(schema, None if data is None else decode(data)) for _, data in items
+            ]
+        except UnicodeDecodeError:
+            return [self.to_connect_data(t, d) for t, d in items]

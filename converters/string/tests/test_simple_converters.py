@@ -1,0 +1,195 @@
+"""Golden bytes worked out by hand from Kafka's serializer formats (big-endian, IEEE-754)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kconnect_converter_string import (
+    BooleanConverter,
+    ByteArrayConverter,
+    DoubleConverter,
+    FloatConverter,
+    IntegerConverter,
+    LongConverter,
+    ShortConverter,
+    StringConverter,
+)
+from kconnect_sdk import ConfigError, DataError, Schema, SchemaAndValue
+
+NUMBER_CASES: list[tuple[type[Any], Any, bytes, Schema]] = [
+    # 12345 = 0x3039; -2 in 16-bit two's complement is 0xFFFE
+    (ShortConverter, 12345, b"\x30\x39", Schema.OPTIONAL_INT16),
+    (ShortConverter, -2, b"\xff\xfe", Schema.OPTIONAL_INT16),
+    (ShortConverter, -(2**15), b"\x80\x00", Schema.OPTIONAL_INT16),
+    (IntegerConverter, 0x12345678, b"\x12\x34\x56\x78", Schema.OPTIONAL_INT32),
+    (IntegerConverter, -1, b"\xff\xff\xff\xff", Schema.OPTIONAL_INT32),
+    (LongConverter, 1, b"\x00\x00\x00\x00\x00\x00\x00\x01", Schema.OPTIONAL_INT64),
+    (LongConverter, -(2**63), b"\x80\x00\x00\x00\x00\x00\x00\x00", Schema.OPTIONAL_INT64),
+    (LongConverter, 1700000000000, b"\x00\x00\x01\x8b\xcf\xe5\x68\x00", Schema.OPTIONAL_INT64),
+    # 1.0f: exponent 127 -> 0x3F800000; -2.5f = -1.25 * 2^1: sign 1, exponent 128 -> 0xC0200000
+    (FloatConverter, 1.0, b"\x3f\x80\x00\x00", Schema.OPTIONAL_FLOAT32),
+    (FloatConverter, -2.5, b"\xc0\x20\x00\x00", Schema.OPTIONAL_FLOAT32),
+    # 1.0 -> 0x3FF0000000000000; 0.1 -> 0x3FB999999999999A (round-to-nearest of 0x...9999.99)
+    (DoubleConverter, 1.0, b"\x3f\xf0\x00\x00\x00\x00\x00\x00", Schema.OPTIONAL_FLOAT64),
+    (DoubleConverter, 0.1, b"\x3f\xb9\x99\x99\x99\x99\x99\x9a", Schema.OPTIONAL_FLOAT64),
+]
+
+
+def _configured(cls: type[Any], is_key: bool = False, **configs: str) -> Any:
+    converter = cls()
+    converter.configure(configs, is_key)
+    return converter
+
+
+@pytest.mark.parametrize(("cls", "value", "wire", "schema"), NUMBER_CASES)
+def test_numbers_match_kafka_serializer_bytes(
+    cls: type[Any], value: Any, wire: bytes, schema: Schema
+) -> None:
+    for is_key in (True, False):
+        converter = _configured(cls, is_key)
+        assert converter.from_connect_data("t", schema, value) == wire
+        assert converter.to_connect_data("t", wire) == SchemaAndValue(schema, value)
+    header = _configured(cls)
+    assert header.from_connect_header("t", "h", None, value) == wire
+    assert header.to_connect_header("t", "h", wire) == SchemaAndValue(schema, value)
+
+
+@pytest.mark.parametrize(
+    ("cls", "size"),
+    [
+        (ShortConverter, 2),
+        (IntegerConverter, 4),
+        (LongConverter, 8),
+        (FloatConverter, 4),
+        (DoubleConverter, 8),
+    ],
+)
+def test_wrong_size_names_the_expected_size(cls: type[Any], size: int) -> None:
+    with pytest.raises(DataError, match=rf"is not {size} \(got 3 bytes\)") as info:
+        _configured(cls).to_connect_data("orders", b"abc")
+    assert "'orders'" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        ShortConverter,
+        IntegerConverter,
+        LongConverter,
+        FloatConverter,
+        DoubleConverter,
+        BooleanConverter,
+        StringConverter,
+        ByteArrayConverter,
+    ],
+)
+def test_null_is_a_tombstone_both_ways(cls: type[Any]) -> None:
+    converter = _configured(cls)
+    assert converter.from_connect_data("t", None, None) is None
+    result = converter.to_connect_data("t", None)
+    assert result.value is None
+    assert result.schema is not None and result.schema.optional
+
+
+def test_integer_out_of_range_and_wrong_type_are_data_errors() -> None:
+    with pytest.raises(DataError, match="out of range"):
+        _configured(ShortConverter).from_connect_data("t", None, 40000)
+    with pytest.raises(DataError, match="must be a number"):
+        _configured(IntegerConverter).from_connect_data("t", None, "12")
+    with pytest.raises(DataError, match="must be a number"):
+        _configured(LongConverter).from_connect_data("t", None, True)
+    with pytest.raises(DataError, match="fit in a float"):
+        _configured(FloatConverter).from_connect_data("t", None, 1e300)
+
+
+def test_number_batches_match_single_conversion() -> None:
+    converter = _configured(IntegerConverter)
+    assert converter.from_connect_batch([("t", None, 1), ("t", None, None)]) == [
+        b"\x00\x00\x00\x01",
+        None,
+    ]
+    assert converter.to_connect_batch([("t", b"\x00\x00\x01\x00"), ("t", None)]) == [
+        SchemaAndValue(Schema.OPTIONAL_INT32, 256),
+        SchemaAndValue(Schema.OPTIONAL_INT32, None),
+    ]
+    with pytest.raises(DataError, match="is not 4"):
+        converter.to_connect_batch([("t", b"\x00")])
+
+
+def test_boolean_is_one_byte() -> None:
+    converter = _configured(BooleanConverter)
+    assert converter.from_connect_data("t", Schema.BOOLEAN, True) == b"\x01"
+    assert converter.from_connect_data("t", None, False) == b"\x00"
+    assert converter.to_connect_data("t", b"\x01") == SchemaAndValue(Schema.OPTIONAL_BOOLEAN, True)
+    assert converter.to_connect_data("t", b"\x00") == SchemaAndValue(Schema.OPTIONAL_BOOLEAN, False)
+    with pytest.raises(DataError, match="0x02"):
+        converter.to_connect_data("t", b"\x02")
+    with pytest.raises(DataError, match="is not 1"):
+        converter.to_connect_data("t", b"\x00\x01")
+    with pytest.raises(DataError, match="Invalid schema type for BooleanConverter: string"):
+        converter.from_connect_data("t", Schema.STRING, True)
+    with pytest.raises(DataError, match="type int"):
+        converter.from_connect_data("t", None, 1)
+
+
+def test_string_converter_defaults_to_utf8() -> None:
+    converter = _configured(StringConverter)
+    # 'é' is U+00E9 -> UTF-8 C3 A9
+    assert converter.from_connect_data("t", Schema.STRING, "héllo") == b"h\xc3\xa9llo"
+    assert converter.to_connect_data("t", b"h\xc3\xa9llo") == SchemaAndValue(
+        Schema.OPTIONAL_STRING, "héllo"
+    )
+
+
+def test_string_converter_uses_configured_encoding() -> None:
+    latin1 = _configured(StringConverter, **{"converter.encoding": "ISO-8859-1"})
+    assert latin1.from_connect_data("t", None, "héllo") == b"h\xe9llo"
+    assert latin1.to_connect_data("t", b"h\xe9llo").value == "héllo"
+    # Java's UTF-16 writes a big-endian byte order mark then big-endian code units.
+    utf16 = _configured(StringConverter, **{"converter.encoding": "UTF-16"})
+    assert utf16.from_connect_data("t", None, "hi") == b"\xfe\xff\x00h\x00i"
+    assert utf16.to_connect_data("t", b"\xfe\xff\x00h\x00i").value == "hi"
+    assert utf16.to_connect_batch([("t", b"\x00h\x00i")])[0].value == "hi"
+
+
+def test_string_converter_writes_non_strings_as_text() -> None:
+    converter = _configured(StringConverter)
+    assert converter.from_connect_data("t", Schema.INT64, 42) == b"42"
+    assert converter.from_connect_data("t", Schema.BOOLEAN, True) == b"true"
+    assert converter.from_connect_batch([("t", None, "a"), ("t", None, 7), ("t", None, None)]) == [
+        b"a",
+        b"7",
+        None,
+    ]
+
+
+def test_string_converter_reports_bad_bytes_and_bad_encoding() -> None:
+    converter = _configured(StringConverter)
+    with pytest.raises(DataError, match=r"topic 'logs'.*byte 0") as info:
+        converter.to_connect_data("logs", b"\xff")
+    assert "converter.encoding" in str(info.value)
+    with pytest.raises(DataError, match="'logs'"):
+        converter.to_connect_batch([("logs", b"ok"), ("logs", b"\xff")])
+    with pytest.raises(ConfigError, match=r"converter\.encoding"):
+        _configured(StringConverter, **{"converter.encoding": "no-such-charset"})
+    ascii_ = _configured(StringConverter, **{"converter.encoding": "US-ASCII"})
+    with pytest.raises(DataError, match="cannot encode"):
+        ascii_.from_connect_data("t", None, "é")
+
+
+def test_byte_array_converter_passes_bytes_through() -> None:
+    converter = _configured(ByteArrayConverter)
+    assert converter.from_connect_data("t", Schema.BYTES, b"\x00\xff") == b"\x00\xff"
+    assert converter.from_connect_data("t", None, bytearray(b"ab")) == b"ab"
+    assert converter.to_connect_data("t", b"\x00\xff") == SchemaAndValue(
+        Schema.OPTIONAL_BYTES, b"\x00\xff"
+    )
+    with pytest.raises(DataError, match="type str"):
+        converter.from_connect_data("t", None, "text")
+    with pytest.raises(DataError, match="Invalid schema type for ByteArrayConverter: int32"):
+        converter.from_connect_data("t", Schema.INT32, b"\x00")
+
+
+def test_every_converter_reports_its_version() -> None:
+    assert _configured(StringConverter).version() == "0.1.0"
