@@ -1,0 +1,351 @@
+"""Cast: change the type of fields, or of the whole key/value, to another primitive type."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import math
+import struct as _struct
+from typing import Any, ClassVar
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    DataError,
+    Date,
+    Decimal,
+    Field,
+    Importance,
+    ParsedConfig,
+    Schema,
+    Time,
+    Timestamp,
+    Type,
+)
+
+from ._util import (
+    REPLACE_NULL_WITH_DEFAULT,
+    KeyOrValue,
+    R,
+    SchemaCache,
+    define_replace_null,
+    fill_struct,
+    non_empty_list,
+    require_map,
+    require_struct,
+    struct_values,
+)
+
+__all__ = ["CastKey", "CastValue", "java_double_to_string"]
+
+_OUTPUT_TYPES = (
+    Type.INT8,
+    Type.INT16,
+    Type.INT32,
+    Type.INT64,
+    Type.FLOAT32,
+    Type.FLOAT64,
+    Type.BOOLEAN,
+    Type.STRING,
+)
+_INPUT_TYPES = (*_OUTPUT_TYPES, Type.BYTES)
+_BITS = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}
+_LOGICAL = {Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME, Decimal.LOGICAL_NAME}
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _parse_type(name: str, text: str) -> Type:
+    try:
+        target = Type(text.strip().lower())
+    except ValueError:
+        raise ConfigError(
+            f"Invalid value {text} for configuration {name}: Invalid type found in casting "
+            f"spec: {text}; use one of {', '.join(t.value for t in _OUTPUT_TYPES)}",
+            name=name,
+            value=text,
+        ) from None
+    if target not in _OUTPUT_TYPES:
+        raise ConfigError(
+            f"Invalid value {text} for configuration {name}: Cast transformation does not "
+            f"support casting to {target.value.upper()}; use one of "
+            f"{', '.join(t.value for t in _OUTPUT_TYPES)}",
+            name=name,
+            value=text,
+        )
+    return target
+
+
+def _parse_spec(name: str, value: Any) -> tuple[Type | None, dict[str, Type]]:
+    whole: Type | None = None
+    casts: dict[str, Type] = {}
+    for item in value:
+        field, sep, type_text = item.rpartition(":")
+        if not sep:
+            whole = _parse_type(name, item)
+        elif not field:
+            raise ConfigError(
+                f"Invalid value {item} for configuration {name}: Invalid cast spec: a field "
+                "name is missing before ':'",
+                name=name,
+                value=value,
+            )
+        else:
+            casts[field] = _parse_type(name, type_text)
+    if whole is not None and (casts or len(value) > 1):
+        raise ConfigError(
+            f"Invalid value {','.join(value)} for configuration {name}: Cast transformations "
+            "that specify a type to cast to for the entire value cannot also specify field "
+            "casts",
+            name=name,
+            value=value,
+        )
+    return whole, casts
+
+
+def _check_spec(name: str, value: Any) -> None:
+    non_empty_list(name, value)
+    _parse_spec(name, value)
+
+
+def java_double_to_string(value: float) -> str:
+    """``Double.toString``: plain notation for 1e-3 <= |x| < 1e7, otherwise ``1.0E10`` style."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        return repr(float(value))
+    # The shortest digits that round-trip, then Java's d.dddEn layout.
+    sign, digits, exponent = decimal.Decimal(repr(float(value))).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    scientific = len(digits) - 1 + exponent
+    rest = "".join(map(str, digits[1:])) or "0"
+    return f"{'-' if sign else ''}{digits[0]}.{rest}E{scientific}"
+
+
+def _wrap(value: int, bits: int) -> int:
+    half = 1 << (bits - 1)
+    return ((value + half) % (1 << bits)) - half
+
+
+def _to_float32(value: float) -> float:
+    result: float = _struct.unpack("f", _struct.pack("f", value))[0]
+    return result
+
+
+def _infer(value: Any) -> Type | None:
+    if isinstance(value, bool):
+        return Type.BOOLEAN
+    if isinstance(value, int):
+        return Type.INT64
+    if isinstance(value, float):
+        return Type.FLOAT64
+    if isinstance(value, str):
+        return Type.STRING
+    if isinstance(value, bytes | bytearray | memoryview):
+        return Type.BYTES
+    return None
+
+
+def _logical_to_string(schema: Schema | None, value: Any) -> str | None:
+    if isinstance(value, dt.datetime):
+        moment = value.astimezone(dt.UTC) if value.tzinfo else value
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dt.time):
+        return value.strftime("%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return None
+
+
+def _encode_logical(schema: Schema, value: Any) -> Any:
+    if schema.name == Date.LOGICAL_NAME and isinstance(value, dt.date):
+        return Date.from_logical(schema, value)
+    if schema.name == Time.LOGICAL_NAME and isinstance(value, dt.time):
+        return Time.from_logical(schema, value)
+    if schema.name == Timestamp.LOGICAL_NAME and isinstance(value, dt.datetime):
+        return Timestamp.from_logical(schema, value)
+    if schema.name == Decimal.LOGICAL_NAME and isinstance(value, decimal.Decimal):
+        return float(value)
+    return value
+
+
+def cast_value(schema: Schema | None, value: Any, target: Type, *, where: str) -> Any:
+    """Cast one value as Kafka's Cast does; ``where`` names the field for errors."""
+    if value is None:
+        return None
+    source = schema.type if schema is not None else _infer(value)
+    if source is None or source not in _INPUT_TYPES:
+        found = source.value if source is not None else type(value).__name__
+        raise DataError(
+            f"Cast: {where}: Cast transformation does not support casting from {found}; "
+            "only primitive values can be cast"
+        )
+    if target is Type.STRING:
+        text = _logical_to_string(schema, value)
+        if text is not None:
+            return text
+        if isinstance(value, bytes | bytearray | memoryview):
+            return base64.b64encode(bytes(value)).decode("ascii")
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return java_double_to_string(value)
+        return str(value)
+    if schema is not None and schema.name in _LOGICAL:
+        value = _encode_logical(schema, value)
+    try:
+        if target in _BITS:
+            if isinstance(value, bool):
+                return int(value)
+            if isinstance(value, str):
+                parsed = int(value)
+                lo = -(1 << (_BITS[target] - 1))
+                if not lo <= parsed < -lo:
+                    raise ValueError(f"value out of range for {target.value}")
+                return parsed
+            if isinstance(value, float):
+                value = 0 if math.isnan(value) else int(value)
+            if isinstance(value, int):
+                return _wrap(value, _BITS[target])
+        elif target in (Type.FLOAT32, Type.FLOAT64):
+            number = float(value)
+            return _to_float32(number) if target is Type.FLOAT32 else number
+        elif target is Type.BOOLEAN:
+            if isinstance(value, str):
+                return value.lower() == "true"
+            if isinstance(value, int | float):
+                # Java compares Number.longValue() with 0, so 0.5 is false.
+                return (0 if isinstance(value, float) and math.isnan(value) else int(value)) != 0
+    except (ValueError, OverflowError) as exc:
+        raise DataError(f"Cast: {where}: cannot cast {value!r} to {target.value}: {exc}") from None
+    raise DataError(
+        f"Cast: {where}: unexpected type {type(value).__name__} found while casting to "
+        f"{target.value}"
+    )
+
+
+def _target_schema(original: Schema, target: Type) -> Schema:
+    default = original.default
+    if default is not None:
+        default = cast_value(original, default, target, where="default value")
+    keep_name = original.name if original.name not in _LOGICAL else None
+    return Schema(
+        target,
+        optional=original.optional,
+        default=default,
+        name=keep_name,
+        version=original.version if keep_name else None,
+        doc=original.doc,
+        parameters=original.parameters if keep_name else None,
+    )
+
+
+class _Cast(KeyOrValue[R]):
+    CONFIG_DEF: ClassVar[ConfigDef] = define_replace_null(
+        ConfigDef().define(
+            "spec",
+            ConfigType.LIST,
+            validator=_check_spec,
+            importance=Importance.HIGH,
+            documentation="List of fields and the type to cast them to of the form "
+            "field1:type,field2:type to cast fields of Maps or Structs. A single type to cast "
+            "the entire value. Valid types are int8, int16, int32, int64, float32, float64, "
+            "boolean, and string.",
+        )
+    )
+
+    def _configure(self, config: ParsedConfig) -> None:
+        self._whole, self._casts = _parse_spec("spec", config["spec"])
+        self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
+        self._schemas: SchemaCache[Schema] = SchemaCache()
+
+    def apply(self, record: R) -> R | None:
+        schema, value = self.operand(record)
+        if value is None:
+            return record
+        where = f"{self.NAME} {self.side}"
+        if self._whole is not None:
+            if schema is None:
+                return self.new_record(
+                    record, None, cast_value(None, value, self._whole, where=where)
+                )
+            updated = self._schemas.get(schema) or self._schemas.put(
+                schema, self._checked_target(schema, self._whole, where)
+            )
+            return self.new_record(
+                record, updated, cast_value(schema, value, self._whole, where=where)
+            )
+        if schema is None:
+            original = require_map(self.NAME, value, "cast types")
+            updated_map = dict(original)
+            for name, target in self._casts.items():
+                updated_map[name] = cast_value(
+                    None, original.get(name), target, where=f"{where} field {name!r}"
+                )
+            return self.new_record(record, None, updated_map)
+        struct = require_struct(self.NAME, value, "cast types")
+        updated_schema = self._schemas.get(struct.schema)
+        if updated_schema is None:
+            updated_schema = self._schemas.put(struct.schema, self._struct_schema(struct.schema))
+        values = list(struct_values(struct))
+        for field in struct.schema.fields:
+            current = values[field.index]
+            if current is None and self._replace_null:
+                current = field.schema.default
+            cast_to = self._casts.get(field.name)
+            if cast_to is not None:
+                current = cast_value(
+                    field.schema, current, cast_to, where=f"{where} field {field.name!r}"
+                )
+            values[field.index] = current
+        return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
+
+    def _checked_target(self, schema: Schema, target: Type, where: str) -> Schema:
+        if schema.type not in _INPUT_TYPES:
+            raise DataError(
+                f"Cast: {where}: Cast transformation does not support casting from "
+                f"{schema.type.value}; only primitive values can be cast"
+            )
+        return _target_schema(schema, target)
+
+    def _struct_schema(self, schema: Schema) -> Schema:
+        fields = []
+        for field in schema.fields:
+            target = self._casts.get(field.name)
+            field_schema = (
+                field.schema
+                if target is None
+                else self._checked_target(
+                    field.schema, target, f"{self.NAME} {self.side} field {field.name!r}"
+                )
+            )
+            fields.append(Field(field.name, field.index, field_schema))
+        return Schema(
+            Type.STRUCT,
+            optional=schema.optional,
+            name=schema.name,
+            version=schema.version,
+            doc=schema.doc,
+            parameters=schema.parameters,
+            fields=fields,
+        )
+
+
+class CastKey(_Cast[R]):
+    """Cast key fields or the whole key (``org.apache.kafka.connect.transforms.Cast$Key``)."""
+
+    ON_KEY = True
+    NAME = "Cast$Key"
+
+
+class CastValue(_Cast[R]):
+    """Cast value fields or the whole value (``org.apache.kafka.connect.transforms.Cast$Value``).
+
+    Example:
+        ``spec=age:int32,score:float64`` or ``spec=string`` for the whole value.
+    """
+
+    NAME = "Cast$Value"

@@ -1,0 +1,280 @@
+"""Java ``SimpleDateFormat`` patterns, formatted and parsed in UTC.
+
+Supported letters: ``G y Y M L w D d E u a H k K h m s S z Z X`` and quoted text (``'T'``,
+``''`` for a quote). ``y``/``yyy``/``yyyy`` give the full year and ``yy`` two digits; ``S``
+counts milliseconds (as Java does, not a fraction); ``M``/``L`` with three or more letters
+give month names, ``E`` day names. Zones always render UTC (``z`` → ``UTC``, ``Z`` →
+``+0000``, ``X`` → ``Z``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Final
+
+from kconnect_sdk import ConfigError, DataError
+
+__all__ = ["JavaDateFormat"]
+
+_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MONTHS: Final = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+_DAYS: Final = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_LETTERS: Final = set("GyYMLwDdEuaHkKhmsSzZX")
+# The finest unit a letter shows, so equal timestamps within that unit format alike.
+_GRANULARITY_MS: Final = {
+    "S": 1,
+    "s": 1000,
+    "m": 60_000,
+    "H": 3_600_000,
+    "k": 3_600_000,
+    "K": 3_600_000,
+    "h": 3_600_000,
+    "a": 3_600_000,
+}
+_DAY_MS: Final = 86_400_000
+
+_Token = tuple[str, int] | str  # (letter, count) or literal text
+
+
+def _tokenize(pattern: str, name: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "'":
+            if i + 1 < n and pattern[i + 1] == "'":
+                tokens.append("'")
+                i += 2
+                continue
+            end = i + 1
+            text = []
+            while True:
+                if end >= n:
+                    raise ConfigError(
+                        f"Invalid value {pattern} for configuration {name}: unterminated quote "
+                        "in the SimpleDateFormat pattern",
+                        name=name,
+                        value=pattern,
+                    )
+                if pattern[end] == "'":
+                    if end + 1 < n and pattern[end + 1] == "'":
+                        text.append("'")
+                        end += 2
+                        continue
+                    break
+                text.append(pattern[end])
+                end += 1
+            tokens.append("".join(text))
+            i = end + 1
+        elif ch.isascii() and ch.isalpha():
+            if ch not in _LETTERS:
+                raise ConfigError(
+                    f"Invalid value {pattern} for configuration {name}: SimpleDateFormat "
+                    f"pattern letter {ch!r} is not supported; supported letters: "
+                    f"{''.join(sorted(_LETTERS))}",
+                    name=name,
+                    value=pattern,
+                )
+            j = i
+            while j < n and pattern[j] == ch:
+                j += 1
+            tokens.append((ch, j - i))
+            i = j
+        else:
+            tokens.append(ch)
+            i += 1
+    return tokens
+
+
+def _num(value: int, count: int) -> str:
+    return str(value).zfill(count)
+
+
+def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
+    if letter in "yY":
+        if count == 2:
+            return lambda d: _num(d.year % 100, 2)
+        return lambda d: _num(d.year, count)
+    if letter in "ML":
+        if count >= 4:
+            return lambda d: _MONTHS[d.month - 1]
+        if count == 3:
+            return lambda d: _MONTHS[d.month - 1][:3]
+        return lambda d: _num(d.month, count)
+    simple: dict[str, Callable[[dt.datetime], int]] = {
+        "d": lambda d: d.day,
+        "D": lambda d: d.timetuple().tm_yday,
+        "w": lambda d: d.isocalendar()[1],
+        "u": lambda d: d.isoweekday(),
+        "H": lambda d: d.hour,
+        "k": lambda d: d.hour or 24,
+        "K": lambda d: d.hour % 12,
+        "h": lambda d: d.hour % 12 or 12,
+        "m": lambda d: d.minute,
+        "s": lambda d: d.second,
+        "S": lambda d: d.microsecond // 1000,
+    }
+    if letter in simple:
+        get = simple[letter]
+        return lambda d: _num(get(d), count)
+    if letter == "E":
+        if count >= 4:
+            return lambda d: _DAYS[d.weekday()]
+        return lambda d: _DAYS[d.weekday()][:3]
+    if letter == "a":
+        return lambda d: "AM" if d.hour < 12 else "PM"
+    if letter == "G":
+        return lambda d: "AD"
+    if letter == "z":
+        return lambda d: "UTC" if count < 4 else "Coordinated Universal Time"
+    if letter == "Z":
+        return lambda d: "+0000"
+    return lambda d: "Z"  # X
+
+
+def _literal(text: str) -> Callable[[dt.datetime], str]:
+    return lambda d: text
+
+
+def _parser(letter: str, count: int, used: set[str]) -> str:
+    """A regex for one pattern letter when parsing; only its first occurrence captures."""
+    pattern = _capturing(letter, count)
+    name = re.match(r"\(\?P<(\w+)>", pattern)
+    if name is not None:
+        if name.group(1) in used:
+            return "(?:" + pattern[name.end() :]
+        used.add(name.group(1))
+    return pattern
+
+
+def _capturing(letter: str, count: int) -> str:
+    if letter in "ML" and count >= 3:
+        return r"(?P<M>[A-Za-z]+)"
+    if letter == "E":
+        return r"[A-Za-z]+"
+    if letter == "a":
+        return r"(?P<a>AM|PM|am|pm)"
+    if letter == "G":
+        return r"(?:AD|BC)"
+    if letter in "zZX":
+        return r"(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})"
+    group = {"L": "M", "Y": "y", "k": "H"}.get(letter, letter)
+    digits = r"\d+" if count == 1 or (letter in "yY" and count != 2) else rf"\d{{{count}}}"
+    if letter in "wDu":
+        return digits
+    return rf"(?P<{group}>{digits})"
+
+
+class JavaDateFormat:
+    """A ``SimpleDateFormat`` pattern bound to UTC.
+
+    Example:
+        >>> JavaDateFormat("yyyy-MM-dd").format_millis(1_700_000_000_000)
+        '2023-11-14'
+    """
+
+    def __init__(self, pattern: str, *, name: str = "format") -> None:
+        self.pattern = pattern
+        tokens = _tokenize(pattern, name)
+        parts: list[Callable[[dt.datetime], str]] = []
+        regex: list[str] = []
+        granularity = _DAY_MS
+        used: set[str] = set()
+        for token in tokens:
+            if isinstance(token, str):
+                parts.append(_literal(token))
+                regex.append(re.escape(token))
+            else:
+                letter, count = token
+                parts.append(_formatter(letter, count))
+                regex.append(_parser(letter, count, used))
+                granularity = min(granularity, _GRANULARITY_MS.get(letter, _DAY_MS))
+        self._parts = parts
+        self._regex = re.compile("".join(regex))
+        self.granularity_ms = granularity
+        self._cache: dict[int, str] = {}
+
+    def format(self, moment: dt.datetime) -> str:
+        """Render an aware (or UTC-naive) datetime."""
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.UTC)
+        return "".join(part(moment) for part in self._parts)
+
+    def format_millis(self, millis: int) -> str:
+        """Render milliseconds since the epoch; results are cached per pattern unit."""
+        bucket = millis // self.granularity_ms
+        hit = self._cache.get(bucket)
+        if hit is None:
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            hit = self.format(_EPOCH + dt.timedelta(milliseconds=millis))
+            self._cache[bucket] = hit
+        return hit
+
+    def parse_millis(self, text: str) -> int:
+        """Milliseconds since the epoch for ``text``; unset fields default as in Java (1970-01-01)."""
+        m = self._regex.fullmatch(text.strip())
+        if m is None:
+            raise DataError(
+                f"could not parse timestamp {text!r} with format {self.pattern!r}; "
+                "check the format option matches the data"
+            )
+        g = m.groupdict()
+        month_text = g.get("M")
+        if month_text is None:
+            month = 1
+        elif month_text.isdigit():
+            month = int(month_text)
+        else:
+            names = [mn.lower() for mn in _MONTHS]
+            lowered = month_text.lower()
+            matches = [i for i, mn in enumerate(names) if mn == lowered or mn[:3] == lowered]
+            if not matches:
+                raise DataError(f"could not parse month {month_text!r} in timestamp {text!r}")
+            month = matches[0] + 1
+        year = int(g.get("y") or 1970)
+        if g.get("y") is not None and len(g["y"]) <= 2:
+            year += 2000 if year < 80 else 1900  # roughly Java's 80-years-back window
+        hour = int(g.get("H") or g.get("h") or g.get("K") or 0)
+        if g.get("h") is not None and hour == 12:
+            hour = 0
+        if (g.get("a") or "").upper() == "PM" and hour < 12:
+            hour += 12
+        if g.get("H") is not None and hour == 24:
+            hour = 0
+        try:
+            moment = dt.datetime(
+                year,
+                month,
+                int(g.get("d") or 1),
+                hour,
+                int(g.get("m") or 0),
+                int(g.get("s") or 0),
+                tzinfo=dt.UTC,
+            )
+        except ValueError as exc:
+            raise DataError(f"could not parse timestamp {text!r}: {exc}") from None
+        millis = int(g.get("S") or 0)
+        zone = g.get("zone")
+        offset_ms = 0
+        if zone and zone not in ("Z", "UTC", "GMT"):
+            sign = -1 if zone[0] == "-" else 1
+            digits = zone[1:].replace(":", "")
+            offset_ms = sign * (int(digits[:2]) * 60 + int(digits[2:4] or 0)) * 60_000
+        delta = moment - _EPOCH
+        return delta.days * _DAY_MS + delta.seconds * 1000 + millis - offset_ms

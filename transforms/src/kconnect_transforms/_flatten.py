@@ -1,0 +1,148 @@
+"""Flatten: turn nested structs and maps into one level with delimited field names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    DataError,
+    Field,
+    Importance,
+    ParsedConfig,
+    Schema,
+    Struct,
+    Type,
+)
+
+from ._util import (
+    KeyOrValue,
+    R,
+    SchemaCache,
+    copy_schema,
+    fill_struct,
+    require_map,
+    require_struct,
+    struct_values,
+)
+
+__all__ = ["FlattenKey", "FlattenValue"]
+
+_LEAF_TYPES = (bool, int, float, str, bytes, bytearray, memoryview, list, tuple)
+
+
+def _check_delimiter(name: str, value: Any) -> None:
+    if not isinstance(value, str):
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: give a string such as '.' or '_'",
+            name=name,
+            value=value,
+        )
+
+
+class _Flatten(KeyOrValue[R]):
+    CONFIG_DEF: ClassVar[ConfigDef] = ConfigDef().define(
+        "delimiter",
+        ConfigType.STRING,
+        ".",
+        _check_delimiter,
+        importance=Importance.MEDIUM,
+        documentation="Delimiter to insert between field names from the input record "
+        "when generating field names for the output record.",
+    )
+
+    def _configure(self, config: ParsedConfig) -> None:
+        self._delimiter: str = config["delimiter"]
+        # Kafka's Flatten reads fields with their defaults applied and has no option for it.
+        self._replace_null = True
+        # Per input schema: the flat schema and, per output field, the path of indexes to it.
+        self._schemas: SchemaCache[tuple[Schema, list[tuple[int, ...]]]] = SchemaCache()
+
+    def _name(self, prefix: str, name: str) -> str:
+        return name if not prefix else prefix + self._delimiter + name
+
+    def apply(self, record: R) -> R | None:
+        schema, value = self.operand(record)
+        if value is None:
+            return record
+        if schema is None:
+            flat: dict[str, Any] = {}
+            self._flatten_map(require_map(self.NAME, value, "flattening"), "", flat)
+            return self.new_record(record, None, flat)
+        struct = require_struct(self.NAME, value, "flattening")
+        plan = self._schemas.get(struct.schema)
+        if plan is None:
+            plan = self._schemas.put(struct.schema, self._plan(struct.schema))
+        flat_schema, paths = plan
+        values: list[Any] = []
+        for field, path in zip(flat_schema.fields, paths, strict=True):
+            current: Any = struct
+            for index in path:
+                if current is None:
+                    break
+                current = struct_values(current)[index]
+            if current is None and self._replace_null:
+                current = field.schema.default
+            values.append(current)
+        return self.new_record(record, flat_schema, fill_struct(flat_schema, values))
+
+    def _flatten_map(self, value: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
+        for key, item in value.items():
+            name = self._name(prefix, key)
+            if item is None or isinstance(item, _LEAF_TYPES):
+                out[name] = item
+            elif isinstance(item, Mapping):
+                self._flatten_map(item, name, out)
+            else:
+                raise DataError(
+                    f"{self.NAME}: Flatten transformation does not support "
+                    f"{type(item).__name__} for record without schemas (for field {name!r})"
+                )
+
+    def _plan(self, schema: Schema) -> tuple[Schema, list[tuple[int, ...]]]:
+        fields: list[Field] = []
+        paths: list[tuple[int, ...]] = []
+
+        def walk(
+            current: Schema, prefix: str, path: tuple[int, ...], optional: bool, parent: Any
+        ) -> None:
+            for field in current.fields:
+                name = self._name(prefix, field.name)
+                field_optional = optional or field.schema.optional
+                default = field.schema.default
+                if default is None and isinstance(parent, Struct):
+                    default = parent.get(field)
+                if field.schema.type is Type.STRUCT:
+                    walk(field.schema, name, (*path, field.index), field_optional, default)
+                    continue
+                if any(f.name == name for f in fields):
+                    raise DataError(
+                        f"{self.NAME}: flattening gives two fields named {name!r}; choose "
+                        "another delimiter"
+                    )
+                flat = copy_schema(field.schema, optional=field_optional, default=default)
+                fields.append(Field(name, len(fields), flat))
+                paths.append((*path, field.index))
+
+        walk(schema, "", (), schema.optional, schema.default)
+        return copy_schema(schema, optional=False, fields=fields), paths
+
+
+class FlattenKey(_Flatten[R]):
+    """Flatten a nested key (``org.apache.kafka.connect.transforms.Flatten$Key``)."""
+
+    ON_KEY = True
+    NAME = "Flatten$Key"
+
+
+class FlattenValue(_Flatten[R]):
+    """Flatten a nested value (``org.apache.kafka.connect.transforms.Flatten$Value``).
+
+    Example:
+        ``{"a": {"b": 1}}`` becomes ``{"a.b": 1}`` with the default ``delimiter=.``.
+    """
+
+    NAME = "Flatten$Value"

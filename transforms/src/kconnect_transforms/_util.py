@@ -1,0 +1,377 @@
+"""Helpers shared by the transforms: key/value operands, schema caches, fast struct copies."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    ConnectRecord,
+    DataError,
+    Importance,
+    ParsedConfig,
+    Schema,
+    SinkRecord,
+    SourceRecord,
+    Struct,
+    Transformation,
+    Type,
+    validate_value,
+)
+
+R = TypeVar("R", bound=ConnectRecord)
+K = TypeVar("K")
+
+# Keys every transform accepts; the runtime acts on them, the transform ignores them.
+RUNTIME_KEYS = frozenset({"predicate", "negate", "type"})
+
+REPLACE_NULL_WITH_DEFAULT = "replace.null.with.default"
+
+
+def define_replace_null(config: ConfigDef) -> ConfigDef:
+    return config.define(
+        REPLACE_NULL_WITH_DEFAULT,
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.MEDIUM,
+        documentation="Whether to replace fields that have a default value and that are null "
+        "to the default value. When false, the null value is used as is.",
+    )
+
+
+def non_empty_list(name: str, value: Any) -> None:
+    """Validator: a LIST with at least one element."""
+    if not value:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: empty list is not allowed; "
+            "give at least one entry",
+            name=name,
+            value=value,
+        )
+
+
+def one_of_ci(*allowed: str) -> Callable[[str, Any], None]:
+    """Validator: a string among ``allowed`` ignoring case (Kafka's case-insensitive ValidString)."""
+    lowered = {a.lower() for a in allowed}
+
+    def check(name: str, value: Any) -> None:
+        if value is None or str(value).lower() not in lowered:
+            raise ConfigError(
+                f"Invalid value {value} for configuration {name}: "
+                f"String must be one of: {', '.join(allowed)}",
+                name=name,
+                value=value,
+            )
+
+    return check
+
+
+def java_regex(pattern: str, *, name: str) -> re.Pattern[str]:
+    """Compile a Java regular expression; named groups ``(?<n>...)`` become Python's ``(?P<n>...)``."""
+    translated = re.sub(r"\(\?<([A-Za-z][A-Za-z0-9]*)>", r"(?P<\1>", pattern)
+    try:
+        return re.compile(translated)
+    except re.error as exc:
+        raise ConfigError(
+            f"Invalid value {pattern} for configuration {name}: Invalid regex: {exc}",
+            name=name,
+            value=pattern,
+        ) from None
+
+
+_JAVA_GROUP = re.compile(r"\\(.)|\$(\d+)|\$\{([A-Za-z][A-Za-z0-9]*)\}|(\$)")
+
+
+def java_replacement(replacement: str, *, name: str) -> str:
+    """Translate a Java ``Matcher.replaceFirst`` replacement (``$1``, ``${name}``, ``\\$``)."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            ch = m.group(1)
+            return "\\\\" if ch == "\\" else ch
+        if m.group(2) is not None:
+            return f"\\g<{m.group(2)}>"
+        if m.group(3) is not None:
+            return f"\\g<{m.group(3)}>"
+        raise ConfigError(
+            f"Invalid value {replacement} for configuration {name}: a '$' must be followed by a "
+            "group number or ${name}; write \\$ for a literal dollar sign",
+            name=name,
+            value=replacement,
+        )
+
+    # Backslashes the user did not mean as escapes must stay literal in Python's template.
+    return _JAVA_GROUP.sub(sub, replacement)
+
+
+_FAST_COPY_CLASSES = frozenset({ConnectRecord, SinkRecord, SourceRecord})
+_UPDATERS: dict[tuple[type, tuple[str, ...]], Callable[..., Any]] = {}
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            setter: Callable[[Any, Any], None] = klass.__dict__[name].__set__
+            return setter
+    raise AttributeError(name)
+
+
+def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
+    """A function ``(record, *values) -> copy of record with the named fields replaced``.
+
+    Same result as ``record.new_record(**dict(zip(names, values)))``. For the SDK's own
+    record classes it is generated once per (class, names) and writes the slots directly,
+    which is about five times cheaper than ``dataclasses.replace`` (its ``__init__`` of a
+    frozen dataclass goes through ``object.__setattr__`` per field, and the copy of the
+    record is most of a simple transform's cost). Subclasses, whose ``__post_init__``
+    may check things, take the ordinary path.
+    """
+    key = (cls, names)
+    found = _UPDATERS.get(key)
+    if found is not None:
+        return found
+    if cls not in _FAST_COPY_CLASSES:
+
+        def update(record: Any, *values: Any) -> Any:
+            return record.new_record(**dict(zip(names, values, strict=True)))
+
+        _UPDATERS[key] = update
+        return update
+    fields = [f.name for f in dataclasses.fields(cls)]
+    unknown = set(names) - set(fields)
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params = ", ".join(f"v{i}" for i in range(len(names)))
+    lines = [f"def update(record, {params}):", "    out = _new(_cls)"]
+    for name in fields:
+        namespace[f"_set_{name}"] = _slot_setter(cls, name)
+        source = f"v{names.index(name)}" if name in names else f"record.{name}"
+        lines.append(f"    _set_{name}(out, {source})")
+    lines.append("    return out")
+    # Generated like dataclasses' own __init__: straight-line code, no per-field loop.
+    exec("\n".join(lines), namespace)
+    generated: Callable[..., R] = namespace["update"]
+    _UPDATERS[key] = generated
+    return generated
+
+
+_TOPIC_UPDATERS: dict[type, Callable[..., Any]] = {}
+
+
+def topic_updater(cls: type[R]) -> Callable[[R, str], R]:
+    """``record_updater(cls, ("topic",))``, found with a single dict lookup."""
+    update = _TOPIC_UPDATERS.get(cls)
+    if update is None:
+        update = _TOPIC_UPDATERS[cls] = record_updater(cls, ("topic",))
+    return update
+
+
+class SchemaCache(Generic[K]):
+    """Derived schemas, looked up first by identity (cheap), then by equality (as Kafka's LRU)."""
+
+    __slots__ = ("_by_eq", "_by_id", "_size")
+
+    def __init__(self, size: int = 64) -> None:
+        self._by_id: dict[int, tuple[Schema, K]] = {}
+        self._by_eq: dict[Schema, K] = {}
+        self._size = size
+
+    def get(self, schema: Schema) -> K | None:
+        hit = self._by_id.get(id(schema))
+        if hit is not None and hit[0] is schema:
+            return hit[1]
+        found = self._by_eq.get(schema)
+        if found is not None:
+            self._remember_id(schema, found)
+        return found
+
+    def _remember_id(self, schema: Schema, value: K) -> None:
+        if len(self._by_id) >= self._size * 4:
+            self._by_id.clear()
+        # Holding the schema keeps its id from being reused while cached.
+        self._by_id[id(schema)] = (schema, value)
+
+    def put(self, schema: Schema, value: K) -> K:
+        if len(self._by_eq) >= self._size:
+            self._by_eq.pop(next(iter(self._by_eq)))
+        self._by_eq[schema] = value
+        self._remember_id(schema, value)
+        return value
+
+
+def struct_values(struct: Struct) -> list[Any]:
+    """The raw field values of a struct, in field order, without defaults applied."""
+    # Reading the slot directly avoids a name lookup per field on the hot path.
+    values: list[Any] = struct._values
+    return values
+
+
+_new_object = object.__new__
+
+
+def fill_struct(schema: Schema, values: list[Any]) -> Struct:
+    """A Struct of ``schema`` holding ``values`` (in field order), which must already be valid.
+
+    Callers copy values out of a struct that was validated on ``put`` and validate any new
+    value themselves (:func:`checked`), so the per-field re-validation of ``Struct.put`` is
+    skipped; that is most of the cost of a schema'd transform.
+    """
+    struct: Struct = _new_object(Struct)
+    struct.schema = schema
+    struct._values = values
+    return struct
+
+
+def checked(transform: str, field: str, schema: Schema, value: Any) -> Any:
+    """``value`` after checking it fits ``schema``; DataError names the transform and field."""
+    try:
+        validate_value(schema, value, path=field)
+    except DataError as exc:
+        raise DataError(f"{transform}: field {field!r}: {exc}") from None
+    return value
+
+
+def copy_schema(
+    schema: Schema,
+    *,
+    type: Type | None = None,
+    optional: bool | None = None,
+    default: Any = None,
+    name: str | None = None,
+    version: int | None = None,
+    fields: Any = None,
+    keep_default: bool = False,
+) -> Schema:
+    """A schema with ``schema``'s name, version, doc and parameters (Kafka's ``copySchemaBasics``)."""
+    return Schema(
+        type or schema.type,
+        optional=schema.optional if optional is None else optional,
+        default=schema.default
+        if keep_default and not isinstance(schema.default, Struct)
+        else default,
+        name=schema.name if name is None else name,
+        version=schema.version if version is None else version,
+        doc=schema.doc,
+        parameters=schema.parameters,
+        fields=schema.fields if fields is None else fields,
+        key_schema=schema.key_schema,
+        value_schema=schema.value_schema,
+    )
+
+
+def require_map(transform: str, value: Any, purpose: str) -> Mapping[str, Any]:
+    # The exact-type test first: an ABC isinstance check costs more than the transform.
+    if type(value) is dict:
+        return value
+    if not isinstance(value, Mapping):
+        raise DataError(
+            f"{transform}: only Map objects supported in absence of schema for [{purpose}], "
+            f"found: {type(value).__name__}; use a converter that produces a map, or records "
+            "with schemas"
+        )
+    return value
+
+
+def require_struct(transform: str, value: Any, purpose: str) -> Struct:
+    if not isinstance(value, Struct):
+        raise DataError(
+            f"{transform}: only Struct objects supported for [{purpose}], "
+            f"found: {type(value).__name__}; a record with a schema must carry a Struct "
+            "(check the converter), or drop the schema to use a map"
+        )
+    return value
+
+
+def require_sink_record(transform: str, record: ConnectRecord, purpose: str) -> SinkRecord:
+    if not isinstance(record, SinkRecord):
+        raise DataError(
+            f"{transform}: only SinkRecord supported for [{purpose}], "
+            f"found: {type(record).__name__}; remove that setting for a source connector"
+        )
+    return record
+
+
+class BaseTransform(Transformation[R]):
+    """Parses config with the transform's ConfigDef and names itself in errors."""
+
+    CONFIG_DEF: ClassVar[ConfigDef]
+    #: The Java class name this transform stands in for, used in error messages.
+    NAME: ClassVar[str] = ""
+
+    def config(self) -> ConfigDef:
+        return self.CONFIG_DEF
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        props = {k: v for k, v in configs.items() if k not in RUNTIME_KEYS}
+        self._configure(self.CONFIG_DEF.parse(props))
+
+    def _configure(self, config: ParsedConfig) -> None:
+        """Read the parsed config; override to keep what ``apply`` needs."""
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        apply = self.apply
+        return [out for out in map(apply, records) if out is not None]
+
+
+_KEY_FIELDS = ("key_schema", "key")
+_VALUE_FIELDS = ("value_schema", "value")
+# Per record class, the updater of the key or value side (True: key), found with one lookup.
+_SIDE_UPDATERS: dict[bool, dict[type, Callable[..., Any]]] = {True: {}, False: {}}
+
+
+class KeyOrValue(BaseTransform[R]):
+    """A transform with ``$Key`` and ``$Value`` variants: it reshapes one side of the record."""
+
+    ON_KEY: ClassVar[bool] = False
+
+    def operand(self, record: R) -> tuple[Schema | None, Any]:
+        if self.ON_KEY:
+            return record.key_schema, record.key
+        return record.value_schema, record.value
+
+    def _updater(self, cls: type[R]) -> Callable[[R, Schema | None, Any], R]:
+        update = _SIDE_UPDATERS[self.ON_KEY].get(cls)
+        if update is None:
+            update = record_updater(cls, _KEY_FIELDS if self.ON_KEY else _VALUE_FIELDS)
+            _SIDE_UPDATERS[self.ON_KEY][cls] = update
+        return update
+
+    def new_record(self, record: R, schema: Schema | None, value: Any) -> R:
+        return self._updater(type(record))(record, schema, value)
+
+    #: Transforms that reshape a plain dict without looking at a schema set this to a
+    #: ``(record, dict) -> dict`` method, so ``apply_batch`` can take that path directly.
+    _map_schemaless: Callable[[R, dict[str, Any]], dict[str, Any]] | None = None
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        reshape = self._map_schemaless
+        if reshape is None:
+            return super().apply_batch(records)
+        apply, on_key = self.apply, self.ON_KEY
+        updaters = _SIDE_UPDATERS[on_key]
+        out: list[R] = []
+        append = out.append
+        # The common case, a schemaless dict, skips apply()'s dispatch; the rest goes
+        # through apply() unchanged.
+        for record in records:
+            value = record.key if on_key else record.value
+            schema = record.key_schema if on_key else record.value_schema
+            if schema is None and type(value) is dict:
+                cls = type(record)
+                update = updaters.get(cls) or self._updater(cls)
+                append(update(record, None, reshape(record, value)))
+            else:
+                result = apply(record)
+                if result is not None:
+                    append(result)
+        return out
+
+    @property
+    def side(self) -> str:
+        return "key" if self.ON_KEY else "value"
