@@ -1,0 +1,351 @@
+"""FileStreamSourceConnector and its task: one record per line of a file (or stdin)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import select
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, BinaryIO, Final
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigType,
+    ConnectError,
+    ExactlyOnceSupport,
+    Importance,
+    Range,
+    Schema,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+    non_empty_string,
+)
+
+from ._lines import LineSplitter
+
+__all__ = ["FileStreamSourceConnector", "FileStreamSourceTask"]
+
+log = logging.getLogger(__name__)
+
+FILE_CONFIG: Final = "file"
+TOPIC_CONFIG: Final = "topic"
+TASK_BATCH_SIZE_CONFIG: Final = "batch.size"
+DEFAULT_TASK_BATCH_SIZE: Final = 2000
+
+FILENAME_FIELD: Final = "filename"
+POSITION_FIELD: Final = "position"
+
+SOURCE_CONFIG_DEF: Final = (
+    ConfigDef()
+    .define(
+        FILE_CONFIG,
+        ConfigType.STRING,
+        None,
+        importance=Importance.HIGH,
+        documentation="Source filename. If not specified, the standard input is read.",
+    )
+    .define(
+        TOPIC_CONFIG,
+        ConfigType.STRING,
+        validator=non_empty_string,
+        importance=Importance.HIGH,
+        documentation="The topic to publish data to.",
+    )
+    .define(
+        TASK_BATCH_SIZE_CONFIG,
+        ConfigType.INT,
+        DEFAULT_TASK_BATCH_SIZE,
+        Range.at_least(1),
+        importance=Importance.LOW,
+        documentation="The maximum number of records the task returns from one poll.",
+    )
+)
+
+# Bytes asked of the OS per read. Large enough that the per-read cost vanishes next to the
+# per-line cost, small enough that a huge file is not held in memory.
+_READ_SIZE: Final = 1 << 20
+
+
+def _file_name(props: Mapping[str, Any]) -> str | None:
+    name = props.get(FILE_CONFIG)
+    if isinstance(name, str):
+        name = name.strip()
+    return name or None
+
+
+class FileStreamSourceConnector(SourceConnector):
+    """Reads lines from one file (or standard input) into one topic, with one task.
+
+    Offsets are byte positions in the file, so the task resumes where it stopped; the file
+    is assumed to be only appended to while the connector runs.
+    """
+
+    def __init__(self) -> None:
+        self._props: dict[str, str] = {}
+
+    def config(self) -> ConfigDef:
+        return SOURCE_CONFIG_DEF
+
+    def start(self, props: Mapping[str, str]) -> None:
+        SOURCE_CONFIG_DEF.parse(props)
+        self._props = dict(props)
+        log.info(
+            "Starting file source connector reading from %s",
+            _file_name(props) or "standard input",
+        )
+
+    def task_class(self) -> type[FileStreamSourceTask]:
+        return FileStreamSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        # One file is one ordered stream: a second task could only duplicate or reorder it.
+        return [dict(self._props)]
+
+    def stop(self) -> None:
+        """Nothing runs in the background, so there is nothing to stop."""
+
+    def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
+        # Positions in an append-only file are stable, so a restart replays exactly the
+        # uncommitted lines; stdin keeps no offsets, so it cannot.
+        if _file_name(props) is not None:
+            return ExactlyOnceSupport.SUPPORTED
+        return ExactlyOnceSupport.UNSUPPORTED
+
+    def alter_offsets(
+        self,
+        props: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        for partition, offset in offsets:
+            if partition is None or FILENAME_FIELD not in partition:
+                raise ConnectError(
+                    f"Partition {partition!r} has no {FILENAME_FIELD!r} key: a FileStream "
+                    f'source partition looks like {{"{FILENAME_FIELD}": "<path of the file>"}}'
+                )
+            if offset is None:
+                continue  # resetting a partition's offset is always allowed
+            if POSITION_FIELD not in offset:
+                raise ConnectError(
+                    f"Offset {dict(offset)!r} for partition {dict(partition)!r} has no "
+                    f'{POSITION_FIELD!r} key: give {{"{POSITION_FIELD}": <byte position>}}'
+                    " or null to reset it"
+                )
+            position = offset[POSITION_FIELD]
+            if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+                raise ConnectError(
+                    f"Offset {POSITION_FIELD!r} for partition {dict(partition)!r} must be a "
+                    f"non-negative integer byte position in the file, got {position!r}"
+                )
+        return True
+
+
+class FileStreamSourceTask(SourceTask):
+    """Emits one STRING record per line, with the byte position after the line as offset.
+
+    ``poll`` returns at most ``batch.size`` records; with nothing new to read it waits up
+    to about a second and returns None. ``stop`` may be called from any thread and makes a
+    waiting ``poll`` return at once.
+    """
+
+    idle_wait_s: float = 1.0
+    """How long a poll with nothing to return (no new line, no file yet) waits, in seconds."""
+
+    def __init__(self) -> None:
+        self._filename: str | None = None
+        self._topic = ""
+        self._batch_size = DEFAULT_TASK_BATCH_SIZE
+        self._partition: dict[str, str] | None = None
+        self._stream: BinaryIO | None = None
+        self._splitter: LineSplitter | None = None
+        # Complete lines read but not yet returned, with the byte position after each.
+        self._lines: list[str] = []
+        self._ends: list[int] = []
+        self._next = 0
+        self._open_error: str | None = None
+        self._stopping = threading.Event()
+        # Held while reading, so that stop() never closes the file under a read.
+        self._io_lock = threading.Lock()
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = SOURCE_CONFIG_DEF.parse(props)
+        self._filename = _file_name(config)
+        self._topic = config[TOPIC_CONFIG]
+        self._batch_size = config[TASK_BATCH_SIZE_CONFIG]
+        self._partition = None if self._filename is None else {FILENAME_FIELD: self._filename}
+        self._lines, self._ends, self._next = [], [], 0
+        self._open_error = None
+        self._stopping.clear()
+        if self._filename is None:
+            stdin = getattr(sys.stdin, "buffer", None)
+            if stdin is None:
+                raise ConnectError(
+                    f"FileStream source for topic {self._topic!r} has no {FILE_CONFIG!r} "
+                    "configured and this process has no standard input to read; set "
+                    f"{FILE_CONFIG!r} to the file to read"
+                )
+            self._stream = stdin
+            # stdin cannot be replayed, so its lines carry no offsets.
+            self._splitter = LineSplitter()
+        else:
+            # Opened by poll(), which retries until the file exists.
+            self._stream = None
+            self._splitter = None
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._stopping.is_set():
+            return None
+        with self._io_lock:
+            if self._stopping.is_set():
+                return None
+            opened = self._stream is not None or self._open()
+            records = self._read_batch() if opened else []
+        if records:
+            return records
+        self._stopping.wait(self.idle_wait_s)
+        return None
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._filename is None:
+            return  # stdin belongs to the process; it stays open
+        with self._io_lock:
+            stream, self._stream = self._stream, None
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError as exc:
+                    log.error("Failed to close %s: %s", self._filename, exc)
+
+    def _open(self) -> bool:
+        assert self._filename is not None
+        try:
+            stream: BinaryIO = open(self._filename, "rb", buffering=0)  # noqa: SIM115 - lives until stop()
+        except OSError as exc:
+            problem = f"{type(exc).__name__}: {exc.strerror or exc}"
+            if problem != self._open_error:
+                log.warning(
+                    "Cannot read source file %r (%s); create it or fix its path or "
+                    "permissions in config %r. Retrying every %g s.",
+                    self._filename,
+                    problem,
+                    FILE_CONFIG,
+                    self.idle_wait_s,
+                )
+                self._open_error = problem
+            return False
+        self._open_error = None
+        try:
+            position = self._committed_position()
+            if position:
+                size = os.fstat(stream.fileno()).st_size
+                if position > size:
+                    log.warning(
+                        "Committed position %d is past the end of %r (%d bytes): was the file "
+                        "truncated or replaced? Waiting for it to grow past that position; "
+                        "reset the connector's offsets to read it from the start.",
+                        position,
+                        self._filename,
+                        size,
+                    )
+                stream.seek(position)
+                log.debug("Resuming %s at byte %d", self._filename, position)
+        except BaseException:
+            stream.close()
+            raise
+        self._stream = stream
+        self._splitter = LineSplitter(position)
+        log.debug("Opened %s for reading", self._filename)
+        return True
+
+    def _committed_position(self) -> int:
+        assert self._partition is not None
+        offset = self.context.offset_storage_reader.offset(self._partition)
+        if offset is None:
+            return 0
+        position = offset.get(POSITION_FIELD)
+        if position is None:
+            return 0
+        if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            raise ConnectError(
+                f"Committed offset {dict(offset)!r} of source file {self._filename!r} has a "
+                f"{POSITION_FIELD!r} that is not a non-negative integer byte position; alter "
+                "or reset the connector's offsets through the REST API"
+            )
+        return position
+
+    def _read_batch(self) -> list[SourceRecord]:
+        stream, splitter = self._stream, self._splitter
+        assert stream is not None and splitter is not None
+        batch_size = self._batch_size
+        records: list[SourceRecord] = []
+        timestamp = int(time.time() * 1000)
+        while True:
+            wanted = batch_size - len(records)
+            available = len(self._lines) - self._next
+            if available:
+                take = min(wanted, available)
+                self._emit(records, take, timestamp)
+                if take == wanted:
+                    return records
+            chunk = self._read_chunk(stream)
+            if not chunk:
+                return records
+            self._lines, self._ends = splitter.feed(chunk)
+            self._next = 0
+
+    def _emit(self, records: list[SourceRecord], count: int, timestamp: int) -> None:
+        start = self._next
+        stop = start + count
+        self._next = stop
+        lines = self._lines[start:stop]
+        topic, schema, partition = self._topic, Schema.STRING, self._partition
+        if partition is None:
+            records.extend(
+                [
+                    SourceRecord(topic=topic, value_schema=schema, value=line, timestamp=timestamp)
+                    for line in lines
+                ]
+            )
+            return
+        records.extend(
+            [
+                SourceRecord(
+                    topic=topic,
+                    value_schema=schema,
+                    value=line,
+                    timestamp=timestamp,
+                    source_partition=partition,
+                    source_offset={POSITION_FIELD: end},
+                )
+                for line, end in zip(lines, self._ends[start:stop], strict=True)
+            ]
+        )
+
+    def _read_chunk(self, stream: BinaryIO) -> bytes:
+        try:
+            if self._filename is None:
+                return self._read_stdin(stream)
+            return stream.read(_READ_SIZE) or b""
+        except (OSError, ValueError) as exc:
+            # ValueError: the stream was closed by stop(); nothing more to read.
+            if not self._stopping.is_set():
+                log.warning("Reading %s failed: %s", self._filename or "stdin", exc)
+            return b""
+
+    def _read_stdin(self, stream: BinaryIO) -> bytes:
+        # Read only what is already there, so a quiet terminal or pipe cannot block poll()
+        # past stop(); where select() cannot watch the stream, fall back to a blocking read.
+        try:
+            ready, _, _ = select.select([stream], [], [], 0)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            ready = [stream]
+        if not ready:
+            return b""
+        read1 = getattr(stream, "read1", None)
+        data: bytes = read1(_READ_SIZE) if read1 is not None else stream.read(_READ_SIZE)
+        return data or b""
