@@ -1,0 +1,231 @@
+"""The record pipeline a connector's config describes: converters and the transform chain."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from kconnect_sdk import (
+    ConfigError,
+    ConnectError,
+    ConnectRecord,
+    Converter,
+    ConverterType,
+    DataError,
+    Header,
+    HeaderConverter,
+    Headers,
+    Predicate,
+    Transformation,
+)
+
+from ._registry import PluginKind, PluginRegistry
+
+__all__ = ["Converters", "TransformChain", "build_converters"]
+
+R = TypeVar("R", bound=ConnectRecord)
+
+
+@dataclass(slots=True)
+class Converters:
+    """The key, value and header converters of one connector."""
+
+    key: Converter
+    value: Converter
+    header: HeaderConverter
+
+    def headers_to_kafka(
+        self, topic: str, headers: Headers
+    ) -> list[tuple[str, bytes | None]] | None:
+        if not headers:
+            return None
+        return [
+            (h.key, self.header.from_connect_header(topic, h.key, h.schema, h.value))
+            for h in headers
+        ]
+
+    def headers_from_kafka(
+        self, topic: str, raw: Sequence[tuple[str, bytes | None]] | None
+    ) -> Headers:
+        if not raw:
+            return Headers.EMPTY
+        out = []
+        for key, data in raw:
+            schema, value = self.header.to_connect_header(topic, key, data)
+            out.append(Header(key, schema, value))
+        return Headers(out)
+
+    def close(self) -> None:
+        for c in (self.key, self.value, self.header):
+            with contextlib.suppress(Exception):  # closing must not mask why we shut down
+                c.close()
+
+
+def _converter_settings(
+    which: str, worker: Mapping[str, str], connector: Mapping[str, str]
+) -> tuple[str, dict[str, str], str]:
+    """Class name and prefixed settings; a connector-level class brings its own settings."""
+    key = f"{which}.converter"
+    source = connector if connector.get(key) else worker
+    name = source.get(key)
+    if not name:
+        raise ConfigError(
+            f'Missing required configuration "{key}" which has no default value.', name=key
+        )
+    prefix = key + "."
+    settings = {k[len(prefix) :]: v for k, v in source.items() if k.startswith(prefix)}
+    return name, settings, key
+
+
+def build_converters(
+    registry: PluginRegistry, worker: Mapping[str, str], connector: Mapping[str, str]
+) -> Converters:
+    """Instantiate and configure the converters a connector uses (its own or the worker's)."""
+    built: dict[str, Any] = {}
+    for which, kind in (("key", PluginKind.CONVERTER), ("value", PluginKind.CONVERTER)):
+        name, settings, key = _converter_settings(which, worker, connector)
+        converter = registry.load(name, kind, key=key)()
+        settings["converter.type"] = which
+        _configure(key, name, lambda c=converter, s=settings, w=which: c.configure(s, w == "key"))
+        built[which] = converter
+    header_worker = dict(worker)
+    header_worker.setdefault(
+        "header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+    )
+    name, settings, key = _converter_settings("header", header_worker, connector)
+    header = registry.load(name, PluginKind.HEADER_CONVERTER, key=key)()
+    settings["converter.type"] = ConverterType.HEADER.value
+    _configure(key, name, lambda: header.configure(settings))
+    return Converters(built["key"], built["value"], header)
+
+
+def _configure(key: str, name: str, action: Any) -> None:
+    try:
+        action()
+    except ConfigError as exc:
+        raise ConfigError(f"{key} {name}: {exc}", name=exc.name or key) from exc
+
+
+@dataclass(slots=True)
+class _Stage(Generic[R]):
+    alias: str
+    transform: Transformation[R]
+    predicate: Predicate[R] | None
+    negate: bool
+
+
+class TransformChain(Generic[R]):
+    """The ``transforms`` of a connector config, each gated by its predicate."""
+
+    def __init__(self, stages: list[_Stage[R]]) -> None:
+        self._stages = stages
+
+    def __len__(self) -> int:
+        return len(self._stages)
+
+    @classmethod
+    def from_config(cls, registry: PluginRegistry, props: Mapping[str, str]) -> TransformChain[R]:
+        """Build from ``transforms``/``predicates`` and their ``<alias>.*`` keys; errors name the key."""
+        predicates: dict[str, Predicate[R]] = {}
+        for alias in _aliases(props, "predicates"):
+            prefix = f"predicates.{alias}."
+            type_key = prefix + "type"
+            if not props.get(type_key):
+                raise ConfigError(f'Missing required configuration "{type_key}"', name=type_key)
+            predicate: Predicate[R] = registry.load(
+                props[type_key], PluginKind.PREDICATE, key=type_key
+            )()
+            settings = {
+                k[len(prefix) :]: v
+                for k, v in props.items()
+                if k.startswith(prefix) and k != type_key
+            }
+            _configure(
+                prefix.rstrip("."), props[type_key], lambda p=predicate, s=settings: p.configure(s)
+            )
+            predicates[alias] = predicate
+        stages: list[_Stage[R]] = []
+        for alias in _aliases(props, "transforms"):
+            prefix = f"transforms.{alias}."
+            type_key = prefix + "type"
+            if not props.get(type_key):
+                raise ConfigError(f'Missing required configuration "{type_key}"', name=type_key)
+            transform: Transformation[R] = registry.load(
+                props[type_key], PluginKind.TRANSFORMATION, key=type_key
+            )()
+            settings = {
+                k[len(prefix) :]: v
+                for k, v in props.items()
+                if k.startswith(prefix) and k != type_key
+            }
+            predicate_alias = settings.pop("predicate", "").strip()
+            negate_raw = settings.pop("negate", "false").strip().lower()
+            if negate_raw not in ("true", "false"):
+                raise ConfigError(
+                    f"Invalid value {negate_raw} for configuration {prefix}negate: Expected value to be either true or false",
+                    name=prefix + "negate",
+                )
+            if predicate_alias and predicate_alias not in predicates:
+                raise ConfigError(
+                    f"Invalid value {predicate_alias} for configuration {prefix}predicate: "
+                    f"no predicate with that alias is listed in 'predicates'",
+                    name=prefix + "predicate",
+                )
+            if negate_raw == "true" and not predicate_alias:
+                raise ConfigError(
+                    f"{prefix}negate is set but {prefix}predicate is not", name=prefix + "negate"
+                )
+            _configure(
+                prefix.rstrip("."), props[type_key], lambda t=transform, s=settings: t.configure(s)
+            )
+            stages.append(
+                _Stage(alias, transform, predicates.get(predicate_alias), negate_raw == "true")
+            )
+        return cls(stages)
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        """Run every stage over the batch; dropped records are left out."""
+        current: list[R] = list(records)
+        for stage in self._stages:
+            if not current:
+                break
+            try:
+                if stage.predicate is None:
+                    current = stage.transform.apply_batch(current)
+                else:
+                    out: list[R] = []
+                    for record in current:
+                        if stage.predicate.test(record) != stage.negate:
+                            result = stage.transform.apply(record)
+                            if result is not None:
+                                out.append(result)
+                        else:
+                            out.append(record)
+                    current = out
+            except ConnectError as exc:
+                raise type(exc)(f"transform {stage.alias!r}: {exc}") from exc
+            except Exception as exc:
+                raise DataError(
+                    f"transform {stage.alias!r} failed: {type(exc).__name__}: {exc}"
+                ) from exc
+        return current
+
+    def close(self) -> None:
+        for stage in self._stages:
+            for closeable in (stage.transform, stage.predicate):
+                if closeable is not None:
+                    with contextlib.suppress(Exception):  # closing must not mask why we shut down
+                        closeable.close()
+
+
+def _aliases(props: Mapping[str, str], key: str) -> list[str]:
+    raw = props.get(key, "")
+    aliases = [a.strip() for a in raw.split(",") if a.strip()]
+    dupes = {a for a in aliases if aliases.count(a) > 1}
+    if dupes:
+        raise ConfigError(
+            f"Duplicate alias provided in '{key}': {', '.join(sorted(dupes))}", name=key
+        )
+    return aliases
