@@ -90,6 +90,8 @@ class SinkTaskRunner(TaskRunner):
         *,
         worker_id: str,
         commit_interval_s: float,
+        connector_config: Mapping[str, str] | None = None,
+        worker_props: Mapping[str, str] | None = None,
         converters: Converters,
         transforms: TransformChain[SinkRecord],
         consumer_config: Mapping[str, Any],
@@ -97,7 +99,13 @@ class SinkTaskRunner(TaskRunner):
         topics_regex: str,
     ) -> None:
         super().__init__(
-            task_id, task, task_config, worker_id=worker_id, commit_interval_s=commit_interval_s
+            task_id,
+            task,
+            task_config,
+            worker_id=worker_id,
+            commit_interval_s=commit_interval_s,
+            connector_config=connector_config,
+            worker_props=worker_props,
         )
         self.sink_task = task
         self.converters = converters

@@ -70,6 +70,8 @@ class SourceTaskRunner(TaskRunner):
         *,
         worker_id: str,
         commit_interval_s: float,
+        connector_config: Mapping[str, str] | None = None,
+        worker_props: Mapping[str, str] | None = None,
         converters: Converters,
         transforms: TransformChain[SourceRecord],
         producer_config: Mapping[str, Any],
@@ -78,7 +80,13 @@ class SourceTaskRunner(TaskRunner):
         topic_creation: tuple[int, int] | None = None,
     ) -> None:
         super().__init__(
-            task_id, task, task_config, worker_id=worker_id, commit_interval_s=commit_interval_s
+            task_id,
+            task,
+            task_config,
+            worker_id=worker_id,
+            commit_interval_s=commit_interval_s,
+            connector_config=connector_config,
+            worker_props=worker_props,
         )
         self.source_task = task
         self.converters = converters

@@ -37,10 +37,16 @@ class TaskRunner:
         *,
         worker_id: str,
         commit_interval_s: float,
+        connector_config: Mapping[str, str] | None = None,
+        worker_props: Mapping[str, str] | None = None,
     ) -> None:
         self.id = task_id
         self.task = task
         self.task_config = dict(task_config)
+        # Plain data from which an engine can rebuild this task's pipeline elsewhere
+        # (a Spark executor, an isolated plugin process).
+        self.connector_config: dict[str, str] = dict(connector_config or {})
+        self.worker_props: dict[str, str] = dict(worker_props or {})
         self.status = Status(worker_id=worker_id)
         self.commit_interval_s = commit_interval_s
         self.records_in = 0  # records polled (source) or consumed (sink)

@@ -215,6 +215,8 @@ class Worker:
         common: dict[str, Any] = {
             "worker_id": self.worker_id,
             "commit_interval_s": self.commit_interval_s,
+            "connector_config": runtime.config,
+            "worker_props": self.worker_props,
         }
         if runtime.plugin.kind is PluginKind.SOURCE:
             task = task_cls()

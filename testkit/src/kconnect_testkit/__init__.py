@@ -1,0 +1,1 @@
+"""kconnect conformance testkit."""

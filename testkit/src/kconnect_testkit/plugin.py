@@ -1,0 +1,1 @@
+"""pytest plugin of kconnect-testkit (inert until a test class subclasses a suite)."""
