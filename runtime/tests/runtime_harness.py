@@ -101,3 +101,54 @@ def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: floa
         proc.send_signal(sig)
     out, _ = proc.communicate(timeout=timeout)
     return out.decode(errors="replace")
+
+
+# -- an in-test connector (importable as runtime_harness:RecordingSourceConnector) --------
+from typing import ClassVar  # noqa: E402
+
+from kconnect_sdk import (  # noqa: E402
+    ConfigDef,
+    ConfigType,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+    Task,
+)
+
+
+class RecordingSourceTask(SourceTask):
+    """Produces nothing; remembers the config it was started with."""
+
+    started: ClassVar[list[dict[str, str]]] = []
+
+    def start(self, props: Mapping[str, str]) -> None:
+        RecordingSourceTask.started.append(dict(props))
+
+    def poll(self) -> list[SourceRecord] | None:
+        time.sleep(0.05)
+        return None
+
+    def stop(self) -> None:
+        pass
+
+
+class RecordingSourceConnector(SourceConnector):
+    """Remembers the config it was started with; one task per call."""
+
+    started: ClassVar[list[dict[str, str]]] = []
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+        RecordingSourceConnector.started.append(dict(props))
+
+    def task_class(self) -> type[Task]:
+        return RecordingSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return ConfigDef().define("password", ConfigType.PASSWORD, "", documentation="a secret")

@@ -35,7 +35,7 @@ def _error(status: int, message: str) -> JSONResponse:
 def _masked_config(worker: Worker, name: str) -> dict[str, str]:
     """The stored config with PASSWORD-typed values hidden (placeholders stay as written)."""
     runtime = worker.get(name)
-    config = dict(runtime.config)
+    config = dict(runtime.raw_config)
     try:
         keys = runtime.instance.config().config_keys
     except Exception:  # a broken config() must not break status pages

@@ -9,6 +9,7 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
+from ._config_providers import ConfigProviders
 from ._configs import parse_worker_config
 from ._embedded_broker import EmbeddedBroker
 from ._offsets import FileOffsetStore
@@ -77,6 +78,8 @@ class Standalone:
 
     def _start(self) -> Worker:
         try:
+            providers = ConfigProviders.from_worker_config(self.registry, self.worker_props)
+            self.worker_props = providers.resolve(self.worker_props)
             config = parse_worker_config(self.worker_props)
         except ConfigError as exc:
             raise ConfigError(f"worker config: {exc}", name=exc.name) from exc
@@ -109,6 +112,7 @@ class Standalone:
             flush_timeout_ms=config["offset.flush.timeout.ms"],
             shutdown_timeout_ms=config["task.shutdown.graceful.timeout.ms"],
             consumer_session_timeout_ms=session_timeout,
+            config_providers=providers,
             topic_creation_enable=config["topic.creation.enable"],
             default_topic_creation=(1, 1) if self.broker is not None else None,
         )

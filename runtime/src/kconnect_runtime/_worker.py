@@ -22,6 +22,7 @@ from kconnect_sdk import (
     SourceTask,
 )
 
+from ._config_providers import ConfigProviders
 from ._configs import parse_connector_config
 from ._engine import Engine, LocalEngine
 from ._offsets import OffsetStore, TaskOffsetReader
@@ -61,11 +62,13 @@ class ConnectorRuntime:
     """One connector: its config, plugin, instance, state and tasks."""
 
     name: str
-    config: dict[str, str]
+    config: dict[str, str]  # placeholders resolved: what the connector and tasks run with
+    raw_config: dict[str, str]  # as submitted, placeholders intact: what REST returns
     plugin: PluginDesc
     instance: Connector
     status: Status
     task_configs: list[dict[str, str]] = field(default_factory=list)
+    stored_task_configs: list[dict[str, str]] = field(default_factory=list)  # secrets unresolved
     tasks: list[TaskRunner] = field(default_factory=list)
 
     @property
@@ -111,6 +114,7 @@ class Worker:
         flush_timeout_ms: int = 5000,
         shutdown_timeout_ms: int = 5000,
         consumer_session_timeout_ms: int | None = None,
+        config_providers: ConfigProviders | None = None,
         topic_creation_enable: bool = True,
         default_topic_creation: tuple[int, int] | None = None,
     ) -> None:
@@ -124,6 +128,7 @@ class Worker:
         self.flush_timeout_s = flush_timeout_ms / 1000
         self.shutdown_timeout_s = shutdown_timeout_ms / 1000
         self.consumer_session_timeout_ms = consumer_session_timeout_ms
+        self.config_providers = config_providers or ConfigProviders({})
         self.topic_creation_enable = topic_creation_enable
         # Used for connectors that set no topic.creation.default.*; the embedded broker sets
         # (1, 1) so topics get one partition, as on a stock Kafka broker (num.partitions=1).
@@ -142,10 +147,13 @@ class Worker:
             if name in self.connectors:
                 raise ConfigError(f"connector {name!r} already exists", name="name")
         try:
-            plugin, instance = self._validate(name, props)
+            resolved = self.config_providers.resolve(props)
+            plugin, instance = self._validate(name, resolved)
         except ConfigError as exc:
             raise ConfigError(f"connector {name!r}: {exc}", name=exc.name, value=exc.value) from exc
-        runtime = ConnectorRuntime(name, props, plugin, instance, Status(worker_id=self.worker_id))
+        runtime = ConnectorRuntime(
+            name, resolved, props, plugin, instance, Status(worker_id=self.worker_id)
+        )
         with self._lock:
             self.connectors[name] = runtime
         reader = (
@@ -153,7 +161,7 @@ class Worker:
         )
         try:
             instance.initialize(_ConnectorContext(self, name, reader))
-            instance.start(props)
+            instance.start(resolved)
             runtime.status.set(State.RUNNING)
             self._start_tasks(runtime)
         except Exception as exc:
@@ -200,6 +208,9 @@ class Worker:
                 f"connector {runtime.name!r} generated {len(configs)} task configs, more than tasks.max={tasks_max}"
             )
         runtime.task_configs = [dict(c) for c in configs]
+        runtime.stored_task_configs = [
+            self.config_providers.unresolve(runtime.raw_config, runtime.config, c) for c in configs
+        ]
         runtime.tasks = []
         for index, task_config in enumerate(runtime.task_configs):
             runner = self._make_task(runtime, index, task_config)
@@ -347,7 +358,7 @@ class Worker:
         runtime = self.get(name)
         return {
             "name": name,
-            "config": dict(runtime.config),
+            "config": dict(runtime.raw_config),
             "tasks": [{"connector": name, "task": i} for i in range(len(runtime.tasks))],
             "type": runtime.type,
         }
@@ -371,7 +382,7 @@ class Worker:
         runtime = self.get(name)
         return [
             {"id": {"connector": name, "task": i}, "config": dict(c)}
-            for i, c in enumerate(runtime.task_configs)
+            for i, c in enumerate(runtime.stored_task_configs)
         ]
 
     def progress(self) -> dict[str, tuple[str, int, int]]:

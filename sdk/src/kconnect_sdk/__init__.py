@@ -37,7 +37,6 @@ from ._config_provider import (
     DirectoryConfigProvider,
     EnvVarConfigProvider,
     FileConfigProvider,
-    parse_properties,
     resolve_placeholders,
 )
 from ._connector import (
@@ -77,6 +76,7 @@ from ._plain import (
     value_to_plain,
 )
 from ._projector import SchemaProjector
+from ._properties import parse_properties
 from ._records import (
     ConnectRecord,
     RecordMetadata,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ._errors import ConfigError
+from ._properties import parse_properties
 from ._versioned import Versioned
 
 __all__ = [
@@ -24,7 +25,6 @@ __all__ = [
     "DirectoryConfigProvider",
     "EnvVarConfigProvider",
     "FileConfigProvider",
-    "parse_properties",
     "resolve_placeholders",
 ]
 
@@ -278,88 +278,3 @@ def resolve_placeholders(
         return PLACEHOLDER_PATTERN.sub(lambda m: lookup(config_key, m), value)
 
     return {k: substitute(k, v) for k, v in props.items()}
-
-
-# -- Java .properties ---------------------------------------------------------------------
-
-_WHITESPACE: Final = " \t\f"
-_ESCAPES: Final = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-
-
-def _logical_lines(text: str) -> list[str]:
-    """Join continuation lines (an odd number of trailing backslashes); drop comments and blanks."""
-    lines: list[str] = []
-    pending: str | None = None
-    for natural in re.split(r"\r\n|\r|\n", text):
-        stripped = natural.lstrip(_WHITESPACE)
-        if pending is None:
-            if not stripped or stripped[0] in "#!":
-                continue
-            current = stripped
-        else:
-            current = pending + stripped
-        trailing = len(current) - len(current.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending = current[:-1]
-            continue
-        lines.append(current)
-        pending = None
-    if pending is not None:
-        lines.append(pending)
-    return lines
-
-
-def _unescape(text: str, source: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c != "\\" or i + 1 >= len(text):
-            out.append(c)
-            i += 1
-            continue
-        nxt = text[i + 1]
-        if nxt == "u":
-            digits = text[i + 2 : i + 6]
-            if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
-                raise ConfigError(
-                    f"malformed \\uxxxx escape {text[i : i + 6]!r} in properties {source}; "
-                    "write four hex digits after \\u"
-                )
-            out.append(chr(int(digits, 16)))
-            i += 6
-            continue
-        out.append(_ESCAPES.get(nxt, nxt))
-        i += 2
-    return "".join(out)
-
-
-def parse_properties(text: str, *, source: str = "<string>") -> dict[str, str]:
-    """Parse Java ``.properties`` text as ``java.util.Properties.load`` does.
-
-    Handles ``#``/``!`` comments, ``=``, ``:`` or whitespace between key and value,
-    backslash escapes (``\\t``, ``\\n``, ``\\uXXXX``, ``\\=``...) and line continuations.
-    A later duplicate key wins.
-
-    Raises:
-        ConfigError: on a malformed ``\\u`` escape, naming ``source``.
-    """
-    props: dict[str, str] = {}
-    for line in _logical_lines(text):
-        end = 0
-        escaped = False
-        while end < len(line):
-            c = line[end]
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c in "=:" or c in _WHITESPACE:
-                break
-            end += 1
-        key = line[:end]
-        rest = line[end:].lstrip(_WHITESPACE)
-        if rest[:1] in ("=", ":"):
-            rest = rest[1:].lstrip(_WHITESPACE)
-        props[_unescape(key, source)] = _unescape(rest, source)
-    return props
