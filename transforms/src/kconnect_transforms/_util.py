@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
@@ -109,27 +108,18 @@ def java_replacement(replacement: str, *, name: str) -> str:
     return _JAVA_GROUP.sub(sub, replacement)
 
 
-_FAST_COPY_CLASSES = frozenset({ConnectRecord, SinkRecord, SourceRecord})
+_FAST_COPY_CLASSES = frozenset({SinkRecord, SourceRecord})
 _UPDATERS: dict[tuple[type, tuple[str, ...]], Callable[..., Any]] = {}
-
-
-def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            setter: Callable[[Any, Any], None] = klass.__dict__[name].__set__
-            return setter
-    raise AttributeError(name)
 
 
 def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
     """A function ``(record, *values) -> copy of record with the named fields replaced``.
 
     Same result as ``record.new_record(**dict(zip(names, values)))``. For the SDK's own
-    record classes it is generated once per (class, names) and writes the slots directly,
-    which is about five times cheaper than ``dataclasses.replace`` (its ``__init__`` of a
-    frozen dataclass goes through ``object.__setattr__`` per field, and the copy of the
-    record is most of a simple transform's cost). Subclasses, whose ``__post_init__``
-    may check things, take the ordinary path.
+    record classes (named tuples) it is generated once per (class, names) as one
+    ``tuple.__new__`` over the fields in order, which is several times cheaper than the
+    keyword path, and the copy of the record is most of a simple transform's cost. Other
+    classes take the ordinary path.
     """
     key = (cls, names)
     found = _UPDATERS.get(key)
@@ -142,20 +132,19 @@ def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
 
         _UPDATERS[key] = update
         return update
-    fields = [f.name for f in dataclasses.fields(cls)]
+    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]  # the SDK's named tuples
     unknown = set(names) - set(fields)
     if unknown:
         raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    namespace: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls}
     params = ", ".join(f"v{i}" for i in range(len(names)))
-    lines = [f"def update(record, {params}):", "    out = _new(_cls)"]
-    for name in fields:
-        namespace[f"_set_{name}"] = _slot_setter(cls, name)
-        source = f"v{names.index(name)}" if name in names else f"record.{name}"
-        lines.append(f"    _set_{name}(out, {source})")
-    lines.append("    return out")
-    # Generated like dataclasses' own __init__: straight-line code, no per-field loop.
-    exec("\n".join(lines), namespace)
+    items = [
+        f"v{names.index(name)}" if name in names else f"record[{i}]"
+        for i, name in enumerate(fields)
+    ]
+    # Straight-line code, no per-field loop at call time.
+    source = f"def update(record, {params}):\n    return _new(_cls, ({', '.join(items)},))"
+    exec(source, namespace)
     generated: Callable[..., R] = namespace["update"]
     _UPDATERS[key] = generated
     return generated
