@@ -47,9 +47,7 @@ def test_parse_properties_follows_java(text: str, expected: dict[str, str]) -> N
 
 
 def test_parse_properties_rejects_a_malformed_unicode_escape() -> None:
-    with pytest.raises(
-        ConfigError, match=r"f\.properties:1: malformed \\uxxxx escape '\\\\u00zz'"
-    ):
+    with pytest.raises(ConfigError, match=r"f\.properties:1: malformed \\uxxxx escape '\\\\u00zz'"):
         parse_properties("a=\\u00zz", source="f.properties")
 
 

@@ -54,6 +54,7 @@ from ._connector import (
     Task,
 )
 from ._converter import Converter, ConverterType, HeaderConverter
+from ._docs import check_config_tables, plugin_config_defs, update_config_tables
 from ._errors import (
     AlreadyExistsError,
     ConfigError,
@@ -163,17 +164,20 @@ __all__ = [
     "Values",
     "Versioned",
     "Width",
+    "check_config_tables",
     "convert_to_string",
     "distribution_version",
     "lambda_validator",
     "non_empty_string",
     "parse_properties",
     "parse_type",
+    "plugin_config_defs",
     "record_from_plain",
     "record_to_plain",
     "resolve_placeholders",
     "schema_from_plain",
     "schema_to_plain",
+    "update_config_tables",
     "validate_value",
     "value_from_plain",
     "value_to_plain",

@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from kconnect_sdk import check_config_tables, plugin_config_defs
+
+DOCUMENTED = ["FileStreamSinkConnector", "FileStreamSourceConnector"]
+
+
+def test_readme_config_tables_match_the_config_defs() -> None:
+    defs = plugin_config_defs("kconnect-connector-file")
+    check_config_tables(Path(__file__).parents[1] / "README.md", {n: defs[n] for n in DOCUMENTED})

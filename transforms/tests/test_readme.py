@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from kconnect_sdk import check_config_tables, plugin_config_defs
+
+DOCUMENTED = [
+    "HasHeaderKey",
+    "TopicNameMatches",
+    "Drop (Confluent)",
+    "ExtractTopic (Confluent)",
+    "Filter (Confluent)",
+    "MessageTimestampRouter (Confluent)",
+    "TombstoneHandler (Confluent)",
+    "ByLogicalTableRouter (Debezium)",
+    "ExtractNewRecordState (Debezium)",
+    "Cast",
+    "DropHeaders",
+    "ExtractField",
+    "Flatten",
+    "HeaderFrom",
+    "HoistField",
+    "InsertField",
+    "InsertHeader",
+    "MaskField",
+    "RegexRouter",
+    "ReplaceField",
+    "SetSchemaMetadata",
+    "TimestampConverter",
+    "TimestampRouter",
+    "ValueToKey",
+]
+
+
+def test_readme_config_tables_match_the_config_defs() -> None:
+    defs = plugin_config_defs("kconnect-transforms")
+    check_config_tables(Path(__file__).parents[1] / "README.md", {n: defs[n] for n in DOCUMENTED})
