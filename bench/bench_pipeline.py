@@ -20,7 +20,6 @@ from pathlib import Path
 
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
-
 from kconnect_runtime import EmbeddedBroker, Standalone
 
 SESSION_TIMEOUT_MS = 6000
@@ -61,12 +60,23 @@ def run_plain(bootstrap: str, source: Path, sink: Path, lines: int) -> float:
     topic = f"bench-plain-{uuid.uuid4().hex[:6]}"
     create_topic(bootstrap, topic)
     producer = Producer(
-        {"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 5,
-         "batch.num.messages": 10000, "queue.buffering.max.messages": 500000}
+        {
+            "bootstrap.servers": bootstrap,
+            "enable.idempotence": True,
+            "acks": "all",
+            "linger.ms": 5,
+            "batch.num.messages": 10000,
+            "queue.buffering.max.messages": 500000,
+        }
     )
     consumer = Consumer(
-        {"bootstrap.servers": bootstrap, "group.id": topic, "auto.offset.reset": "earliest",
-         "enable.auto.commit": False, "session.timeout.ms": SESSION_TIMEOUT_MS}
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": topic,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": SESSION_TIMEOUT_MS,
+        }
     )
 
     def produce() -> None:
@@ -116,9 +126,20 @@ def run_kconnect(bootstrap: str, source: Path, sink: Path, lines: int, workdir: 
         "listeners": "",
     }
     connectors = [
-        {"name": f"{topic}-src", "connector.class": "FileStreamSource", "file": str(source), "topic": topic,
-         "topic.creation.default.partitions": "1", "topic.creation.default.replication.factor": "1"},
-        {"name": f"{topic}-sink", "connector.class": "FileStreamSink", "file": str(sink), "topics": topic},
+        {
+            "name": f"{topic}-src",
+            "connector.class": "FileStreamSource",
+            "file": str(source),
+            "topic": topic,
+            "topic.creation.default.partitions": "1",
+            "topic.creation.default.replication.factor": "1",
+        },
+        {
+            "name": f"{topic}-sink",
+            "connector.class": "FileStreamSink",
+            "file": str(sink),
+            "topics": topic,
+        },
     ]
     app = Standalone(worker, connectors)
     started = time.perf_counter()
@@ -131,7 +152,9 @@ def run_kconnect(bootstrap: str, source: Path, sink: Path, lines: int, workdir: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--line-bytes", type=int, default=100)
     parser.add_argument("--bootstrap-servers", default=None)
@@ -148,11 +171,16 @@ def main() -> None:
             size = make_input(source, args.lines, args.line_bytes)
             print(f"input: {args.lines:,} lines, {size / 1e6:.1f} MB, broker {bootstrap}")
             results = {}
-            for name, run in (("plain confluent-kafka", run_plain), ("kconnect FileStream", run_kconnect)):
+            for name, run in (
+                ("plain confluent-kafka", run_plain),
+                ("kconnect FileStream", run_kconnect),
+            ):
                 sink = work / f"out-{len(results)}.txt"
                 kwargs = {"workdir": work} if run is run_kconnect else {}
                 seconds = run(bootstrap, source, sink, args.lines, **kwargs)  # type: ignore[operator]
-                assert sink.read_bytes() == source.read_bytes(), f"{name}: output differs from input"
+                assert sink.read_bytes() == source.read_bytes(), (
+                    f"{name}: output differs from input"
+                )
                 results[name] = seconds
                 print(
                     f"{name:>22}: {seconds:6.2f} s  {args.lines / seconds:>10,.0f} records/s  "

@@ -204,12 +204,8 @@ class TransformChain(Generic[R]):
                         else:
                             out.append(record)
                     current = out
-            except ConnectError as exc:
-                raise type(exc)(f"transform {stage.alias!r}: {exc}") from exc
             except Exception as exc:
-                raise DataError(
-                    f"transform {stage.alias!r} failed: {type(exc).__name__}: {exc}"
-                ) from exc
+                raise _stage_error(stage, exc) from exc
         return current
 
     def close(self) -> None:
@@ -218,6 +214,22 @@ class TransformChain(Generic[R]):
                 if closeable is not None:
                     with contextlib.suppress(Exception):  # closing must not mask why we shut down
                         closeable.close()
+
+
+def _stage_error(stage: _Stage[Any], exc: Exception) -> ConnectError:
+    """The error a failed transform raises: names the alias, keeps the error's type."""
+    error: ConnectError
+    if isinstance(exc, ConnectError):
+        try:
+            error = type(exc)(f"transform {stage.alias!r}: {exc}")
+        except Exception:  # a subclass with its own constructor: keep the base type
+            error = ConnectError(f"transform {stage.alias!r}: {type(exc).__name__}: {exc}")
+    else:
+        error = DataError(f"transform {stage.alias!r} failed: {type(exc).__name__}: {exc}")
+    # Which class failed, for the errors log and the DLQ's __connect.errors.class.name.
+    cls = type(stage.transform)
+    error.executing_class = f"{cls.__module__}.{cls.__qualname__}"  # type: ignore[attr-defined]  # set on an exception instance
+    return error
 
 
 def _aliases(props: Mapping[str, str], key: str) -> list[str]:

@@ -8,20 +8,26 @@ batch after ``context.timeout``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from confluent_kafka import OFFSET_BEGINNING, OFFSET_INVALID, Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_sdk import (
     ConnectError,
+    Converter,
     RetriableError,
+    SchemaAndValue,
     SinkRecord,
     SinkTask,
     TimestampType,
     TopicPartition,
 )
 
+from ._errors import ErrorHandler, Failure, Stage, class_name, tolerance_exceeded
 from ._pipeline import Converters, TransformChain
 from ._status import ConnectorTaskId, State
 from ._task_runner import TaskRunner, now
@@ -36,6 +42,10 @@ _TIMESTAMP_TYPES = {
     2: TimestampType.LOG_APPEND_TIME,
 }
 MAX_BATCH = 5000
+
+
+def _one(converter: Converter, topic: str, data: bytes | None) -> SchemaAndValue:
+    return converter.to_connect_batch([(topic, data)])[0]
 
 
 class _SinkContext:
@@ -74,8 +84,22 @@ class _SinkContext:
         self.commit_requested = True
 
     @property
-    def errant_record_reporter(self) -> None:
-        return None
+    def errant_record_reporter(self) -> _ErrantRecordReporter | None:
+        return self._runner.reporter
+
+
+class _ErrantRecordReporter:
+    """KIP-610's reporter: errant records go to the errors log and the DLQ.
+
+    Call it on the task thread (from ``put``/``flush``/``pre_commit``); offsets covering
+    a reported record are committed only after its DLQ write is acknowledged.
+    """
+
+    def __init__(self, runner: SinkTaskRunner) -> None:
+        self._runner = runner
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        return self._runner.report_errant(record, error, Stage.TASK_PUT)
 
 
 class SinkTaskRunner(TaskRunner):
@@ -117,11 +141,18 @@ class SinkTaskRunner(TaskRunner):
         self.committed: dict[TopicPartition, int] = {}
         # Set after the final commit and close: consumer.close() then triggers no callbacks.
         self._closed = False
+        self.reporter = (
+            _ErrantRecordReporter(self) if self.error_policy.reports_errant_records else None
+        )
+        self._batch: list[Any] = []
+        self._batch_index: dict[tuple[str | None, int | None, int | None], Any] | None = None
+        self._label = f"connector {task_id.connector!r} task {task_id.task}"
 
     # -- rebalance callbacks (run inside consumer.consume on the task thread) ----------------
     def _on_assign(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
         tps = [TopicPartition(p.topic, p.partition) for p in partitions]
         self.assigned.update(tps)
+        self.metrics.partition_count = len(self.assigned)
         log.info("sink task %s assigned %s", self.name, ", ".join(map(str, tps)) or "nothing")
         self.sink_task.open(tps)
 
@@ -135,6 +166,7 @@ class SinkTaskRunner(TaskRunner):
             self.assigned.discard(tp)
             self.current.pop(tp, None)
             self.committed.pop(tp, None)
+        self.metrics.partition_count = len(self.assigned)
 
     def _on_lost(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
         # Lost partitions belong to another member already: close without committing.
@@ -145,10 +177,14 @@ class SinkTaskRunner(TaskRunner):
         for tp in tps:
             self.assigned.discard(tp)
             self.current.pop(tp, None)
+        self.metrics.partition_count = len(self.assigned)
 
     # -- loop ----------------------------------------------------------------------------
     def _run(self) -> None:
         self.context = _SinkContext(self)
+        self.errors: ErrorHandler = self._error_handler(
+            str(self.consumer_config["bootstrap.servers"]), self.consumer_config
+        )
         self.consumer = Consumer(self.consumer_config)
         try:
             self.sink_task.initialize(self.context)
@@ -163,6 +199,7 @@ class SinkTaskRunner(TaskRunner):
             log.info("sink task %s started; consuming %s", self.name, ", ".join(self.subscription))
             next_commit = now() + self.commit_interval_s
             while not self.stopping:
+                self.beat()
                 if not self._wait_if_paused():
                     break
                 self._apply_seeks()
@@ -184,6 +221,7 @@ class SinkTaskRunner(TaskRunner):
             finally:
                 self.converters.close()
                 self.transforms.close()
+                self.errors.close()
 
     def _apply_seeks(self) -> None:
         if not self.context.seeks:
@@ -202,18 +240,30 @@ class SinkTaskRunner(TaskRunner):
                 good.append(m)
             elif err.fatal():
                 raise ConnectError(
-                    f"connector {self.id.connector!r} task {self.id.task}: consumer error: {err.str()}"
+                    f"{self._label}: consumer error at stage {Stage.KAFKA_CONSUME}: {err.str()}; "
+                    "check the broker and the consumer.* settings, then restart the task"
                 )
             elif err.code() != KafkaError._PARTITION_EOF:
                 # e.g. a subscribed topic that does not exist yet: Kafka Connect waits for it.
                 log.debug("sink task %s: %s", self.name, err.str())
         if not good:
             return
-        self.records_in += len(good)
-        records = self._to_records(good)
-        records = self.transforms.apply_batch(records) if len(self.transforms) else records
+        count = len(good)
+        self.records_in += count
+        metrics = self.metrics
+        metrics.read_total += count
+        metrics.batch_size.record(count)
+        self._batch, self._batch_index = good, None
+        try:
+            records = self._to_records(good)
+        except Exception:
+            # Only a batch that failed pays for per-record conversion, to find the culprits.
+            records = self._to_records_one_by_one(good)
+        if len(self.transforms):
+            records = self._transform(records)
         self._put(records)
         self.records_out += len(records)
+        metrics.send_total += len(records)
         for m in good:
             self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
 
@@ -242,12 +292,133 @@ class SinkTaskRunner(TaskRunner):
             )
         return records
 
+    def _to_records_one_by_one(self, messages: list[Any]) -> list[SinkRecord]:
+        conv = self.converters
+        retry = self.errors.retry
+        records = []
+        for m in messages:
+            topic = m.topic()
+            stage, executing = Stage.KEY_CONVERTER, class_name(conv.key)
+            try:
+                key_schema, key = retry(stage, partial(_one, conv.key, topic, m.key()))
+                stage, executing = Stage.VALUE_CONVERTER, class_name(conv.value)
+                value_schema, value = retry(stage, partial(_one, conv.value, topic, m.value()))
+                stage, executing = Stage.HEADER_CONVERTER, class_name(conv.header)
+                headers = retry(stage, partial(conv.headers_from_kafka, topic, m.headers()))
+            except Exception as exc:
+                self._message_failed(m, stage, executing, exc)
+                continue
+            ts_type, ts = m.timestamp()
+            records.append(
+                SinkRecord(
+                    topic=topic,
+                    kafka_partition=m.partition(),
+                    key_schema=key_schema,
+                    key=key,
+                    value_schema=value_schema,
+                    value=value,
+                    timestamp=ts if ts_type else None,
+                    timestamp_type=_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
+                    kafka_offset=m.offset(),
+                    headers=headers,
+                )
+            )
+        return records
+
+    def _transform(self, records: list[SinkRecord]) -> list[SinkRecord]:
+        try:
+            return self.transforms.apply_batch(records)
+        except Exception:
+            pass
+        out: list[SinkRecord] = []
+        apply = self.transforms.apply_batch
+        for record in records:
+            try:
+                out.extend(self.errors.retry(Stage.TRANSFORMATION, partial(apply, [record])))
+            except Exception as exc:
+                executing = getattr(exc, "executing_class", class_name(TransformChain))
+                message = self._message_for(record)
+                if message is not None:
+                    self._message_failed(message, Stage.TRANSFORMATION, executing, exc)
+                else:
+                    self._record_failed(record, Stage.TRANSFORMATION, executing, exc)
+        return out
+
+    # -- failures --------------------------------------------------------------------------
+    def _message_failed(
+        self, m: Any, stage: Stage, executing: str, exc: BaseException
+    ) -> Future[None] | None:
+        """A consumed message failed for good: fail the task, or log/DLQ it and skip it."""
+        failure = Failure(
+            stage,
+            exc,
+            executing,
+            topic=m.topic(),
+            partition=str(m.partition()),
+            offset=str(m.offset()),
+            record=lambda: f"key={m.key()!r} value={m.value()!r} headers={m.headers()!r}",
+        )
+        self.errors.failed(failure)
+        ts_type, ts = m.timestamp()
+        return self.errors.to_dlq(failure, m.key(), m.value(), m.headers(), ts if ts_type else None)
+
+    def _record_failed(
+        self, record: SinkRecord, stage: Stage, executing: str, exc: BaseException
+    ) -> Future[None] | None:
+        """As _message_failed, for a record whose consumed bytes are gone: converted back."""
+        failure = Failure(
+            stage,
+            exc,
+            executing,
+            topic=record.original_topic,
+            partition=str(record.original_kafka_partition),
+            offset=str(record.original_kafka_offset),
+            record=lambda: repr(record),
+        )
+        self.errors.failed(failure)
+        conv = self.converters
+        topic = record.topic
+        try:
+            key = conv.key.from_connect_data(topic, record.key_schema, record.key)
+            value = conv.value.from_connect_data(topic, record.value_schema, record.value)
+            headers = conv.headers_to_kafka(topic, record.headers)
+        except Exception:
+            log.exception(
+                "%s: cannot convert an errant record back to bytes for the DLQ", self._label
+            )
+            return None
+        return self.errors.to_dlq(failure, key, value, headers, record.timestamp)
+
+    def _message_for(self, record: SinkRecord) -> Any:
+        """The consumed message a record of the current batch came from, if any."""
+        if self._batch_index is None:
+            self._batch_index = {(m.topic(), m.partition(), m.offset()): m for m in self._batch}
+        return self._batch_index.get(
+            (record.original_topic, record.original_kafka_partition, record.original_kafka_offset)
+        )
+
+    def report_errant(self, record: SinkRecord, error: BaseException, stage: Stage) -> Future[None]:
+        """Report one record the task could not write (errant record reporter, put errors)."""
+        executing = class_name(self.sink_task)
+        message = self._message_for(record)
+        if message is not None:
+            future = self._message_failed(message, stage, executing, error)
+        else:
+            future = self._record_failed(record, stage, executing, error)
+        if future is None:
+            future = Future()
+            future.set_result(None)
+        return future
+
     def _put(self, records: list[SinkRecord]) -> None:
+        started = time.monotonic()
         while True:
             try:
                 self.sink_task.put(records)
-                return
+                break
             except RetriableError as exc:
+                self.metrics.errors.record_failures += len(records)
+                self.metrics.errors.retries += 1
                 wait_ms = self.context.timeout_ms or 1000
                 log.warning(
                     "sink task %s: put raised a retriable error; redelivering %d records in %d ms: %s",
@@ -261,35 +432,78 @@ class SinkTaskRunner(TaskRunner):
                 )
                 try:
                     if self._stopping.wait(wait_ms / 1000):
-                        raise ConnectError(
-                            f"connector {self.id.connector!r} task {self.id.task}: stopped while retrying put"
-                        ) from exc
+                        raise ConnectError(f"{self._label}: stopped while retrying put") from exc
                 finally:
+                    self.beat()
                     self.consumer.resume(
                         [KafkaTopicPartition(tp.topic, tp.partition) for tp in self.assigned]
                     )
+            except Exception as exc:
+                if not self._tolerated_with_records(exc, Stage.TASK_PUT):
+                    raise self._put_failed(records, exc) from exc
+                break
+        self.metrics.put_batch_ms.record((time.monotonic() - started) * 1000)
+
+    def _tolerated_with_records(self, exc: BaseException, stage: Stage) -> bool:
+        """An error naming the records it failed on (``records``): report those, go on."""
+        failed = getattr(exc, "records", None)
+        if not isinstance(exc, ConnectError) or failed is None or not self.errors.tolerate_all:
+            return False
+        for record in failed:
+            self.report_errant(record, exc, stage)
+        log.warning(
+            "sink task %s: %d records failed at stage %s and were reported as errant: %s",
+            self.name,
+            len(failed),
+            stage,
+            exc,
+        )
+        return True
+
+    def _put_failed(self, records: list[SinkRecord], exc: Exception) -> ConnectError:
+        where = "an empty batch"
+        if records:
+            first, last = records[0], records[-1]
+            where = (
+                f"{len(records)} records from topic {first.topic!r} partition {first.kafka_partition} "
+                f"offset {first.kafka_offset} to topic {last.topic!r} partition "
+                f"{last.kafka_partition} offset {last.kafka_offset}"
+            )
+        if self.errors.tolerate_all:
+            return ConnectError(
+                f"{self._label}: SinkTask.put failed at stage {Stage.TASK_PUT} on {where}: "
+                f"{type(exc).__name__}: {exc}; errors.tolerance=all does not cover put: the task "
+                "must report bad records with context.errant_record_reporter (or raise an error "
+                "with a 'records' attribute); offsets of this batch are not committed"
+            )
+        return tolerance_exceeded(self._label, Stage.TASK_PUT, where, exc)
 
     def _commit(self, only: set[TopicPartition] | None = None) -> None:
         current = {tp: o for tp, o in self.current.items() if only is None or tp in only}
         if not current:
             return
+        started = time.monotonic()
         try:
             to_commit = dict(self.sink_task.pre_commit(dict(current)))
-        except Exception:
-            # As Kafka Connect: a failed flush/pre_commit does not fail the task; we rewind to
-            # the last committed offsets so nothing unflushed is skipped.
-            log.exception(
-                "sink task %s: pre_commit failed; rewinding to the last committed offsets",
-                self.name,
-            )
-            self._rewind(current)
-            return
+        except Exception as exc:
+            if self._tolerated_with_records(exc, Stage.TASK_PUT):
+                to_commit = dict(current)
+            else:
+                self._pre_commit_failed(current, exc)
+                return
+        self._record_lag()
         offsets = [
             KafkaTopicPartition(tp.topic, tp.partition, off)
             for tp, off in to_commit.items()
             if tp in self.assigned and self.committed.get(tp) != off
         ]
         if not offsets:
+            return
+        try:
+            # Records reported to the DLQ must be there before offsets past them are committed.
+            self.errors.flush()
+        except ConnectError as exc:
+            log.warning("sink task %s: %s; will retry next interval", self.name, exc)
             return
         try:
             self.consumer.commit(offsets=offsets, asynchronous=False)
@@ -300,6 +514,31 @@ class SinkTaskRunner(TaskRunner):
             return
         for tp in offsets:
             self.committed[TopicPartition(tp.topic, tp.partition)] = tp.offset
+        self.metrics.offset_commit_completions += 1
+        self.metrics.offset_commit_ms.record((time.monotonic() - started) * 1000)
+
+    def _record_lag(self) -> None:
+        lag = 0
+        for tp, position in self.current.items():
+            try:
+                _low, high = self.consumer.get_watermark_offsets(
+                    KafkaTopicPartition(tp.topic, tp.partition), cached=True
+                )
+            except KafkaException:
+                continue
+            if high >= 0 and high - position > lag:
+                lag = high - position
+        self.metrics.record_lag_max = lag
+
+    def _pre_commit_failed(self, current: Mapping[TopicPartition, int], exc: Exception) -> None:
+        # As Kafka Connect: a failed flush/pre_commit does not fail the task; we rewind to
+        # the last committed offsets so nothing unflushed is skipped.
+        log.error(
+            "sink task %s: pre_commit failed; rewinding to the last committed offsets",
+            self.name,
+            exc_info=exc,
+        )
+        self._rewind(current)
 
     def _rewind(self, current: Mapping[TopicPartition, int]) -> None:
         for tp in current:

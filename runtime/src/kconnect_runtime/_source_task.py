@@ -10,11 +10,13 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
-from kconnect_sdk import ConnectError, RecordMetadata, SourceRecord, SourceTask
+from kconnect_sdk import ConnectError, RecordMetadata, RetriableError, SourceRecord, SourceTask
 
+from ._errors import ErrorHandler, Failure, Stage, class_name, json_text, source_record_json
 from ._offsets import OffsetStore, TaskOffsetReader, offset_key
 from ._pipeline import Converters, TransformChain
 from ._status import ConnectorTaskId, State
@@ -30,13 +32,27 @@ _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] 
 class _InFlightBatch:
     """Records of one poll awaiting acknowledgement, and the offsets they will commit."""
 
-    __slots__ = ("count", "error", "offsets", "remaining")
+    __slots__ = ("count", "error", "offsets", "polled", "refused", "remaining")
 
-    def __init__(self, count: int, offsets: _PartitionOffsets) -> None:
-        self.count = count
+    def __init__(self, count: int, offsets: _PartitionOffsets, polled: int) -> None:
+        self.count = count  # records that will have been written once all are acknowledged
         self.remaining = count
         self.offsets = offsets
+        self.polled = polled
         self.error: KafkaError | None = None
+        self.refused: list[tuple[KafkaError, Any]] = []  # tolerated broker refusals
+
+    def ack_tolerant(self, err: KafkaError | None, msg: Any) -> None:
+        # errors.tolerance=all (KIP-779): a refused record is skipped, its offset committed.
+        if err is not None:
+            self.refused.append((err, msg))
+            self.count -= 1
+        self.remaining -= 1
+
+    def skip(self) -> None:
+        """A record of this batch failed and was tolerated: it is done but not written."""
+        self.count -= 1
+        self.remaining -= 1
 
     def ack(self, err: KafkaError | None, _msg: Any) -> None:
         # Runs on the task thread, inside producer.poll()/flush().
@@ -101,10 +117,14 @@ class SourceTaskRunner(TaskRunner):
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = topic_creation
         self._known_topics: set[str] = set()
+        self._label = f"connector {task_id.connector!r} task {task_id.task}"
 
     # -- loop -----------------------------------------------------------------------
     def _run(self) -> None:
         connector = self.id.connector
+        self.errors: ErrorHandler = self._error_handler(
+            str(self.producer_config["bootstrap.servers"]), self.producer_config
+        )
         self.producer = Producer(self.producer_config)
         try:
             self.source_task.initialize(
@@ -114,12 +134,20 @@ class SourceTaskRunner(TaskRunner):
             self.status.set(State.RUNNING)
             log.info("source task %s started", self.name)
             next_commit = now() + self.commit_interval_s
+            metrics = self.metrics
             while not self.stopping:
+                self.beat()
                 if not self._wait_if_paused():
                     break
-                batch = self.source_task.poll()
+                started = now()
+                batch = self._poll()
                 if batch:
-                    self.records_in += len(batch)
+                    count = len(batch)
+                    self.records_in += count
+                    metrics.poll_total += count
+                    metrics.active_count += count
+                    metrics.batch_size.record(count)
+                    metrics.poll_batch_ms.record((now() - started) * 1000)
                     self._send(batch)
                 self.producer.poll(0)
                 self._collect_acks()
@@ -129,23 +157,54 @@ class SourceTaskRunner(TaskRunner):
         finally:
             self._finish()
 
+    def _poll(self) -> list[SourceRecord] | None:
+        try:
+            return self.source_task.poll()
+        except RetriableError as exc:
+            # As Kafka Connect: a retriable poll failure is logged and polling goes on.
+            self.metrics.errors.record_failures += 1
+            self.metrics.errors.retries += 1
+            log.warning(
+                "source task %s: poll raised a retriable error at stage %s; polling again: %s",
+                self.name,
+                Stage.TASK_POLL,
+                exc,
+            )
+            self._stopping.wait(0.1)  # a poll that fails at once must not spin the CPU
+            return None
+        except Exception as exc:
+            raise ConnectError(
+                f"{self._label}: SourceTask.poll failed at stage {Stage.TASK_POLL}: "
+                f"{type(exc).__name__}: {exc}; fix the cause and restart the task (only "
+                "RetriableError from poll is retried)"
+            ) from exc
+
     def _send(self, batch: list[SourceRecord]) -> None:
         offsets = self._batch_offsets(batch)
         records = self._transform(batch)
+        conv = self.converters
+        if records:
+            try:
+                keys = conv.key.from_connect_batch(
+                    [(r.topic, r.key_schema, r.key) for r in records]
+                )
+                values = conv.value.from_connect_batch(
+                    [(r.topic, r.value_schema, r.value) for r in records]
+                )
+            except Exception:
+                # Only a batch that failed pays for per-record conversion, to find the culprits.
+                records, keys, values = self._convert_one_by_one(records)
         count = len(records)
-        in_flight = _InFlightBatch(count, offsets)
+        in_flight = _InFlightBatch(count, offsets, len(batch))
         self._in_flight.append(in_flight)
         if not count:
             return
         if self.topic_creation is not None:
             self._ensure_topics({r.topic for r in records})
-        conv = self.converters
-        keys = conv.key.from_connect_batch([(r.topic, r.key_schema, r.key) for r in records])
-        values = conv.value.from_connect_batch(
-            [(r.topic, r.value_schema, r.value) for r in records]
-        )
         produce = self.producer.produce
-        ack = in_flight.ack if not self._wants_commit_record else None
+        ack = None
+        if not self._wants_commit_record:
+            ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.ack
         for record, key, value in zip(records, keys, values, strict=True):
             kwargs: dict[str, Any] = {"key": key, "value": value}
             if record.kafka_partition is not None:
@@ -153,7 +212,14 @@ class SourceTaskRunner(TaskRunner):
             if record.timestamp is not None:
                 kwargs["timestamp"] = record.timestamp
             if record.headers:
-                kwargs["headers"] = conv.headers_to_kafka(record.topic, record.headers)
+                try:
+                    kwargs["headers"] = conv.headers_to_kafka(record.topic, record.headers)
+                except Exception as exc:
+                    self._record_failed(
+                        record, Stage.HEADER_CONVERTER, class_name(conv.header), exc
+                    )
+                    in_flight.skip()
+                    continue
             kwargs["on_delivery"] = ack or self._record_ack(in_flight, record)
             while True:
                 try:
@@ -163,11 +229,65 @@ class SourceTaskRunner(TaskRunner):
                     # The local queue is full: serve delivery reports until there is room.
                     self.producer.poll(0.05)
                     self._collect_acks()
+                    self.beat()
                 except KafkaException as exc:
-                    raise ConnectError(
-                        f"connector {self.id.connector!r} task {self.id.task}: cannot produce to topic "
-                        f"{record.topic!r}: {exc}"
-                    ) from exc
+                    if not self.errors.tolerate_all:
+                        raise ConnectError(
+                            f"{self._label}: cannot produce to topic {record.topic!r} at stage "
+                            f"{Stage.KAFKA_PRODUCE}: {exc}"
+                        ) from exc
+                    self._record_failed(record, Stage.KAFKA_PRODUCE, class_name(Producer), exc)
+                    in_flight.skip()
+                    break
+
+    def _convert_one_by_one(
+        self, records: list[SourceRecord]
+    ) -> tuple[list[SourceRecord], list[bytes | None], list[bytes | None]]:
+        conv = self.converters
+        retry = self.errors.retry
+        good: list[SourceRecord] = []
+        keys: list[bytes | None] = []
+        values: list[bytes | None] = []
+        for r in records:
+            stage, converter = Stage.KEY_CONVERTER, conv.key
+            try:
+                key = retry(
+                    stage, partial(conv.key.from_connect_data, r.topic, r.key_schema, r.key)
+                )
+                stage, converter = Stage.VALUE_CONVERTER, conv.value
+                value = retry(
+                    stage, partial(conv.value.from_connect_data, r.topic, r.value_schema, r.value)
+                )
+            except Exception as exc:
+                self._record_failed(r, stage, class_name(converter), exc)
+                continue
+            good.append(r)
+            keys.append(key)
+            values.append(value)
+        return good, keys, values
+
+    def _record_failed(
+        self, record: SourceRecord, stage: Stage, executing: str, exc: BaseException
+    ) -> None:
+        """A source record failed for good: fail the task, or log/DLQ/acknowledge and skip it.
+
+        The DLQ record's value is the source record as JSON; the partition and offset
+        context headers carry the source partition and offset as JSON text.
+        """
+        failure = Failure(
+            stage,
+            exc,
+            executing,
+            topic=record.topic,
+            partition=json_text(record.source_partition),
+            offset=json_text(record.source_offset),
+            record=lambda: repr(record),
+        )
+        self.errors.failed(failure)
+        if stage is not Stage.KAFKA_PRODUCE:  # KIP-779 skips refused records; no DLQ for them
+            self.errors.to_dlq(failure, None, source_record_json(record), None, record.timestamp)
+        if self._wants_commit_record:
+            self.source_task.commit_record(record, None)
 
     def _ensure_topics(self, topics: set[str]) -> None:
         missing = topics - self._known_topics
@@ -204,9 +324,21 @@ class SourceTaskRunner(TaskRunner):
     def _record_ack(self, in_flight: _InFlightBatch, record: SourceRecord) -> Any:
         task = self.source_task
 
+        tolerate = self.errors.tolerate_all
+        wants_commit_record = self._wants_commit_record
+
         def on_delivery(err: KafkaError | None, msg: Any) -> None:
+            if err is not None and tolerate:
+                # KIP-779: a record the broker refused is skipped and acknowledged with no
+                # metadata; its offset is committed with its batch.
+                in_flight.ack(None, msg)
+                in_flight.count -= 1
+                self._record_failed(
+                    record, Stage.KAFKA_PRODUCE, class_name(Producer), KafkaException(err)
+                )
+                return
             in_flight.ack(err, msg)
-            if err is None:
+            if err is None and wants_commit_record:
                 task.commit_record(
                     record,
                     RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
@@ -218,13 +350,22 @@ class SourceTaskRunner(TaskRunner):
         if not len(self.transforms):
             return batch
         if not self._wants_commit_record:
-            return self.transforms.apply_batch(batch)
+            try:
+                return self.transforms.apply_batch(batch)
+            except Exception:
+                pass  # find the failing records one by one
+        apply = self.transforms.apply_batch
         out = []
         for record in batch:
-            result = self.transforms.apply_batch([record])
+            try:
+                result = self.errors.retry(Stage.TRANSFORMATION, partial(apply, [record]))
+            except Exception as exc:
+                executing = getattr(exc, "executing_class", class_name(TransformChain))
+                self._record_failed(record, Stage.TRANSFORMATION, executing, exc)
+                continue
             if result:
                 out.extend(result)
-            else:
+            elif self._wants_commit_record:
                 # Kafka Connect acknowledges filtered records with no metadata.
                 self.source_task.commit_record(record, None)
         return out
@@ -250,21 +391,39 @@ class SourceTaskRunner(TaskRunner):
             done = self._in_flight.popleft()
             if done.error is not None:
                 raise ConnectError(
-                    f"connector {self.id.connector!r} task {self.id.task}: the broker refused a record: "
-                    f"{done.error.str()}; offsets after the last acknowledged record are not committed"
+                    f"{self._label}: the broker refused a record at stage {Stage.KAFKA_PRODUCE}: "
+                    f"{done.error.str()}; offsets after the last acknowledged record are not "
+                    "committed (errors.tolerance=all skips such records)"
+                )
+            for err, msg in done.refused:
+                self.errors.failed(
+                    Failure(
+                        Stage.KAFKA_PRODUCE,
+                        KafkaException(err),
+                        class_name(Producer),
+                        topic=msg.topic(),
+                        partition=str(msg.partition()),
+                        offset=None,
+                    )
                 )
             self._committable.update(done.offsets)
             self.records_out += done.count
+            self.metrics.write_total += done.count
+            self.metrics.active_count -= done.polled
 
     def _commit_offsets(self) -> None:
         if not self._committable:
             return
+        started = now()
+        # Records sent to the DLQ must be there before offsets past them are committed.
+        self.errors.flush()
         connector = self.id.connector
         self.offset_store.put(
             connector, {offset_key(connector, p): (p, o) for p, o in self._committable.values()}
         )
         self.offset_store.flush()
         self._committable = {}
+        self.metrics.offset_commit_ms.record((now() - started) * 1000)
         try:
             self.source_task.commit()
         except Exception:
@@ -289,3 +448,4 @@ class SourceTaskRunner(TaskRunner):
             self._stop_plugin_task()
             self.converters.close()
             self.transforms.close()
+            self.errors.close()

@@ -10,6 +10,9 @@ from typing import Any
 
 from kconnect_sdk import Task
 
+from ._errors import DeadLetterQueue, ErrorHandler, ErrorPolicy
+from ._logging import set_task_context
+from ._metrics import TaskMetrics
 from ._status import ConnectorTaskId, State, Status
 
 __all__ = ["TaskRunner"]
@@ -51,6 +54,10 @@ class TaskRunner:
         self.commit_interval_s = commit_interval_s
         self.records_in = 0  # records polled (source) or consumed (sink)
         self.records_out = 0  # records produced and acknowledged (source) or put (sink)
+        self.metrics = TaskMetrics()
+        self.error_policy = ErrorPolicy.from_config(self.connector_config)
+        # Monotonic time the loop last showed it is alive; the engine's liveness check reads it.
+        self.last_progress = time.monotonic()
         self._stopping = threading.Event()
         self._resumed = threading.Event()
         self._resumed.set()
@@ -66,8 +73,40 @@ class TaskRunner:
     def stopping(self) -> bool:
         return self._stopping.is_set()
 
+    def beat(self) -> None:
+        """Record that the loop made progress (once per batch, never per record)."""
+        self.last_progress = time.monotonic()
+
+    def _error_handler(self, bootstrap_servers: str, client: Mapping[str, Any]) -> ErrorHandler:
+        policy = self.error_policy
+        dlq = None
+        if policy.dlq_topic:
+            # The DLQ producer shares the task client's security settings, not its tuning.
+            security = {
+                k: v
+                for k, v in client.items()
+                if k.startswith(("security.", "sasl.", "ssl.")) or k == "client.dns.lookup"
+            }
+            dlq = DeadLetterQueue(
+                policy.dlq_topic,
+                bootstrap_servers=bootstrap_servers,
+                replication_factor=policy.dlq_replication_factor,
+                metrics=self.metrics.errors,
+                producer_settings={**security, "client.id": f"connector-dlq-producer-{self.id}"},
+            )
+        return ErrorHandler(
+            policy,
+            connector=self.id.connector,
+            task=self.id.task,
+            metrics=self.metrics.errors,
+            stopping=self._stopping,
+            dlq=dlq,
+        )
+
     def run(self) -> None:
         """The task thread's body. Never raises: failures become FAILED with the trace."""
+        set_task_context(self.id.connector, self.id.task)
+        self.beat()
         try:
             self._run()
         except BaseException as exc:
@@ -100,10 +139,12 @@ class TaskRunner:
 
     def pause(self) -> None:
         self._resumed.clear()
+        self.metrics.pause_started()
         if self.status.state is State.RUNNING:
             self.status.set(State.PAUSED)
 
     def resume(self) -> None:
+        self.metrics.pause_ended()
         if self.status.state is State.PAUSED:
             self.status.set(State.RUNNING)
         self._resumed.set()
@@ -111,8 +152,10 @@ class TaskRunner:
     def _wait_if_paused(self) -> bool:
         """Block while paused; True when the task should go on."""
         while not self._resumed.wait(0.5):
+            self.beat()
             if self.stopping:
                 return False
+        self.beat()
         return not self.stopping
 
     def counters(self) -> dict[str, Any]:
