@@ -1,0 +1,385 @@
+"""The spark engine: connector tasks run as Spark jobs (local[2,4]) against a real broker."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from kconnect_runtime import PluginRegistry, Worker
+from kconnect_runtime._configs import parse_worker_config
+from kconnect_runtime._offsets import FileOffsetStore, MemoryOffsetStore
+from kconnect_runtime._spark_config import spark_session_conf
+from kconnect_runtime._spark_engine import SparkEngine
+from kconnect_runtime._status import State
+from kconnect_sdk import ConfigError, ConnectError
+from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
+
+# Two cores, four attempts per Spark task: a failed cycle is retried, as on a cluster.
+MASTER = "local[2,4]"
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """One local SparkSession for the module (starting one takes seconds)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    try:
+        from pyspark.sql import SparkSession
+
+        session = (
+            SparkSession.builder.master(MASTER)
+            .appName("kconnect-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+    except Exception as exc:  # never a skip: a missing Spark must fail loudly, in CI too
+        pytest.fail(
+            f"cannot start a local SparkSession ({exc}); install Java 17 (JAVA_HOME) and the "
+            "workspace with `uv sync --all-packages` (kconnect-runtime[spark] brings pyspark)"
+            + (" [CI=true]" if os.environ.get("CI") == "true" else ""),
+            pytrace=False,
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def _name(label: str) -> str:
+    return f"{label}-{uuid.uuid4().hex[:8]}"
+
+
+def _spark_worker(
+    tmp: Path,
+    kafka: str,
+    spark: Any,
+    *,
+    offset_store: MemoryOffsetStore | None = None,
+    **extra: str,
+) -> Worker:
+    props = worker_props(tmp, kafka, engine="spark", **extra)
+    return Worker(
+        props,
+        registry=PluginRegistry.discover(),
+        offset_store=offset_store or FileOffsetStore(tmp / "offsets.json"),
+        bootstrap_servers=kafka,
+        engine=SparkEngine(props, session=spark),
+        commit_interval_ms=500,
+        consumer_session_timeout_ms=6000,
+        shutdown_timeout_ms=30000,
+    )
+
+
+def _group_committed(kafka: str, group: str, topic: str) -> int:
+    """The consumer group's committed offset of partition 0, as lag tooling reads it."""
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": group})
+    try:
+        return int(consumer.committed([KafkaTopicPartition(topic, 0)], timeout=10)[0].offset)
+    finally:
+        consumer.close()
+
+
+def _topic_values(kafka: str, topic: str) -> list[str]:
+    """Every value in the topic (all partitions), read with an assigned consumer."""
+    consumer = Consumer(
+        {"bootstrap.servers": kafka, "group.id": _name("reader"), "enable.auto.commit": False}
+    )
+    try:
+        metadata = consumer.list_topics(topic, timeout=10).topics[topic]
+        ends = {}
+        for p in metadata.partitions:
+            low, high = consumer.get_watermark_offsets(KafkaTopicPartition(topic, p), timeout=10)
+            if high > low:
+                ends[p] = high
+        consumer.assign([KafkaTopicPartition(topic, p, 0) for p in ends])
+        values: list[str] = []
+        deadline = time.monotonic() + 30
+        while ends and time.monotonic() < deadline:
+            for m in consumer.consume(1000, 0.5):
+                if m.error() is None:
+                    values.append(m.value().decode())
+                    if m.offset() + 1 >= ends.get(m.partition(), 0):
+                        ends.pop(m.partition(), None)
+        assert not ends, f"could not read all of topic {topic} within 30 s"
+        return values
+    finally:
+        consumer.close()
+
+
+@pytest.mark.integration
+def test_file_to_kafka_to_file_on_spark_loses_nothing_and_restarts_without_duplicates(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    first = "".join(f"line {i} ünïcode ✓\n" for i in range(100_000))
+    source_file.write_text(first, encoding="utf-8")
+    topic, src, sink = _name("spark-e2e"), _name("src"), _name("sink")
+    # Cycles smaller than the file, so the 100,000 lines take several cycles on each side.
+    limits = {"spark.source.batch.max.records": "40000", "spark.sink.batch.max.records": "30000"}
+
+    worker = _spark_worker(tmp_path, kafka, spark, **limits)
+    try:
+        worker.create_connector(file_source(src, source_file, topic))
+        worker.create_connector(file_sink(sink, sink_file, topic))
+        assert worker.connector_status(src)["tasks"][0]["state"] == "RUNNING"
+        wait_for(lambda: line_count(sink_file) >= 100_000, 60, "100,000 lines in the sink file")
+        wait_for(
+            lambda: _group_committed(kafka, f"connect-{sink}", topic) == 100_000,
+            20,
+            "the sink's group to commit offset 100000",
+        )
+    finally:
+        worker.stop()
+    assert sink_file.read_text(encoding="utf-8") == first
+    assert worker.progress()[src] == ("source", 100_000, 100_000)
+    assert worker.progress()[sink] == ("sink", 100_000, 100_000)
+
+    # A clean stop committed everything: a restart moves only the new lines, once.
+    more = "".join(f"more {i}\n" for i in range(500))
+    with source_file.open("a", encoding="utf-8") as f:
+        f.write(more)
+    worker = _spark_worker(tmp_path, kafka, spark, **limits)
+    try:
+        worker.create_connector(file_source(src, source_file, topic))
+        worker.create_connector(file_sink(sink, sink_file, topic))
+        wait_for(lambda: line_count(sink_file) >= 100_500, 60, "the appended lines")
+        wait_for(
+            lambda: _group_committed(kafka, f"connect-{sink}", topic) == 100_500,
+            20,
+            "the sink's group to commit offset 100500",
+        )
+        time.sleep(1.5)  # a few more (empty) cycles: nothing may arrive twice
+    finally:
+        worker.stop()
+    assert sink_file.read_text(encoding="utf-8") == first + more
+    assert worker.progress()[src] == ("source", 500, 500)
+
+
+# A source connector of the test, shipped to the executors with SparkContext.addPyFile.
+FLAKY_MODULE = textwrap.dedent(
+    '''
+    from pathlib import Path
+    from kconnect_sdk import ConfigDef, SourceConnector, SourceRecord, SourceTask, Schema
+
+    PER_POLL = 10
+
+    class FlakySourceTask(SourceTask):
+        """Emits records 0..count-1; fails once when it reaches fail.at, unless the marker exists."""
+
+        def start(self, props):
+            self.props = dict(props)
+            offset = self.context.offset_storage_reader.offset({"src": "flaky"})
+            self.next = 0 if offset is None else offset["n"] + 1
+
+        def poll(self):
+            count, fail_at = int(self.props["count"]), int(self.props["fail.at"])
+            marker = Path(self.props["marker"])
+            if self.next >= fail_at and (self.props.get("always") or not marker.exists()):
+                marker.touch()
+                raise RuntimeError(f"injected failure at record {self.next}")
+            if self.next >= count:
+                return None
+            batch = [
+                SourceRecord(topic=self.props["topic"], value_schema=Schema.STRING,
+                             value=f"rec-{n}", source_partition={"src": "flaky"},
+                             source_offset={"n": n})
+                for n in range(self.next, min(self.next + PER_POLL, count))
+            ]
+            self.next += len(batch)
+            return batch
+
+        def stop(self):
+            pass
+
+    class FlakySourceConnector(SourceConnector):
+        def config(self):
+            return ConfigDef()
+
+        def start(self, props):
+            self.props = dict(props)
+
+        def task_class(self):
+            return FlakySourceTask
+
+        def task_configs(self, max_tasks):
+            return [dict(self.props)]
+
+        def stop(self):
+            pass
+    '''
+)
+
+
+class _RecordingStore(MemoryOffsetStore):
+    """An offset store that remembers every commit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.commits: list[dict[str, Any]] = []
+
+    def put(
+        self,
+        connector: str,
+        offsets: Mapping[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]],
+    ) -> None:
+        self.commits.extend(dict(o) for _, o in offsets.values() if o is not None)
+        super().put(connector, offsets)
+
+
+@pytest.fixture(scope="module")
+def flaky_module(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    module = f"kc_flaky_{uuid.uuid4().hex[:8]}"
+    path = tmp_path_factory.mktemp("plugins") / f"{module}.py"
+    path.write_text(FLAKY_MODULE, encoding="utf-8")
+    spark.sparkContext.addPyFile(str(path))  # the executors' copy
+    sys.path.insert(0, str(path.parent))  # the driver's (the worker validates the connector)
+    try:
+        yield module
+    finally:
+        sys.path.remove(str(path.parent))
+        sys.modules.pop(module, None)
+
+
+@pytest.mark.integration
+def test_a_source_cycle_retried_by_spark_loses_nothing_and_commits_once(
+    tmp_path: Path, kafka: str, spark: Any, flaky_module: str
+) -> None:
+    topic, name, marker = _name("flaky"), _name("flaky-src"), tmp_path / "failed-once"
+    store = _RecordingStore()
+    worker = _spark_worker(
+        tmp_path, kafka, spark, offset_store=store, **{"spark.source.batch.max.records": "1000"}
+    )
+    try:
+        runtime = worker.create_connector(
+            {
+                "name": name,
+                "connector.class": f"{flaky_module}:FlakySourceConnector",
+                "topic": topic,
+                "count": "300",
+                "fail.at": "100",
+                "marker": str(marker),
+                "topic.creation.default.partitions": "1",
+                "topic.creation.default.replication.factor": "1",
+            }
+        )
+        wait_for(lambda: store.commits, 60, "the first offset commit")
+        assert marker.exists(), "the first attempt did not fail as the test intends"
+        assert runtime.tasks[0].status.state is State.RUNNING
+    finally:
+        worker.stop()
+    values = _topic_values(kafka, topic)
+    assert set(values) == {f"rec-{n}" for n in range(300)}
+    # The failed attempt may have delivered what it polled before failing, never more.
+    assert len(values) - 300 <= 100
+    # Only the successful attempt committed, once, at the last record.
+    assert store.commits == [{"n": 299}]
+
+
+@pytest.mark.integration
+def test_a_task_that_keeps_failing_is_failed_with_the_executor_trace(
+    tmp_path: Path, kafka: str, spark: Any, flaky_module: str
+) -> None:
+    name = _name("broken")
+    worker = _spark_worker(tmp_path, kafka, spark, offset_store=MemoryOffsetStore())
+    try:
+        worker.create_connector(
+            {
+                "name": name,
+                "connector.class": f"{flaky_module}:FlakySourceConnector",
+                "topic": _name("broken"),
+                "count": "50",
+                "fail.at": "0",
+                "always": "yes",
+                "marker": str(tmp_path / "marker"),
+            }
+        )
+        status = worker.connector_status
+        wait_for(lambda: status(name)["tasks"][0]["state"] == "FAILED", 60, "the task to fail")
+        trace = status(name)["tasks"][0]["trace"]
+    finally:
+        worker.stop()
+    assert f"connector {name!r} task 0" in trace
+    assert "RuntimeError: injected failure at record 0" in trace
+    assert worker.offset_store.connector_offsets(name) == []
+
+
+@pytest.mark.integration
+def test_pause_stops_cycles_and_resume_restarts_them(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text("a\nb\n", encoding="utf-8")
+    topic, src, sink = _name("pause"), _name("src"), _name("sink")
+    worker = _spark_worker(tmp_path, kafka, spark)
+    try:
+        worker.create_connector(file_source(src, source_file, topic))
+        worker.create_connector(file_sink(sink, sink_file, topic))
+        wait_for(lambda: line_count(sink_file) == 2, 60, "the first lines")
+        sink_runner = worker.get(sink).tasks[0]
+        sink_runner.pause()
+        assert worker.connector_status(sink)["tasks"][0]["state"] == "PAUSED"
+        time.sleep(1.5)  # let a cycle that was already running finish
+        with source_file.open("a", encoding="utf-8") as f:
+            f.write("c\nd\n")
+        wait_for(lambda: worker.progress()[src][2] == 4, 30, "the source to send c and d")
+        time.sleep(2)
+        assert line_count(sink_file) == 2, "a paused sink task went on writing"
+        sink_runner.resume()
+        wait_for(lambda: line_count(sink_file) == 4, 30, "the lines after resume")
+    finally:
+        worker.stop()
+    assert sink_file.read_text(encoding="utf-8") == "a\nb\nc\nd\n"
+
+
+BASE = {"key.converter": "StringConverter", "value.converter": "StringConverter"}
+
+
+def test_the_worker_config_accepts_engine_spark_and_its_cycle_settings() -> None:
+    parsed = parse_worker_config(
+        {**BASE, "engine": "spark", "spark.source.batch.max.records": "5000"}
+    )
+    assert parsed["engine"] == "spark"
+    assert parsed["spark.source.batch.max.records"] == 5000
+    assert parsed["spark.master"] == "local[*]"
+    with pytest.raises(ConfigError, match="engine"):
+        parse_worker_config({**BASE, "engine": "flink"})
+
+
+def test_a_bad_cycle_setting_names_the_key() -> None:
+    with pytest.raises(ConfigError, match=r"spark\.sink\.batch\.max\.records") as info:
+        SparkEngine({**BASE, "engine": "spark", "spark.sink.batch.max.records": "0"})
+    assert info.value.name == "spark.sink.batch.max.records"
+
+
+def test_only_sparks_own_settings_reach_the_session_builder() -> None:
+    conf = spark_session_conf(
+        {
+            **BASE,
+            "spark.master": "local[3,2]",
+            "spark.executor.memory": "2g",
+            "spark.source.batch.max.ms": "200",
+            "producer.linger.ms": "10",
+        }
+    )
+    assert conf == {
+        "spark.master": "local[3,2]",
+        "spark.app.name": "kconnect",
+        "spark.executor.memory": "2g",
+    }
+
+
+def test_spark_connect_is_refused_with_advice() -> None:
+    with pytest.raises(ConnectError, match="classic SparkSession"):
+        SparkEngine({**BASE, "spark.remote": "sc://spark.example:15002"})
