@@ -13,6 +13,7 @@ import base64
 import binascii
 import datetime as _dt
 import decimal as _decimal
+import math
 from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import Any, Final
@@ -493,7 +494,8 @@ def _passes_through_as_json(schema: Schema) -> bool:
         Timestamp.LOGICAL_NAME,
     ):
         return False
-    return schema.type.is_primitive and schema.type is not Type.BYTES
+    # Floats are rewritten too: Java writes large and small ones as 1.0E7 / 1.5E-5.
+    return schema.type.is_primitive and schema.type not in (Type.BYTES, Type.FLOAT32, Type.FLOAT64)
 
 
 # -- leaf encoders ---------------------------------------------------------------------
@@ -510,12 +512,30 @@ def _int_encoder(schema: Schema) -> Fn:
     return encode_int
 
 
+def java_double(value: float) -> Any:
+    """``value`` as Java's ``Double.toString`` (and so Jackson) writes it.
+
+    Inside [1e-3, 1e7) Python's shortest form is Java's; outside it Java uses scientific
+    notation with a fraction part (``1.0E7``, ``1.5E-5``), which orjson would write as
+    ``10000000.0`` or ``1.5e-05``: those few values become a raw JSON fragment.
+    """
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e7 or magnitude == 0.0 or not math.isfinite(magnitude):
+        return value
+    _, digits, exponent = _decimal.Decimal(repr(magnitude)).as_tuple()
+    assert isinstance(exponent, int)
+    text = "".join(map(str, digits)).rstrip("0") or "0"
+    power = len(digits) + exponent - 1
+    sign = "-" if value < 0 else ""
+    return orjson.Fragment(f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode())
+
+
 def _float_encoder(schema: Schema) -> Fn:
     def encode_float(value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise DataError(f"Invalid type for {_type_label(schema)}: {type(value).__name__}")
         # Java writes a float or double with a fraction part (1.0), never as an integer.
-        return float(value)
+        return java_double(float(value))
 
     return encode_float
 
