@@ -1,1 +1,100 @@
-"""kconnect conformance testkit."""
+"""kconnect conformance testkit: suites, scenarios, test doubles and service fixtures.
+
+Subclass a suite in a test module, name the plugin and its scenarios, and run pytest::
+
+    from kconnect_testkit import Scenario, SourceConnectorSuite
+
+    class TestFileSource(SourceConnectorSuite):
+        plugin = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+        scenarios = [
+            Scenario(id="lines", config={"file": "{tmp_path}/in.txt", "topic": "t"},
+                     seed="seed_lines", expected_records=3),
+        ]
+
+        def seed_lines(self, tmp_path):
+            (tmp_path / "in.txt").write_text("a\\nb\\nc\\n")
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from kconnect_sdk import distribution_version
+
+if TYPE_CHECKING:
+    from ._base import STRICTNESS_LEVELS, PluginPackageSuite, Suite
+    from ._connectors import SinkConnectorSuite, SourceConnectorSuite
+    from ._corpus import CORPUS, CorpusCase, values_for
+    from ._data import ConverterSuite, PredicateSuite, TransformSuite
+    from ._doubles import (
+        FakeClock,
+        InMemoryOffsetStore,
+        RecordFactory,
+        RecordingErrantReporter,
+        RecordingSinkContext,
+        ScriptedSourceContext,
+    )
+    from ._examples import example_scenarios, example_waivers
+    from ._scenario import Scenario
+
+__version__ = distribution_version(__name__)
+
+# Names are imported on first use: pytest loads this package in every session through the
+# pytest11 entry point, and a session without a suite should not pay for the runtime.
+_LAZY = {
+    "CORPUS": "._corpus",
+    "CorpusCase": "._corpus",
+    "values_for": "._corpus",
+    "STRICTNESS_LEVELS": "._base",
+    "PluginPackageSuite": "._base",
+    "Suite": "._base",
+    "SinkConnectorSuite": "._connectors",
+    "SourceConnectorSuite": "._connectors",
+    "ConverterSuite": "._data",
+    "PredicateSuite": "._data",
+    "TransformSuite": "._data",
+    "example_scenarios": "._examples",
+    "example_waivers": "._examples",
+    "FakeClock": "._doubles",
+    "InMemoryOffsetStore": "._doubles",
+    "RecordFactory": "._doubles",
+    "RecordingErrantReporter": "._doubles",
+    "RecordingSinkContext": "._doubles",
+    "ScriptedSourceContext": "._doubles",
+    "Scenario": "._scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "CORPUS",
+    "STRICTNESS_LEVELS",
+    "ConverterSuite",
+    "CorpusCase",
+    "FakeClock",
+    "InMemoryOffsetStore",
+    "PluginPackageSuite",
+    "PredicateSuite",
+    "RecordFactory",
+    "RecordingErrantReporter",
+    "RecordingSinkContext",
+    "Scenario",
+    "ScriptedSourceContext",
+    "SinkConnectorSuite",
+    "SourceConnectorSuite",
+    "Suite",
+    "TransformSuite",
+    "__version__",
+    "example_scenarios",
+    "example_waivers",
+    "values_for",
+]

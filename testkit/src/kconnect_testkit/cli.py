@@ -1,7 +1,53 @@
-"""kconnect-testkit command line."""
+"""kconnect-testkit command line: ``kconnect-testkit verify <wheel|dir|requirement>``."""
 
 from __future__ import annotations
 
+import argparse
+import sys
+from pathlib import Path
 
-def main() -> int:
-    raise SystemExit("kconnect-testkit verify is not built yet")
+from ._verify import VerifyError, verify
+
+__all__ = ["main"]
+
+ISOLATION_UNAVAILABLE = (
+    "kconnect-testkit verify --isolated: isolated mode (the plugin in its own plugin.path "
+    "location, driven through the runtime's worker-subprocess protocol) needs plugin "
+    "isolation, which this kconnect-runtime does not have yet; run without --isolated"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``kconnect-testkit`` script; returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="kconnect-testkit", description="Conformance checks for kconnect plugins."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    cmd = commands.add_parser(
+        "verify",
+        help="install a plugin into a temporary venv and run every applicable suite",
+        description="Install a plugin (a wheel, a source directory or a requirement) into a "
+        "temporary venv, run the conformance suites for every plugin it declares, print a "
+        "pass/fail table and exit non-zero on failure.",
+    )
+    cmd.add_argument("target", help="a wheel file, a project directory or a requirement")
+    cmd.add_argument("--report", type=Path, default=None, help="write report.md and junit.xml here")
+    cmd.add_argument("--strict", action="store_true", help="ignore the plugin's waivers")
+    cmd.add_argument("--isolated", action="store_true", help="isolated mode (not available yet)")
+    args = parser.parse_args(argv)
+    if args.isolated:
+        print(ISOLATION_UNAVAILABLE, file=sys.stderr)
+        return 2
+    try:
+        code, table = verify(args.target, report_dir=args.report, strict=args.strict)
+    except VerifyError as exc:
+        print(f"kconnect-testkit verify: {exc}", file=sys.stderr)
+        return 2
+    print(table)
+    if args.report is not None:
+        print(f"\nreports: {args.report / 'report.md'}, {args.report / 'junit.xml'}")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

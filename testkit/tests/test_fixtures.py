@@ -1,0 +1,93 @@
+"""Each kc_* fixture gives a real service: one small round trip per service."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, Producer
+
+
+@pytest.mark.integration
+def test_kc_kafka_produces_and_consumes(kc_kafka: str) -> None:
+    topic = f"kc-smoke-{uuid.uuid4().hex[:8]}"
+    producer = Producer({"bootstrap.servers": kc_kafka})
+    producer.produce(topic, key=b"k", value=b"hello tansu")
+    assert producer.flush(10) == 0
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kc_kafka,
+            "group.id": f"g-{topic}",
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": 6000,
+        }
+    )
+    try:
+        consumer.subscribe([topic])
+        message = None
+        for _ in range(30):
+            message = consumer.poll(1.0)
+            if message is not None and message.error() is None:
+                break
+        assert message is not None and message.error() is None
+        assert (message.key(), message.value()) == (b"k", b"hello tansu")
+    finally:
+        consumer.close()
+
+
+@pytest.mark.integration
+def test_kc_mariadb_runs_with_a_row_binlog(kc_mariadb: Any) -> None:
+    conn = kc_mariadb.connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1")
+            assert cur.fetchone() == (1,)
+            cur.execute("SHOW VARIABLES LIKE 'binlog_format'")
+            assert cur.fetchone() == ("binlog_format", "ROW")
+            cur.execute("CREATE DATABASE IF NOT EXISTS kc_smoke")
+            cur.execute("CREATE TABLE kc_smoke.t (id INT PRIMARY KEY)")
+            cur.execute("INSERT INTO kc_smoke.t VALUES (1)")
+            conn.commit()
+            cur.execute("SHOW MASTER STATUS")
+            file, position = cur.fetchone()[:2]
+        assert file.startswith("binlog.") and position > 4
+    finally:
+        conn.close()
+
+
+@pytest.mark.integration
+def test_kc_postgres_is_a_fresh_database(kc_postgres: Any) -> None:
+    with kc_postgres.connect() as conn:
+        name = conn.execute("SELECT current_database()").fetchone()[0]
+        tables = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchone()[0]
+    assert name == kc_postgres.dbname and name.startswith("kc_test_")
+    assert tables == 0
+
+
+def test_kc_sqlite_is_an_empty_database(kc_sqlite: Path) -> None:
+    with sqlite3.connect(kc_sqlite) as conn:
+        conn.execute("CREATE TABLE t (v TEXT)")
+        conn.execute("INSERT INTO t VALUES ('x')")
+    with sqlite3.connect(kc_sqlite) as conn:
+        assert conn.execute("SELECT v FROM t").fetchall() == [("x",)]
+
+
+@pytest.mark.integration
+def test_kc_s3_puts_and_gets_over_http(kc_s3: Any) -> None:
+    client = kc_s3.client()
+    client.put_object(Bucket=kc_s3.bucket, Key="a/b.txt", Body=b"payload")
+    body = client.get_object(Bucket=kc_s3.bucket, Key="a/b.txt")["Body"].read()
+    assert body == b"payload"
+    assert kc_s3.bucket == "kc-test-bucket"
+
+
+@pytest.mark.integration
+def test_kc_spark_counts_a_dataframe(kc_spark: Any) -> None:
+    frame = kc_spark.createDataFrame([(i,) for i in range(10)], ["n"])
+    assert frame.filter(frame.n % 2 == 0).count() == 5
+    assert kc_spark.sparkContext.master == "local[2]"
