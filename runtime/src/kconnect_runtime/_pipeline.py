@@ -18,14 +18,43 @@ from kconnect_sdk import (
     HeaderConverter,
     Headers,
     Predicate,
+    Schema,
+    SinkRecord,
+    TimestampType,
     Transformation,
 )
 
 from ._registry import PluginKind, PluginRegistry
 
-__all__ = ["Converters", "TransformChain", "build_converters"]
+__all__ = ["Converters", "TransformChain", "build_converters", "sink_record"]
 
 R = TypeVar("R", bound=ConnectRecord)
+
+
+_TIMESTAMP_TYPES = {
+    0: TimestampType.NO_TIMESTAMP_TYPE,
+    1: TimestampType.CREATE_TIME,
+    2: TimestampType.LOG_APPEND_TIME,
+}
+
+
+def sink_record(
+    message: Any, key: tuple[Schema | None, Any], value: tuple[Schema | None, Any], headers: Headers
+) -> SinkRecord:
+    """A SinkRecord for a consumed confluent-kafka message and its converted parts."""
+    ts_type, ts = message.timestamp()
+    return SinkRecord(
+        topic=message.topic(),
+        kafka_partition=message.partition(),
+        key_schema=key[0],
+        key=key[1],
+        value_schema=value[0],
+        value=value[1],
+        timestamp=ts if ts_type else None,
+        timestamp_type=_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
+        kafka_offset=message.offset(),
+        headers=headers,
+    )
 
 
 @dataclass(slots=True)
@@ -44,6 +73,16 @@ class Converters:
         return [
             (h.key, self.header.from_connect_header(topic, h.key, h.schema, h.value))
             for h in headers
+        ]
+
+    def to_sink_records(self, messages: Sequence[Any]) -> list[SinkRecord]:
+        """Consumed confluent-kafka messages as SinkRecords, converting keys and values in batches."""
+        keys = self.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
+        values = self.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
+        headers = self.headers_from_kafka
+        return [
+            sink_record(m, key, value, headers(m.topic(), m.headers()))
+            for m, key, value in zip(messages, keys, values, strict=True)
         ]
 
     def headers_from_kafka(

@@ -23,12 +23,11 @@ from kconnect_sdk import (
     SchemaAndValue,
     SinkRecord,
     SinkTask,
-    TimestampType,
     TopicPartition,
 )
 
 from ._errors import ErrorHandler, Failure, Stage, class_name, tolerance_exceeded
-from ._pipeline import Converters, TransformChain
+from ._pipeline import Converters, TransformChain, sink_record
 from ._status import ConnectorTaskId, State
 from ._task_runner import TaskRunner, now
 
@@ -36,11 +35,6 @@ __all__ = ["SinkTaskRunner"]
 
 log = logging.getLogger("kconnect.sink")
 
-_TIMESTAMP_TYPES = {
-    0: TimestampType.NO_TIMESTAMP_TYPE,
-    1: TimestampType.CREATE_TIME,
-    2: TimestampType.LOG_APPEND_TIME,
-}
 MAX_BATCH = 5000
 
 
@@ -268,29 +262,7 @@ class SinkTaskRunner(TaskRunner):
             self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
 
     def _to_records(self, messages: list[Any]) -> list[SinkRecord]:
-        conv = self.converters
-        keys = conv.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
-        values = conv.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
-        records = []
-        for m, (key_schema, key), (value_schema, value) in zip(messages, keys, values, strict=True):
-            ts_type, ts = m.timestamp()
-            topic = m.topic()
-            raw_headers = m.headers()
-            records.append(
-                SinkRecord(
-                    topic=topic,
-                    kafka_partition=m.partition(),
-                    key_schema=key_schema,
-                    key=key,
-                    value_schema=value_schema,
-                    value=value,
-                    timestamp=ts if ts_type else None,
-                    timestamp_type=_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
-                    kafka_offset=m.offset(),
-                    headers=conv.headers_from_kafka(topic, raw_headers),
-                )
-            )
-        return records
+        return self.converters.to_sink_records(messages)
 
     def _to_records_one_by_one(self, messages: list[Any]) -> list[SinkRecord]:
         conv = self.converters
@@ -308,21 +280,7 @@ class SinkTaskRunner(TaskRunner):
             except Exception as exc:
                 self._message_failed(m, stage, executing, exc)
                 continue
-            ts_type, ts = m.timestamp()
-            records.append(
-                SinkRecord(
-                    topic=topic,
-                    kafka_partition=m.partition(),
-                    key_schema=key_schema,
-                    key=key,
-                    value_schema=value_schema,
-                    value=value,
-                    timestamp=ts if ts_type else None,
-                    timestamp_type=_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
-                    kafka_offset=m.offset(),
-                    headers=headers,
-                )
-            )
+            records.append(sink_record(m, (key_schema, key), (value_schema, value), headers))
         return records
 
     def _transform(self, records: list[SinkRecord]) -> list[SinkRecord]:

@@ -61,7 +61,9 @@ class _InFlightBatch:
         self.remaining -= 1
 
 
-class _SourceContext:
+class SourceContext:
+    """The SourceTaskContext a source task gets: its config and its connector's offsets."""
+
     def __init__(self, configs: Mapping[str, str], reader: TaskOffsetReader) -> None:
         self._configs = configs
         self._reader = reader
@@ -128,7 +130,7 @@ class SourceTaskRunner(TaskRunner):
         self.producer = Producer(self.producer_config)
         try:
             self.source_task.initialize(
-                _SourceContext(self.task_config, TaskOffsetReader(self.offset_store, connector))
+                SourceContext(self.task_config, TaskOffsetReader(self.offset_store, connector))
             )
             self.source_task.start(self.task_config)
             self.status.set(State.RUNNING)

@@ -26,13 +26,13 @@ from kconnect_sdk import (
     SinkTask,
     SourceRecord,
     SourceTask,
-    TimestampType,
     TopicPartition,
 )
 
 from ._offsets import MemoryOffsetStore, TaskOffsetReader, offset_key
 from ._pipeline import Converters, TransformChain, build_converters
 from ._registry import PluginKind, PluginRegistry
+from ._source_task import SourceContext as _SourceContext
 
 __all__ = [
     "PartitionRange",
@@ -48,11 +48,6 @@ log = logging.getLogger("kconnect.spark.task")
 
 _Offsets = tuple[tuple[dict[str, Any] | None, dict[str, Any] | None], ...]
 _MAX_BATCH = 5000
-_TIMESTAMP_TYPES = {
-    0: TimestampType.NO_TIMESTAMP_TYPE,
-    1: TimestampType.CREATE_TIME,
-    2: TimestampType.LOG_APPEND_TIME,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,20 +128,6 @@ def _task_class(registry: PluginRegistry, connector_config: Mapping[str, str]) -
     )
     task_class: type[Any] = plugin.load()().task_class()
     return task_class
-
-
-class _SourceContext:
-    def __init__(self, configs: Mapping[str, str], reader: TaskOffsetReader) -> None:
-        self._configs = configs
-        self._reader = reader
-
-    @property
-    def configs(self) -> Mapping[str, str]:
-        return self._configs
-
-    @property
-    def offset_storage_reader(self) -> TaskOffsetReader:
-        return self._reader
 
 
 class _Acks:
@@ -443,7 +424,7 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
                     raise ConnectError(f"{where}: consumer error: {err.str()}")
             if good:
                 consumed += len(good)
-                records = _to_records(converters, good)
+                records = converters.to_sink_records(good)
                 records = transforms.apply_batch(records) if len(transforms) else records
                 _put(where, task, context, records, deadline)
                 put += len(records)
@@ -522,27 +503,3 @@ def _put(
                 ) from exc
             log.warning("%s: put raised a retriable error; redelivering in %.1f s", where, wait_s)
             time.sleep(wait_s)
-
-
-def _to_records(converters: Converters, messages: list[Any]) -> list[SinkRecord]:
-    keys = converters.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
-    values = converters.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
-    records = []
-    for m, (key_schema, key), (value_schema, value) in zip(messages, keys, values, strict=True):
-        ts_type, ts = m.timestamp()
-        topic = m.topic()
-        records.append(
-            SinkRecord(
-                topic=topic,
-                kafka_partition=m.partition(),
-                key_schema=key_schema,
-                key=key,
-                value_schema=value_schema,
-                value=value,
-                timestamp=ts if ts_type else None,
-                timestamp_type=_TIMESTAMP_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
-                kafka_offset=m.offset(),
-                headers=converters.headers_from_kafka(topic, m.headers()),
-            )
-        )
-    return records
