@@ -13,6 +13,7 @@ from kconnect_sdk import distribution_version
 
 __version__ = distribution_version(__name__)
 
+from ._distributed import Distributed
 from ._embedded_broker import EmbeddedBroker  # after __version__, which _rest uses
 from ._properties import load_connector_config, load_properties, parse_properties
 from ._registry import PluginDesc, PluginKind, PluginRegistry
@@ -20,6 +21,7 @@ from ._standalone import Standalone
 from ._worker import Worker
 
 __all__ = [
+    "Distributed",
     "EmbeddedBroker",
     "PluginDesc",
     "PluginKind",

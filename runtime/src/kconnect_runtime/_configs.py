@@ -17,6 +17,8 @@ from kconnect_sdk import (
     non_empty_string,
 )
 
+from ._spark_config import SPARK_ENGINE_CONFIG
+
 __all__ = [
     "CONNECTOR_CONFIG",
     "SINK_CONNECTOR_CONFIG",
@@ -103,10 +105,12 @@ WORKER_CONFIG = (
         "engine",
         ConfigType.STRING,
         "local",
-        ValidString.one_of("local"),
+        ValidString.one_of("local", "spark"),
         importance=M,
-        documentation="Where task code runs: 'local' (threads in this process).",
+        documentation="Where task code runs: 'local' (threads in this process) or 'spark' "
+        "(Spark jobs through PySpark; this process is the driver; see docs/spark.md).",
     )
+    .embed("", "Spark engine", 0, SPARK_ENGINE_CONFIG)
     .define(
         "consumer.session.timeout.ms",
         ConfigType.INT,
@@ -122,11 +126,121 @@ WORKER_CONFIG = (
         documentation="Whether source connectors may create their topics (topic.creation.default.*).",
     )
     .define(
+        "task.liveness.timeout.ms",
+        ConfigType.LONG,
+        300000,
+        Range.at_least(0),
+        importance=L,
+        documentation="A running task that shows no progress (no poll/consume/put returning) for this "
+        "long is marked FAILED with the stack it is stuck in; 0 disables the bound.",
+    )
+    .define(
         "group.id",
         ConfigType.STRING,
         None,
         importance=H,
         documentation="Distributed: the Connect cluster.",
+    )
+    .define(
+        "config.storage.topic",
+        ConfigType.STRING,
+        None,
+        importance=H,
+        documentation="Distributed: compacted topic holding connector configs, task configs and "
+        "target states (one partition).",
+    )
+    .define(
+        "config.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        importance=L,
+        documentation="Distributed: replication factor of config.storage.topic when created; "
+        "-1 for the broker's default.",
+    )
+    .define(
+        "offset.storage.topic",
+        ConfigType.STRING,
+        None,
+        importance=H,
+        documentation="Distributed: compacted topic holding source connector offsets.",
+    )
+    .define(
+        "offset.storage.partitions",
+        ConfigType.INT,
+        25,
+        importance=L,
+        documentation="Distributed: partitions of offset.storage.topic when created.",
+    )
+    .define(
+        "offset.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        importance=L,
+        documentation="Distributed: replication factor of offset.storage.topic when created.",
+    )
+    .define(
+        "status.storage.topic",
+        ConfigType.STRING,
+        None,
+        importance=H,
+        documentation="Distributed: compacted topic holding connector and task statuses.",
+    )
+    .define(
+        "status.storage.partitions",
+        ConfigType.INT,
+        5,
+        importance=L,
+        documentation="Distributed: partitions of status.storage.topic when created.",
+    )
+    .define(
+        "status.storage.replication.factor",
+        ConfigType.SHORT,
+        3,
+        importance=L,
+        documentation="Distributed: replication factor of status.storage.topic when created.",
+    )
+    .define(
+        "topic.tracking.enable",
+        ConfigType.BOOLEAN,
+        True,
+        importance=L,
+        documentation="Track the topics each connector uses (GET /connectors/{name}/topics).",
+    )
+    .define(
+        "topic.tracking.allow.reset",
+        ConfigType.BOOLEAN,
+        True,
+        importance=L,
+        documentation="Allow PUT /connectors/{name}/topics/reset.",
+    )
+    .define(
+        "rest.basic.auth.user.file",
+        ConfigType.STRING,
+        None,
+        importance=M,
+        documentation="kconnect: require HTTP basic authentication on the REST API, with users "
+        "from this file (lines 'user: password[,role...]', as Kafka's basic-auth extension).",
+    )
+    .define(
+        "listeners.https.ssl.certificate.location",
+        ConfigType.STRING,
+        None,
+        importance=M,
+        documentation="kconnect: PEM certificate (chain) served by https:// listeners.",
+    )
+    .define(
+        "listeners.https.ssl.key.location",
+        ConfigType.STRING,
+        None,
+        importance=M,
+        documentation="kconnect: PEM private key of listeners.https.ssl.certificate.location.",
+    )
+    .define(
+        "listeners.https.ssl.key.password",
+        ConfigType.PASSWORD,
+        None,
+        importance=M,
+        documentation="kconnect: password of an encrypted listeners.https.ssl.key.location.",
     )
 )
 
@@ -252,6 +366,35 @@ CONNECTOR_CONFIG = (
         group="Error Handling",
         documentation="Include the failed record in the error log.",
     )
+    .define(
+        "errors.restart.max.attempts",
+        ConfigType.INT,
+        0,
+        Range.at_least(-1),
+        importance=M,
+        group="Error Handling",
+        documentation="kconnect: how many times a FAILED task is restarted automatically, with "
+        "exponential backoff; 0 (Kafka's behaviour) never, -1 without limit. The count starts "
+        "again after a restart through the REST API or a config change.",
+    )
+    .define(
+        "errors.restart.backoff.initial.ms",
+        ConfigType.LONG,
+        1000,
+        Range.at_least(0),
+        importance=L,
+        group="Error Handling",
+        documentation="kconnect: delay before the first automatic restart; doubled each time.",
+    )
+    .define(
+        "errors.restart.backoff.max.ms",
+        ConfigType.LONG,
+        60000,
+        Range.at_least(0),
+        importance=L,
+        group="Error Handling",
+        documentation="kconnect: upper bound of the delay between automatic restarts.",
+    )
 )
 
 SINK_CONNECTOR_CONFIG = (
@@ -282,6 +425,22 @@ SINK_CONNECTOR_CONFIG = (
         group="Error Handling",
         documentation="Topic for records that failed processing.",
     )
+    .define(
+        "errors.deadletterqueue.topic.replication.factor",
+        ConfigType.SHORT,
+        3,
+        importance=M,
+        group="Error Handling",
+        documentation="Replication factor of the dead letter queue topic when it is created.",
+    )
+    .define(
+        "errors.deadletterqueue.context.headers.enable",
+        ConfigType.BOOLEAN,
+        False,
+        importance=M,
+        group="Error Handling",
+        documentation="Add __connect.errors.* headers describing the failure to DLQ records.",
+    )
 )
 SOURCE_CONNECTOR_CONFIG = (
     ConfigDef()
@@ -302,6 +461,31 @@ SOURCE_CONNECTOR_CONFIG = (
         importance=L,
         group="Topic Creation",
         documentation="Replication factor of topics this connector creates; -1 for the broker's default.",
+    )
+    .define(
+        "errors.deadletterqueue.topic.name",
+        ConfigType.STRING,
+        "",
+        importance=M,
+        group="Error Handling",
+        documentation="kconnect extension: topic for source records that failed in transforms or "
+        "converters (value: the record as JSON), instead of dropping them under errors.tolerance=all.",
+    )
+    .define(
+        "errors.deadletterqueue.topic.replication.factor",
+        ConfigType.SHORT,
+        3,
+        importance=M,
+        group="Error Handling",
+        documentation="Replication factor of the dead letter queue topic when it is created.",
+    )
+    .define(
+        "errors.deadletterqueue.context.headers.enable",
+        ConfigType.BOOLEAN,
+        False,
+        importance=M,
+        group="Error Handling",
+        documentation="Add __connect.errors.* headers describing the failure to DLQ records.",
     )
 )
 

@@ -119,6 +119,8 @@ class SourceTaskRunner(TaskRunner):
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = topic_creation
         self._known_topics: set[str] = set()
+        # Every topic this task has written to (Kafka's topic tracking, GET /connectors/{c}/topics).
+        self.active_topics: set[str] = set()
         self._label = f"connector {task_id.connector!r} task {task_id.task}"
 
     # -- loop -----------------------------------------------------------------------
@@ -201,8 +203,11 @@ class SourceTaskRunner(TaskRunner):
         self._in_flight.append(in_flight)
         if not count:
             return
-        if self.topic_creation is not None:
-            self._ensure_topics({r.topic for r in records})
+        topics = {r.topic for r in records}
+        if not topics <= self.active_topics:
+            if self.topic_creation is not None:
+                self._ensure_topics(topics)
+            self.active_topics |= topics
         produce = self.producer.produce
         ack = None
         if not self._wants_commit_record:

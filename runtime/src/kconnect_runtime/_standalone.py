@@ -5,17 +5,22 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
 from ._config_providers import ConfigProviders
 from ._configs import parse_worker_config
+from ._control import ControlStore, MemoryControlStore
 from ._embedded_broker import EmbeddedBroker
-from ._offsets import FileOffsetStore
+from ._engine import Engine
+from ._offsets import FileOffsetStore, OffsetStore
 from ._registry import PluginRegistry
 from ._rest import RestServer, create_app
 from ._worker import Worker
+
+if TYPE_CHECKING:
+    from ._spark_engine import SparkEngine
 
 __all__ = ["Standalone"]
 
@@ -52,7 +57,10 @@ class Standalone:
 
     ``start()`` raises ConfigError/ConnectError with an operator-facing message when the
     worker cannot run (bad config, unreachable broker, a connector that cannot be created).
+    Subclasses (distributed mode) choose other stores and recover connectors from them.
     """
+
+    mode = "standalone"
 
     def __init__(
         self,
@@ -67,6 +75,7 @@ class Standalone:
         self.broker: EmbeddedBroker | None = None
         self.worker: Worker | None = None
         self.rest: RestServer | None = None
+        self.spark_engine: SparkEngine | None = None
         self._progress_stop = threading.Event()
 
     def start(self) -> Worker:
@@ -83,14 +92,7 @@ class Standalone:
             config = parse_worker_config(self.worker_props)
         except ConfigError as exc:
             raise ConfigError(f"worker config: {exc}", name=exc.name) from exc
-        offsets_file = config["offset.storage.file.filename"]
-        if not offsets_file:
-            raise ConfigError(
-                'worker config: Missing required configuration "offset.storage.file.filename" '
-                "(standalone workers keep source offsets in this file)",
-                name="offset.storage.file.filename",
-            )
-        offset_store = FileOffsetStore(offsets_file)
+        self._check_mode_config(config)
         session_timeout = config["consumer.session.timeout.ms"]
         servers = config["bootstrap.servers"]
         if servers:
@@ -103,10 +105,21 @@ class Standalone:
             # A group's first join takes about half the session timeout on this broker.
             session_timeout = session_timeout or EMBEDDED_SESSION_TIMEOUT_MS
         listeners = config["listeners"]
+        offset_store, control_store = self._stores(config, bootstrap)
+        engine: Engine | None = None
+        if config["engine"] == "spark":
+            from ._spark_engine import SparkEngine  # PySpark is the optional [spark] extra
+
+            self.spark_engine = SparkEngine(self.worker_props)
+            engine = self.spark_engine
         self.worker = Worker(
             self.worker_props,
+            engine=engine,
             registry=self.registry,
             offset_store=offset_store,
+            control_store=control_store,
+            topic_tracking_enable=config["topic.tracking.enable"],
+            topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
             bootstrap_servers=bootstrap,
             commit_interval_ms=config["offset.flush.interval.ms"],
             flush_timeout_ms=config["offset.flush.timeout.ms"],
@@ -117,11 +130,22 @@ class Standalone:
             default_topic_creation=(1, 1) if self.broker is not None else None,
         )
         if listeners:
+            users = None
+            if config["rest.basic.auth.user.file"]:
+                from ._rest_auth import load_users
+
+                users = load_users(config["rest.basic.auth.user.file"])
+            key_password = config["listeners.https.ssl.key.password"]
             self.rest = RestServer(
-                create_app(self.worker, kafka_cluster_id=cluster_id), listeners[0]
+                create_app(self.worker, kafka_cluster_id=cluster_id, basic_auth_users=users),
+                listeners[0],
+                ssl_certificate=config["listeners.https.ssl.certificate.location"],
+                ssl_key=config["listeners.https.ssl.key.location"],
+                ssl_key_password=None if key_password is None else str(key_password.value),
             )
             self.rest.start()
             self.worker.worker_id = f"{self.rest.host}:{self.rest.port}"
+        self._recover(self.worker)
         for props in self.connector_configs:
             runtime = self.worker.create_connector(props)
             log.info(
@@ -130,7 +154,27 @@ class Standalone:
                 runtime.plugin.name,
                 len(runtime.tasks),
             )
+        self.worker.started.set()
         return self.worker
+
+    # -- what differs between modes ----------------------------------------------------
+    def _check_mode_config(self, config: Any) -> None:
+        if not config["offset.storage.file.filename"]:
+            raise ConfigError(
+                'worker config: Missing required configuration "offset.storage.file.filename" '
+                "(standalone workers keep source offsets in this file)",
+                name="offset.storage.file.filename",
+            )
+
+    def _stores(self, config: Any, bootstrap: str) -> tuple[OffsetStore, ControlStore]:
+        """Where offsets and control-plane decisions are kept."""
+        return FileOffsetStore(config["offset.storage.file.filename"]), MemoryControlStore()
+
+    def _recover(self, worker: Worker) -> None:
+        """Bring back connectors kept by an earlier run (none in standalone mode)."""
+
+    def _close_stores(self) -> None:
+        """Release the stores' clients (nothing to release in standalone mode)."""
 
     @property
     def bootstrap_servers(self) -> str:
@@ -157,6 +201,10 @@ class Standalone:
         self._progress_stop.set()
         if self.worker is not None:
             self.worker.stop()
+        if self.spark_engine is not None:
+            self.spark_engine.close()
+            self.spark_engine = None
+        self._close_stores()
         if self.rest is not None:
             self.rest.stop()
             self.rest = None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 import traceback
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = ["ConnectorTaskId", "State", "Status"]
+__all__ = ["ConnectorTaskId", "State", "Status", "TargetState"]
 
 
 class State(StrEnum):
@@ -21,6 +22,14 @@ class State(StrEnum):
     DESTROYED = "DESTROYED"
 
 
+class TargetState(StrEnum):
+    """What an operator asked a connector to be (Kafka's ``TargetState``)."""
+
+    STARTED = "STARTED"
+    PAUSED = "PAUSED"
+    STOPPED = "STOPPED"
+
+
 class ConnectorTaskId(NamedTuple):
     connector: str
     task: int
@@ -31,16 +40,24 @@ class ConnectorTaskId(NamedTuple):
 
 @dataclass
 class Status:
-    """The state of a connector or task, with the trace of the error that failed it."""
+    """The state of a connector or task, with the trace of the error that failed it.
+
+    ``listener``, when set, is called (outside the lock) after every change, with the status;
+    the worker uses it to apply pauses, persist statuses and schedule automatic restarts.
+    """
 
     state: State = State.UNASSIGNED
     trace: str | None = None
     worker_id: str = ""
+    generation: int = 0
+    listener: Callable[[Status], None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
 
     def set(self, state: State, error: BaseException | None = None) -> None:
+        # Formatted before taking the lock: readers never see FAILED without its trace.
+        trace = "".join(traceback.format_exception(error)) if error is not None else None
         with self._lock:
             # A failure stays visible until the connector or task is restarted.
             if (
@@ -50,10 +67,14 @@ class Status:
             ):
                 return
             self.state = state
-            self.trace = "".join(traceback.format_exception(error)) if error is not None else None
+            self.trace = trace
+            listener = self.listener
+        if listener is not None:
+            listener(self)
 
     def to_rest(self) -> dict[str, str]:
-        out = {"state": self.state.value, "worker_id": self.worker_id}
-        if self.trace:
-            out["trace"] = self.trace
+        with self._lock:
+            out = {"state": self.state.value, "worker_id": self.worker_id}
+            if self.trace:
+                out["trace"] = self.trace
         return out

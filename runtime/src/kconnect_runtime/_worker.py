@@ -1,6 +1,7 @@
 """The control plane: connectors, their task configs, their tasks and states.
 
-The same for every engine; the engine only decides where task code runs.
+The same for every engine and both modes; the engine only decides where task code runs, and
+the :class:`ControlStore` where the decisions are kept (memory or Kafka topics).
 """
 
 from __future__ import annotations
@@ -8,29 +9,34 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect_sdk import (
+    AlreadyExistsError,
     ConfigError,
     ConnectError,
     Connector,
     NotFoundError,
     SinkConnector,
     SinkTask,
+    SourceConnector,
     SourceTask,
+    TopicPartition,
 )
 
 from ._config_providers import ConfigProviders
-from ._configs import parse_connector_config
+from ._configs import CONNECTOR_CONFIG, parse_connector_config
+from ._control import BadRequestError, ControlStore, ForbiddenError, MemoryControlStore
 from ._engine import Engine, LocalEngine
-from ._offsets import OffsetStore, TaskOffsetReader
+from ._offsets import OffsetStore, TaskOffsetReader, offset_key
 from ._pipeline import TransformChain, build_converters
 from ._registry import CONNECTOR_KINDS, PluginDesc, PluginKind, PluginRegistry
+from ._sink_offsets import alter_group_offsets, delete_group, list_group_offsets
 from ._sink_task import SinkTaskRunner
 from ._source_task import SourceTaskRunner
-from ._status import ConnectorTaskId, State, Status
+from ._status import ConnectorTaskId, State, Status, TargetState
 from ._task_runner import TaskRunner
 
 __all__ = ["ConnectorRuntime", "Worker"]
@@ -56,6 +62,11 @@ _CONSUMER_DEFAULTS: dict[str, Any] = {
     "enable.partition.eof": False,
 }
 
+_OFFSETS_NEED_STOPPED = (
+    "Connectors must be in the STOPPED state before their offsets can be modified. "
+    "Stop connector {name!r} first with PUT /connectors/{name}/stop, then try again."
+)
+
 
 @dataclass(eq=False)
 class ConnectorRuntime:
@@ -70,6 +81,10 @@ class ConnectorRuntime:
     task_configs: list[dict[str, str]] = field(default_factory=list)
     stored_task_configs: list[dict[str, str]] = field(default_factory=list)  # secrets unresolved
     tasks: list[TaskRunner] = field(default_factory=list)
+    target_state: TargetState = TargetState.STARTED
+    topics: set[str] = field(default_factory=set)  # KIP-558 active topics seen so far
+    # Automatic restarts done per task index since the last manual restart or reconfiguration.
+    restart_attempts: dict[int, int] = field(default_factory=dict)
 
     @property
     def type(self) -> str:
@@ -98,8 +113,22 @@ class _ConnectorContext:
         return self._reader
 
 
+def _runner_topics(runner: TaskRunner) -> set[str]:
+    """Topics a task has written to (source) or consumed from (sink), as far as it shows."""
+    declared = getattr(runner, "active_topics", None)
+    if declared is not None:
+        return set(declared)
+    if isinstance(runner, SinkTaskRunner):
+        return {tp.topic for tp in list(runner.current)}
+    return set()
+
+
 class Worker:
-    """Runs connectors on an engine, keeping their configs, tasks and states."""
+    """Runs connectors on an engine, keeping their configs, tasks and states.
+
+    Every change goes to ``control_store`` (memory for standalone, Kafka topics for
+    distributed), and every public method is safe to call from REST handler threads.
+    """
 
     def __init__(
         self,
@@ -117,6 +146,9 @@ class Worker:
         config_providers: ConfigProviders | None = None,
         topic_creation_enable: bool = True,
         default_topic_creation: tuple[int, int] | None = None,
+        control_store: ControlStore | None = None,
+        topic_tracking_enable: bool = True,
+        topic_tracking_allow_reset: bool = True,
     ) -> None:
         self.worker_props = dict(worker_props)
         self.registry = registry
@@ -133,41 +165,63 @@ class Worker:
         # Used for connectors that set no topic.creation.default.*; the embedded broker sets
         # (1, 1) so topics get one partition, as on a stock Kafka broker (num.partitions=1).
         self.default_topic_creation = default_topic_creation
+        self.control_store: ControlStore = control_store or MemoryControlStore()
+        self.topic_tracking_enable = topic_tracking_enable
+        self.topic_tracking_allow_reset = topic_tracking_allow_reset
         self.connectors: dict[str, ConnectorRuntime] = {}
         self._lock = threading.RLock()
+        self._stopped = False
+        # Set once the worker has recovered or created its connectors (GET /health).
+        self.started = threading.Event()
 
     # -- connectors ----------------------------------------------------------------------
-    def create_connector(self, props: Mapping[str, str]) -> ConnectorRuntime:
-        """Validate, start a connector and its tasks. Raises ConfigError naming the connector and key."""
-        props = {k: v for k, v in props.items()}
+    def create_connector(
+        self,
+        props: Mapping[str, str],
+        *,
+        initial_state: TargetState = TargetState.STARTED,
+        task_configs: Sequence[Mapping[str, str]] | None = None,
+    ) -> ConnectorRuntime:
+        """Validate a config, then start the connector and its tasks in ``initial_state``.
+
+        Raises ConfigError naming the connector and key, or AlreadyExistsError. A connector
+        that fails while starting is created anyway and shows FAILED with the trace.
+        ``task_configs`` (recovery) are the stored task configs to run while STOPPED is not
+        the target; they are regenerated by the connector as usual when it starts.
+        """
+        name, resolved, plugin, instance = self._prepare(props)
+        with self._lock:
+            if name in self.connectors:
+                raise AlreadyExistsError(f"Connector {name} already exists")
+            runtime = ConnectorRuntime(
+                name, resolved, dict(props), plugin, instance, Status(worker_id=self.worker_id)
+            )
+            runtime.target_state = initial_state
+            runtime.status.listener = self._connector_listener(name)
+            self.connectors[name] = runtime
+            self.control_store.connector_config(name, runtime.raw_config)
+            self.control_store.target_state(name, initial_state)
+            self._start_connector(runtime)
+        return runtime
+
+    def _prepare(
+        self, props: Mapping[str, str]
+    ) -> tuple[str, dict[str, str], PluginDesc, Connector]:
+        props = dict(props)
         name = props.get("name", "").strip()
         if not name:
             raise ConfigError('connector config is missing "name"', name="name")
-        with self._lock:
-            if name in self.connectors:
-                raise ConfigError(f"connector {name!r} already exists", name="name")
+        if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name):
+            raise ConfigError(
+                f"connector name {name!r} contains ISO control characters; use printable characters",
+                name="name",
+            )
         try:
             resolved = self.config_providers.resolve(props)
             plugin, instance = self._validate(name, resolved)
         except ConfigError as exc:
             raise ConfigError(f"connector {name!r}: {exc}", name=exc.name, value=exc.value) from exc
-        runtime = ConnectorRuntime(
-            name, resolved, props, plugin, instance, Status(worker_id=self.worker_id)
-        )
-        with self._lock:
-            self.connectors[name] = runtime
-        reader = (
-            TaskOffsetReader(self.offset_store, name) if plugin.kind is PluginKind.SOURCE else None
-        )
-        try:
-            instance.initialize(_ConnectorContext(self, name, reader))
-            instance.start(resolved)
-            runtime.status.set(State.RUNNING)
-            self._start_tasks(runtime)
-        except Exception as exc:
-            log.error("connector %s failed to start", name, exc_info=exc)
-            runtime.status.set(State.FAILED, exc)
-        return runtime
+        return name, resolved, plugin, instance
 
     def _validate(self, name: str, props: dict[str, str]) -> tuple[PluginDesc, Connector]:
         class_name = props.get("connector.class", "").strip()
@@ -184,21 +238,52 @@ class Worker:
         build_converters(self.registry, self.worker_props, props).close()
         TransformChain.from_config(self.registry, props).close()
         instance: Connector = cls()
+        results = instance.validate(props)
         errors = [
             f"{value.name}: {msg}"
             if not msg.startswith(("Invalid value", "Missing required"))
             else msg
-            for value in instance.validate(props)
+            for value in results
             for msg in value.error_messages
         ]
         if errors:
-            first_key = next((v.name for v in instance.validate(props) if v.error_messages), None)
+            first_key = next((v.name for v in results if v.error_messages), None)
             raise ConfigError(
                 f"configuration is invalid and contains {len(errors)} error(s): "
                 + "; ".join(errors),
                 name=first_key,
             )
         return plugin, instance
+
+    def _start_connector(self, runtime: ConnectorRuntime) -> None:
+        """Start the connector instance and, unless STOPPED is the target, its tasks."""
+        if runtime.target_state is TargetState.STOPPED:
+            runtime.tasks = []
+            runtime.task_configs = []
+            runtime.stored_task_configs = []
+            runtime.status.set(State.STOPPED)
+            return
+        reader = (
+            TaskOffsetReader(self.offset_store, runtime.name)
+            if runtime.plugin.kind is PluginKind.SOURCE
+            else None
+        )
+        try:
+            runtime.instance.initialize(_ConnectorContext(self, runtime.name, reader))
+            runtime.instance.start(runtime.config)
+            runtime.status.set(
+                State.PAUSED if runtime.target_state is TargetState.PAUSED else State.RUNNING
+            )
+            self._start_tasks(runtime)
+        except Exception as exc:
+            log.error(
+                "connector %s failed to start; it stays FAILED until restarted "
+                "(POST /connectors/%s/restart)",
+                runtime.name,
+                runtime.name,
+                exc_info=exc,
+            )
+            runtime.status.set(State.FAILED, exc)
 
     def _start_tasks(self, runtime: ConnectorRuntime) -> None:
         tasks_max = int(runtime.config.get("tasks.max", "1"))
@@ -211,11 +296,20 @@ class Worker:
         runtime.stored_task_configs = [
             self.config_providers.unresolve(runtime.raw_config, runtime.config, c) for c in configs
         ]
+        self.control_store.task_configs(runtime.name, runtime.stored_task_configs)
         runtime.tasks = []
         for index, task_config in enumerate(runtime.task_configs):
-            runner = self._make_task(runtime, index, task_config)
-            runtime.tasks.append(runner)
-            self.engine.start_task(runner)
+            runtime.tasks.append(self._launch_task(runtime, index, task_config))
+
+    def _launch_task(
+        self, runtime: ConnectorRuntime, index: int, task_config: dict[str, str]
+    ) -> TaskRunner:
+        runner = self._make_task(runtime, index, task_config)
+        runner.status.listener = self._task_listener(runtime, index, runner)
+        if runtime.target_state is TargetState.PAUSED:
+            runner.pause()
+        self.engine.start_task(runner)
+        return runner
 
     def _make_task(
         self, runtime: ConnectorRuntime, index: int, task_config: dict[str, str]
@@ -298,15 +392,92 @@ class Worker:
                 config[key[len(override_prefix) :]] = value
         return config
 
+    # -- status listeners -----------------------------------------------------------------
+    def _connector_listener(self, name: str) -> Any:
+        def on_change(status: Status) -> None:
+            self.control_store.status(f"status-connector-{name}", status)
+
+        return on_change
+
+    def _task_listener(self, runtime: ConnectorRuntime, index: int, runner: TaskRunner) -> Any:
+        def on_change(status: Status) -> None:
+            if status.state is State.RUNNING and runtime.target_state is TargetState.PAUSED:
+                # The task reached RUNNING after the pause was requested: show it paused.
+                runner.pause()
+                return
+            # A replaced runner's listener is cleared first, so this is the current task.
+            self.control_store.status(f"status-task-{runtime.name}-{index}", status)
+            if status.state is State.FAILED:
+                self._schedule_auto_restart(runtime, index, runner)
+
+        return on_change
+
+    def _schedule_auto_restart(
+        self, runtime: ConnectorRuntime, index: int, runner: TaskRunner
+    ) -> None:
+        """errors.restart.*: restart a FAILED task after an exponential backoff, a few times."""
+        try:
+            policy = CONNECTOR_CONFIG.parse(runtime.config)
+        except ConfigError:
+            return
+        max_attempts: int = policy["errors.restart.max.attempts"]
+        attempts = runtime.restart_attempts.get(index, 0)
+        if self._stopped or max_attempts == 0 or (0 < max_attempts <= attempts):
+            if max_attempts > 0:
+                log.error(
+                    "task %s-%d FAILED again after %d automatic restarts "
+                    "(errors.restart.max.attempts=%d); it stays FAILED until restarted through "
+                    "POST /connectors/%s/tasks/%d/restart",
+                    runtime.name,
+                    index,
+                    attempts,
+                    max_attempts,
+                    runtime.name,
+                    index,
+                )
+            return
+        initial: int = policy["errors.restart.backoff.initial.ms"]
+        ceiling: int = policy["errors.restart.backoff.max.ms"]
+        delay_ms = min(initial * (2**attempts), ceiling)
+        runtime.restart_attempts[index] = attempts + 1
+        log.warning(
+            "task %s-%d FAILED; restarting it automatically in %d ms (attempt %d%s)",
+            runtime.name,
+            index,
+            delay_ms,
+            attempts + 1,
+            f" of {max_attempts}" if max_attempts > 0 else "",
+        )
+
+        def restart() -> None:
+            with self._lock:
+                current = self.connectors.get(runtime.name)
+                if (
+                    self._stopped
+                    or current is not runtime
+                    or runtime.tasks[index : index + 1] != [runner]
+                    or runner.status.state is not State.FAILED
+                ):
+                    return
+                self._restart_task(runtime, index)
+
+        timer = threading.Timer(delay_ms / 1000, restart)
+        timer.daemon = True
+        timer.start()
+
+    # -- lifecycle operations ------------------------------------------------------------
     def reconfigure_tasks(self, name: str) -> None:
         """Regenerate task configs; restart the tasks when they changed."""
         with self._lock:
             runtime = self.get(name)
+            if runtime.target_state is TargetState.STOPPED:
+                return
             tasks_max = int(runtime.config.get("tasks.max", "1"))
             new_configs = [dict(c) for c in runtime.instance.task_configs(tasks_max)]
             if new_configs == runtime.task_configs:
                 return
             self._stop_tasks(runtime)
+            runtime.restart_attempts.clear()
             self._start_tasks(runtime)
 
     def fail_connector(self, name: str, error: BaseException) -> None:
@@ -317,19 +488,228 @@ class Worker:
 
     def _stop_tasks(self, runtime: ConnectorRuntime) -> None:
         for runner in runtime.tasks:
+            runtime.topics |= _runner_topics(runner)
             runner.stop()
         for runner in runtime.tasks:
             self.engine.stop_task(runner, self.shutdown_timeout_s)
+            runtime.topics |= _runner_topics(runner)
+
+    def _stop_connector_instance(self, runtime: ConnectorRuntime) -> None:
+        self._stop_tasks(runtime)
+        try:
+            runtime.instance.stop()
+        except Exception:
+            log.exception("connector %s: stop() raised", runtime.name)
 
     def delete_connector(self, name: str) -> None:
         with self._lock:
             runtime = self.get(name)
-            self._stop_tasks(runtime)
+            self._stop_connector_instance(runtime)
+            del self.connectors[name]
+            self.control_store.connector_config(name, None)
+            self.control_store.status(f"status-connector-{name}", None)
+            for index in range(len(runtime.tasks)):
+                self.control_store.status(f"status-task-{name}-{index}", None)
+
+    def put_connector_config(
+        self, name: str, config: Mapping[str, str]
+    ) -> tuple[bool, ConnectorRuntime]:
+        """Create or replace a connector's config; returns (created, runtime).
+
+        A replaced connector restarts with the new config and keeps its target state.
+        The new config is validated before the running connector is touched.
+        """
+        config = dict(config)
+        if config.get("name", name) != name:
+            raise ConfigError(
+                f"Connector name configuration ({config['name']}) doesn't match connector name "
+                f"in the URL ({name})",
+                name="name",
+            )
+        config["name"] = name
+        with self._lock:
+            existing = self.connectors.get(name)
+            if existing is None:
+                return True, self.create_connector(config)
+            _, resolved, plugin, instance = self._prepare(config)
+            self._stop_connector_instance(existing)
+            existing.config, existing.raw_config = resolved, config
+            existing.plugin, existing.instance = plugin, instance
+            existing.restart_attempts.clear()
+            existing.tasks = []
+            self.control_store.connector_config(name, config)
+            existing.status.set(State.UNASSIGNED)
+            self._start_connector(existing)
+            return False, existing
+
+    def patch_connector_config(
+        self, name: str, patch: Mapping[str, str | None]
+    ) -> ConnectorRuntime:
+        """Apply a partial config (KIP-477): a None value deletes the key."""
+        with self._lock:
+            merged = dict(self.get(name).raw_config)
+            for key, value in patch.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            return self.put_connector_config(name, merged)[1]
+
+    def pause_connector(self, name: str) -> None:
+        """Target PAUSED: tasks idle with their resources kept. Persistent until resumed."""
+        with self._lock:
+            runtime = self.get(name)
+            previous = runtime.target_state
+            runtime.target_state = TargetState.PAUSED
+            self.control_store.target_state(name, TargetState.PAUSED)
+            if previous is TargetState.STOPPED:
+                runtime.instance = runtime.plugin.load()()
+                self._start_connector(runtime)
+                return
+            if runtime.status.state is not State.FAILED:
+                runtime.status.set(State.PAUSED)
+            for runner in runtime.tasks:
+                runner.pause()
+
+    def resume_connector(self, name: str) -> None:
+        """Target STARTED, from PAUSED (tasks go on) or STOPPED (tasks start again)."""
+        with self._lock:
+            runtime = self.get(name)
+            previous = runtime.target_state
+            runtime.target_state = TargetState.STARTED
+            self.control_store.target_state(name, TargetState.STARTED)
+            if previous is TargetState.STOPPED:
+                runtime.instance = runtime.plugin.load()()
+                self._start_connector(runtime)
+                return
+            if runtime.status.state is State.PAUSED:
+                runtime.status.set(State.RUNNING)
+            for runner in runtime.tasks:
+                runner.resume()
+
+    def stop_connector(self, name: str) -> None:
+        """Target STOPPED (KIP-875): tasks shut down and their configs emptied. Idempotent."""
+        with self._lock:
+            runtime = self.get(name)
+            if runtime.target_state is TargetState.STOPPED:
+                return
+            runtime.target_state = TargetState.STOPPED
+            self.control_store.target_state(name, TargetState.STOPPED)
+            count = len(runtime.tasks)
+            self._stop_connector_instance(runtime)
+            runtime.tasks = []
+            runtime.task_configs = []
+            runtime.stored_task_configs = []
+            self.control_store.task_configs(name, [])
+            for index in range(count):
+                self.control_store.status(f"status-task-{name}-{index}", None)
+            runtime.status.set(State.UNASSIGNED)
+            runtime.status.set(State.STOPPED)
+
+    def restart_connector(
+        self, name: str, *, include_tasks: bool = False, only_failed: bool = False
+    ) -> dict[str, Any] | None:
+        """Restart a connector and, with ``include_tasks``, its tasks (KIP-745).
+
+        Both flags false: the legacy connector-only restart, done before returning None.
+        Otherwise the restart runs in the background and the returned status shows what
+        is being restarted as RESTARTING.
+        """
+        with self._lock:
+            runtime = self.get(name)
+            if not include_tasks and not only_failed:
+                self._restart_connector_instance(runtime)
+                return None
+            restart_connector = not only_failed or runtime.status.state is State.FAILED
+            task_indexes = [
+                i
+                for i, t in enumerate(runtime.tasks)
+                if include_tasks and (not only_failed or t.status.state is State.FAILED)
+            ]
+            status = self.connector_status(name)
+            if restart_connector:
+                status["connector"] = {**status["connector"], "state": State.RESTARTING.value}
+                status["connector"].pop("trace", None)
+            for i in task_indexes:
+                status["tasks"][i] = {
+                    "id": i,
+                    "state": State.RESTARTING.value,
+                    "worker_id": self.worker_id,
+                }
+
+        def run() -> None:
+            with self._lock:
+                if self.connectors.get(name) is not runtime:
+                    return
+                if restart_connector and (include_tasks and not only_failed):
+                    self._restart_connector_instance(runtime)
+                    return
+                if restart_connector:
+                    self._restart_connector_instance(runtime, keep_tasks=True)
+                for i in task_indexes:
+                    if i < len(runtime.tasks):
+                        self._restart_task(runtime, i)
+
+        threading.Thread(target=run, name=f"restart-{name}", daemon=True).start()
+        return status
+
+    def _restart_connector_instance(
+        self, runtime: ConnectorRuntime, *, keep_tasks: bool = False
+    ) -> None:
+        if runtime.target_state is TargetState.STOPPED:
+            return
+        runtime.status.set(State.RESTARTING)
+        if keep_tasks and runtime.tasks:
             try:
                 runtime.instance.stop()
             except Exception:
-                log.exception("connector %s: stop() raised", name)
-            del self.connectors[name]
+                log.exception("connector %s: stop() raised", runtime.name)
+            runtime.instance = runtime.plugin.load()()
+            try:
+                runtime.instance.initialize(
+                    _ConnectorContext(
+                        self,
+                        runtime.name,
+                        TaskOffsetReader(self.offset_store, runtime.name)
+                        if runtime.plugin.kind is PluginKind.SOURCE
+                        else None,
+                    )
+                )
+                runtime.instance.start(runtime.config)
+                runtime.status.set(
+                    State.PAUSED if runtime.target_state is TargetState.PAUSED else State.RUNNING
+                )
+            except Exception as exc:
+                log.error("connector %s failed to restart", runtime.name, exc_info=exc)
+                runtime.status.set(State.FAILED, exc)
+            return
+        self._stop_connector_instance(runtime)
+        runtime.tasks = []
+        runtime.restart_attempts.clear()
+        runtime.instance = runtime.plugin.load()()
+        self._start_connector(runtime)
+
+    def restart_task(self, name: str, task: int) -> None:
+        """Restart one task (any state), resetting its automatic restart count."""
+        with self._lock:
+            runtime = self.get(name)
+            if not 0 <= task < len(runtime.tasks):
+                raise NotFoundError(f"Task {name}-{task} not found")
+            runtime.restart_attempts.pop(task, None)
+            self._restart_task(runtime, task)
+
+    def _restart_task(self, runtime: ConnectorRuntime, index: int) -> None:
+        old = runtime.tasks[index]
+        old.status.listener = None
+        runtime.topics |= _runner_topics(old)
+        old.stop()
+        self.engine.stop_task(old, self.shutdown_timeout_s)
+        try:
+            runtime.tasks[index] = self._launch_task(runtime, index, runtime.task_configs[index])
+        except Exception as exc:
+            log.error("task %s-%d failed to restart", runtime.name, index, exc_info=exc)
+            old.status.set(State.FAILED, exc)
+            runtime.tasks[index] = old
 
     def get(self, name: str) -> ConnectorRuntime:
         runtime = self.connectors.get(name)
@@ -340,18 +720,159 @@ class Worker:
     def stop(self) -> None:
         """Stop every connector and task (tasks in parallel), then flush offsets."""
         with self._lock:
+            self._stopped = True
             runtimes = list(self.connectors.values())
             for runtime in runtimes:
                 for runner in runtime.tasks:
                     runner.stop()
             for runtime in runtimes:
-                self._stop_tasks(runtime)
-                try:
-                    runtime.instance.stop()
-                except Exception:
-                    log.exception("connector %s: stop() raised", runtime.name)
+                # A shutdown is not a state change operators asked for: keep stored statuses.
+                runtime.status.listener = None
+                for runner in runtime.tasks:
+                    runner.status.listener = None
+                self._stop_connector_instance(runtime)
                 runtime.status.set(State.UNASSIGNED)
             self.offset_store.flush()
+
+    # -- offsets (KIP-875) ---------------------------------------------------------------
+    def connector_offsets(self, name: str) -> list[dict[str, Any]]:
+        """The connector's committed offsets as ``[{"partition": …, "offset": …}]``."""
+        runtime = self.get(name)
+        if runtime.plugin.kind is PluginKind.SOURCE:
+            return [
+                {"partition": p, "offset": o}
+                for p, o in self.offset_store.connector_offsets(name)
+                if o is not None
+            ]
+        offsets = list_group_offsets(self._admin_config(runtime), self._sink_group(runtime))
+        return [
+            {
+                "partition": {"kafka_topic": topic, "kafka_partition": partition},
+                "offset": {"kafka_offset": offset},
+            }
+            for (topic, partition), offset in sorted(offsets.items())
+        ]
+
+    def alter_offsets(self, name: str, entries: Sequence[Mapping[str, Any]]) -> str:
+        """Alter a STOPPED connector's offsets; returns Kafka's confirmation message."""
+        with self._lock:
+            runtime = self._require_stopped(name)
+            if runtime.plugin.kind is PluginKind.SOURCE:
+                source = _parse_source_offsets(entries)
+                return self._write_source_offsets(runtime, source, reset=False)
+            sink = _parse_sink_offsets(entries)
+            return self._write_sink_offsets(runtime, sink, reset=False)
+
+    def reset_offsets(self, name: str) -> str:
+        """Forget every offset of a STOPPED connector; returns Kafka's confirmation message."""
+        with self._lock:
+            runtime = self._require_stopped(name)
+            if runtime.plugin.kind is PluginKind.SOURCE:
+                existing = [(p or {}, None) for p, _ in self.offset_store.connector_offsets(name)]
+                return self._write_source_offsets(runtime, existing, reset=True)
+            group = list_group_offsets(self._admin_config(runtime), self._sink_group(runtime))
+            return self._write_sink_offsets(
+                runtime, {TopicPartition(t, p): None for t, p in group}, reset=True
+            )
+
+    def _require_stopped(self, name: str) -> ConnectorRuntime:
+        runtime = self.get(name)
+        if runtime.target_state is not TargetState.STOPPED:
+            raise BadRequestError(_OFFSETS_NEED_STOPPED.format(name=name))
+        return runtime
+
+    def _write_source_offsets(
+        self,
+        runtime: ConnectorRuntime,
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+        *,
+        reset: bool,
+    ) -> str:
+        instance = runtime.plugin.load()()
+        assert isinstance(instance, SourceConnector)
+        try:
+            accepted = instance.alter_offsets(runtime.config, offsets)
+        except ConnectError as exc:
+            raise BadRequestError(
+                f"connector {runtime.name!r} refused the offsets: {exc}"
+            ) from None
+        self.offset_store.put(
+            runtime.name,
+            {
+                offset_key(runtime.name, p): (dict(p), None if o is None else dict(o))
+                for p, o in offsets
+            },
+        )
+        self.offset_store.flush()
+        return _offsets_message(accepted, reset)
+
+    def _write_sink_offsets(
+        self,
+        runtime: ConnectorRuntime,
+        offsets: Mapping[TopicPartition, int | None],
+        *,
+        reset: bool,
+    ) -> str:
+        instance = runtime.plugin.load()()
+        assert isinstance(instance, SinkConnector)
+        try:
+            accepted = instance.alter_offsets(runtime.config, offsets)
+        except ConnectError as exc:
+            raise BadRequestError(
+                f"connector {runtime.name!r} refused the offsets: {exc}"
+            ) from None
+        admin = self._admin_config(runtime)
+        group = self._sink_group(runtime)
+        if reset:
+            delete_group(admin, group)
+        else:
+            to_delete = [tp for tp, o in offsets.items() if o is None]
+            if to_delete:
+                raise BadRequestError(
+                    f"connector {runtime.name!r}: resetting single sink partitions "
+                    f"({', '.join(map(str, to_delete))}) is not supported; give each a "
+                    '"kafka_offset", or reset them all with DELETE /connectors/'
+                    f"{runtime.name}/offsets"
+                )
+            alter_group_offsets(admin, group, {tp: o for tp, o in offsets.items() if o is not None})
+        return _offsets_message(accepted, reset)
+
+    def _sink_group(self, runtime: ConnectorRuntime) -> str:
+        return str(runtime.config.get("consumer.override.group.id") or f"connect-{runtime.name}")
+
+    def _admin_config(self, runtime: ConnectorRuntime) -> dict[str, Any]:
+        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
+        for prefix in ("admin.", "consumer."):
+            for key, value in self.worker_props.items():
+                if (
+                    key.startswith(prefix)
+                    and key.count(".") > 1
+                    and not key.startswith(f"{prefix}override.")
+                ):
+                    sub = key[len(prefix) :]
+                    if sub.startswith(("security.", "ssl.", "sasl.")):
+                        config[sub] = value
+        return config
+
+    # -- topics (KIP-558) ----------------------------------------------------------------
+    def connector_topics(self, name: str) -> list[str]:
+        if not self.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled (topic.tracking.enable=false).")
+        runtime = self.get(name)
+        topics = set(runtime.topics)
+        for runner in list(runtime.tasks):
+            topics |= _runner_topics(runner)
+        return sorted(topics)
+
+    def reset_topics(self, name: str) -> None:
+        if not self.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled (topic.tracking.enable=false).")
+        if not self.topic_tracking_allow_reset:
+            raise ForbiddenError(
+                "Topic tracking reset is disabled (topic.tracking.allow.reset=false)."
+            )
+        with self._lock:
+            self.get(name).topics.clear()
 
     # -- views ---------------------------------------------------------------------------
     def connector_info(self, name: str) -> dict[str, Any]:
@@ -368,15 +889,16 @@ class Worker:
         return {
             "name": name,
             "connector": runtime.status.to_rest(),
-            "tasks": [{"id": i, **t.status.to_rest()} for i, t in enumerate(runtime.tasks)],
+            "tasks": [{"id": i, **t.status.to_rest()} for i, t in enumerate(list(runtime.tasks))],
             "type": runtime.type,
         }
 
     def task_status(self, name: str, task: int) -> dict[str, Any]:
         runtime = self.get(name)
-        if not 0 <= task < len(runtime.tasks):
+        tasks = list(runtime.tasks)
+        if not 0 <= task < len(tasks):
             raise NotFoundError(f"Task {name}-{task} not found")
-        return {"id": task, **runtime.tasks[task].status.to_rest()}
+        return {"id": task, **tasks[task].status.to_rest()}
 
     def task_list(self, name: str) -> list[dict[str, Any]]:
         runtime = self.get(name)
@@ -395,3 +917,59 @@ class Worker:
                 sum(t.records_out for t in runtime.tasks),
             )
         return out
+
+
+def _offsets_message(accepted: bool, reset: bool) -> str:
+    verb = "reset" if reset else "altered"
+    if accepted:
+        return f"The offsets for this connector have been {verb} successfully"
+    return (
+        f"The Connect framework-managed offsets for this connector have been {verb} "
+        "successfully. However, if this connector manages offsets externally, they will need "
+        f"to be manually {verb} in the system that the connector uses."
+    )
+
+
+def _entries(entries: Sequence[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
+    if not entries:
+        raise BadRequestError('The "offsets" list must name at least one partition to alter.')
+    out = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("partition"), Mapping):
+            raise BadRequestError(
+                f'offsets[{i}]: every entry needs a "partition" object (and an "offset" object or null)'
+            )
+        offset = entry.get("offset")
+        if offset is not None and not isinstance(offset, Mapping):
+            raise BadRequestError(f'offsets[{i}]: "offset" must be an object or null')
+        out.append((entry["partition"], offset))
+    return out
+
+
+def _parse_source_offsets(
+    entries: Sequence[Mapping[str, Any]],
+) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+    return _entries(entries)
+
+
+def _parse_sink_offsets(entries: Sequence[Mapping[str, Any]]) -> dict[TopicPartition, int | None]:
+    out: dict[TopicPartition, int | None] = {}
+    for i, (partition, offset) in enumerate(_entries(entries)):
+        topic, number = partition.get("kafka_topic"), partition.get("kafka_partition")
+        if not isinstance(topic, str) or not topic:
+            raise BadRequestError(
+                f'offsets[{i}]: a sink partition needs "kafka_topic" (a topic name), got {topic!r}'
+            )
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise BadRequestError(
+                f'offsets[{i}]: a sink partition needs "kafka_partition" (an integer >= 0), got {number!r}'
+            )
+        value: int | None = None
+        if offset is not None:
+            value = offset.get("kafka_offset")
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise BadRequestError(
+                    f'offsets[{i}]: a sink offset needs "kafka_offset" (an integer >= 0), got {value!r}'
+                )
+        out[TopicPartition(topic, number)] = value
+    return out

@@ -1,6 +1,7 @@
 """The ``kconnect`` command line.
 
 kconnect standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]
+kconnect distributed WORKER.properties
 kconnect quickstart [--config-dir config] [--lines N]
 kconnect plugins list
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from kconnect_sdk import ConfigError, ConnectError
 
 from . import __version__
+from ._logging import install_record_factory
 from ._properties import load_connector_config, load_properties
 from ._registry import PluginRegistry
 from ._standalone import Standalone, describe_progress
@@ -27,9 +29,11 @@ log = logging.getLogger("kconnect")
 
 
 def _setup_logging(verbose: bool) -> None:
+    # Every record gets connector_context ("[name|task-0] " on task threads), as Kafka's MDC.
+    install_record_factory()
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
-        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)",
+        format="[%(asctime)s] %(levelname)s %(connector_context)s%(message)s (%(name)s)",
         stream=sys.stderr,
     )
     logging.getLogger("uvicorn").setLevel(logging.WARNING)
@@ -52,6 +56,19 @@ def cmd_standalone(args: argparse.Namespace) -> int:
     worker_props = load_properties(args.worker_config)
     connectors = [load_connector_config(path) for path in args.connector_configs]
     app = Standalone(worker_props, connectors)
+    app.start()
+    app.start_progress_log(args.progress_interval)
+    try:
+        _wait_for_signal()
+    finally:
+        app.stop()
+    return 0
+
+
+def cmd_distributed(args: argparse.Namespace) -> int:
+    from ._distributed import Distributed
+
+    app = Distributed(load_properties(args.worker_config))
     app.start()
     app.start_progress_log(args.progress_interval)
     try:
@@ -162,6 +179,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
     )
     p.set_defaults(func=cmd_standalone)
+
+    p = sub.add_parser(
+        "distributed",
+        help="run a worker whose connectors, offsets and statuses live in Kafka topics",
+    )
+    p.add_argument("worker_config", help="worker .properties file (group.id, *.storage.topic)")
+    p.add_argument(
+        "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
+    )
+    p.set_defaults(func=cmd_distributed)
 
     p = sub.add_parser(
         "quickstart", help="move a sample file through Kafka with the config/ files, then stop"

@@ -1,0 +1,94 @@
+"""Runtime log levels (KIP-495 ``/admin/loggers``) on Python's logging, with Kafka's level names."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from kconnect_sdk import ConfigError, NotFoundError
+
+__all__ = ["LoggerLevels"]
+
+# Kafka (log4j) names → Python levels. TRACE is finer than DEBUG; OFF silences a logger.
+_TO_PYTHON = {
+    "TRACE": 5,
+    "DEBUG": logging.DEBUG,
+    "INFO": logging.INFO,
+    "WARN": logging.WARNING,
+    "ERROR": logging.ERROR,
+    "FATAL": logging.CRITICAL,
+    "OFF": logging.CRITICAL + 10,
+}
+
+
+def _kafka_name(level: int) -> str:
+    for name, value in sorted(_TO_PYTHON.items(), key=lambda kv: -kv[1]):
+        if level >= value:
+            return name
+    return "TRACE"
+
+
+class LoggerLevels:
+    """Reads and sets logger levels; remembers when this worker last changed each one."""
+
+    ROOT = "root"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._modified: dict[str, int] = {}
+
+    @staticmethod
+    def _logger(name: str) -> logging.Logger:
+        return logging.getLogger() if name == LoggerLevels.ROOT else logging.getLogger(name)
+
+    def _describe(self, name: str) -> dict[str, Any]:
+        return {
+            "level": _kafka_name(self._logger(name).getEffectiveLevel()),
+            "last_modified": self._modified.get(name),
+        }
+
+    def all(self) -> dict[str, dict[str, Any]]:
+        """Every logger with a level of its own, and the root logger."""
+        names = [
+            n
+            for n, lg in list(logging.root.manager.loggerDict.items())
+            if isinstance(lg, logging.Logger) and lg.level != logging.NOTSET
+        ]
+        with self._lock:
+            return {n: self._describe(n) for n in sorted({self.ROOT, *names, *self._modified})}
+
+    def get(self, name: str) -> dict[str, Any]:
+        exists = name == self.ROOT or name in logging.root.manager.loggerDict
+        if not exists:
+            raise NotFoundError(f"Logger {name} not found.")
+        with self._lock:
+            return self._describe(name)
+
+    def set(self, name: str, level: str) -> list[str]:
+        """Set ``name`` and its descendants to ``level``; returns the loggers changed."""
+        python_level = _TO_PYTHON.get(str(level).upper())
+        if python_level is None:
+            raise ConfigError(
+                f"Invalid log level '{level}'; use one of {', '.join(_TO_PYTHON)}", name="level"
+            )
+        now = int(time.time() * 1000)
+        if name == self.ROOT:
+            affected = [self.ROOT] + [
+                n
+                for n, lg in list(logging.root.manager.loggerDict.items())
+                if isinstance(lg, logging.Logger) and lg.level != logging.NOTSET
+            ]
+        else:
+            logging.getLogger(name)  # created when missing, as log4j does
+            affected = [
+                n
+                for n, lg in list(logging.root.manager.loggerDict.items())
+                if isinstance(lg, logging.Logger) and (n == name or n.startswith(name + "."))
+            ]
+        with self._lock:
+            for n in affected:
+                self._logger(n).setLevel(python_level)
+                self._modified[n] = now
+        return sorted(affected)

@@ -1,0 +1,149 @@
+"""Kafka Connect's config validation and config-definition bodies (``ConfigInfos``).
+
+``PUT /connector-plugins/{plugin}/config/validate`` reports every key of the framework's
+connector config and of the connector's own ``config()``, each with its errors, and never
+fails for a user's mistake: problems become error messages on the key they concern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kconnect_sdk import ConfigDef, ConfigError, ConfigKey, ConfigType, ConfigValue, SinkConnector
+
+from ._configs import SINK_CONNECTOR_CONFIG, SOURCE_CONNECTOR_CONFIG
+from ._pipeline import TransformChain, build_converters
+from ._registry import CONNECTOR_KINDS, PluginRegistry
+
+__all__ = ["HIDDEN", "config_infos", "config_key_info", "format_value"]
+
+HIDDEN = "[hidden]"
+
+
+def format_value(value: Any, type_: ConfigType) -> str | None:
+    """A value as Kafka's ``ConfigDef.convertToString`` writes it; passwords hidden."""
+    if value is None:
+        return None
+    if type_ is ConfigType.PASSWORD:
+        return HIDDEN
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    return str(value)
+
+
+def config_key_info(key: ConfigKey) -> dict[str, Any]:
+    """Kafka's ``ConfigKeyInfo`` for one key."""
+    return {
+        "name": key.name,
+        "type": key.type.value.upper(),
+        "required": not key.has_default,
+        "default_value": format_value(key.default, key.type) if key.has_default else None,
+        "importance": key.importance.value.upper(),
+        "documentation": key.documentation,
+        "group": key.group,
+        "order": key.order_in_group,
+        "width": key.width.value.upper(),
+        "display_name": key.display_name or key.name,
+        "dependents": list(key.dependents),
+    }
+
+
+def _value_info(
+    key: ConfigKey | None, value: ConfigValue, raw: Mapping[str, Any]
+) -> dict[str, Any]:
+    type_ = key.type if key is not None else ConfigType.STRING
+    shown = raw.get(value.name, value.value)
+    if not isinstance(shown, str):
+        shown = format_value(shown, type_)
+    elif type_ is ConfigType.PASSWORD:
+        shown = HIDDEN
+    return {
+        "name": value.name,
+        "value": shown,
+        "recommended_values": [format_value(v, type_) for v in value.recommended_values],
+        "errors": list(value.error_messages),
+        "visible": value.visible,
+    }
+
+
+def config_infos(
+    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> dict[str, Any]:
+    """Validate a connector config the way Kafka's validate endpoint does."""
+    class_name = str(props.get("connector.class", "")).strip()
+    plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
+    cls = plugin.load()
+    sink = issubclass(cls, SinkConnector)
+    framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
+    values: dict[str, ConfigValue] = {v.name: v for v in framework.validate(props)}
+    definitions: dict[str, ConfigKey] = dict(framework.config_keys)
+
+    def add_error(key: str | None, message: str) -> None:
+        target = key if key in values else "connector.class"
+        if message not in values[target].error_messages:
+            values[target].add_error_message(message)
+
+    if sink:
+        has_topics = bool(str(props.get("topics", "")).strip())
+        has_regex = bool(str(props.get("topics.regex", "")).strip())
+        if has_topics == has_regex:
+            add_error(
+                "topics",
+                "Must configure one of topics or topics.regex"
+                if not has_topics
+                else "topics and topics.regex are mutually exclusive options, but both are set.",
+            )
+    try:
+        build_converters(registry, worker_props, props).close()
+    except ConfigError as exc:
+        add_error(exc.name, str(exc))
+    except Exception as exc:  # a converter's own bug still reads as a validation error
+        add_error("value.converter", f"cannot configure the converters: {exc}")
+    try:
+        TransformChain.from_config(registry, props).close()
+    except ConfigError as exc:
+        add_error(exc.name or "transforms", str(exc))
+    except Exception as exc:
+        add_error("transforms", f"cannot configure the transforms: {exc}")
+
+    own: ConfigDef | None = None
+    try:
+        instance = cls()
+        own = instance.config()
+        for value in instance.validate(props):
+            if value.name in values:
+                values[value.name].error_messages.extend(
+                    m for m in value.error_messages if m not in values[value.name].error_messages
+                )
+            else:
+                values[value.name] = value
+    except Exception as exc:  # a connector's bug in validate() must not become a 500
+        add_error("connector.class", f"the connector's validate() failed: {exc}")
+    if own is not None:
+        for name, key in own.config_keys.items():
+            definitions.setdefault(name, key)
+
+    groups: list[str] = []
+    for definition in definitions.values():
+        if definition.group and definition.group not in groups:
+            groups.append(definition.group)
+    configs = []
+    for name, value in values.items():
+        found = definitions.get(name)
+        configs.append(
+            {
+                "definition": config_key_info(found) if found is not None else None,
+                "value": _value_info(found, value, props),
+            }
+        )
+    return {
+        "name": plugin.name,
+        "error_count": sum(len(v.error_messages) for v in values.values()),
+        "groups": groups,
+        "configs": configs,
+    }

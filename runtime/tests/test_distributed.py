@@ -1,0 +1,294 @@
+"""Distributed mode: Kafka-backed stores in Kafka Connect's formats, recovery after kill -9."""
+
+from __future__ import annotations
+
+import json
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from kconnect_runtime._embedded_broker import free_port
+from kconnect_runtime._kafka_store import KafkaLog, KafkaOffsetStore
+from runtime_harness import (
+    SESSION_TIMEOUT,
+    file_sink,
+    file_source,
+    kconnect,
+    line_count,
+    stop,
+    wait_for,
+    write_props,
+)
+
+pytestmark = pytest.mark.integration
+
+JAVA_KEY = b'["file-source",{"filename":"/tmp/in.txt"}]'
+JAVA_VALUE = b'{"position":42}'
+
+
+def _unique(label: str) -> str:
+    return f"{label}-{uuid.uuid4().hex[:8]}"
+
+
+def _raw_records(kafka: str, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": _unique("peek")})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        out = []
+        while messages := consumer.consume(1000, timeout=2):
+            out += [(m.partition(), m.key(), m.value()) for m in messages if m.error() is None]
+        return out
+    finally:
+        consumer.close()
+
+
+def test_offsets_topic_uses_java_record_format(kafka: str) -> None:
+    topic = _unique("connect-offsets")
+    offsets_log = KafkaLog(
+        {"bootstrap.servers": kafka},
+        topic,
+        partitions=5,
+        replication_factor=1,
+        key_name="offset.storage.topic",
+    )
+    offsets_log.ensure_topic()
+    # As a Java worker writes it: JsonConverter bytes, Java's (murmur2) partitioner.
+    java = Producer({"bootstrap.servers": kafka, "partitioner": "murmur2_random"})
+    java.produce(topic, key=JAVA_KEY, value=JAVA_VALUE)
+    java.flush(10)
+
+    store = KafkaOffsetStore(offsets_log)
+    assert store.get("file-source", {"filename": "/tmp/in.txt"}) == {"position": 42}
+
+    partition = {"filename": "/tmp/in.txt"}
+    store.put("file-source", {"k": (partition, {"position": 43})})
+    store.flush()
+    records = _raw_records(kafka, topic)
+    assert len(records) == 2
+    (java_partition, _, _), (ours_partition, key, value) = records
+    assert (key, value) == (JAVA_KEY, b'{"position":43}')
+    assert ours_partition == java_partition  # compaction keeps only the newest value
+    assert KafkaOffsetStore(offsets_log).get("file-source", partition) == {"position": 43}
+    offsets_log.close()
+
+
+def _end_offset(kafka: str, topic: str) -> int:
+    """The offset after the topic's last record (control batches excluded)."""
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": _unique("peek")})
+    try:
+        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        last = -1
+        while messages := consumer.consume(10000, timeout=1):
+            last = max([last, *(m.offset() or 0 for m in messages if m.error() is None)])
+        return last + 1
+    finally:
+        consumer.close()
+
+
+def _worker_props_dict(kafka: str, group: str, port: int = 0) -> dict[str, str]:
+    return {
+        "bootstrap.servers": kafka,
+        "group.id": group,
+        "config.storage.topic": f"{group}-configs",
+        "offset.storage.topic": f"{group}-offsets",
+        "status.storage.topic": f"{group}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.storage.partitions": "3",
+        "status.storage.partitions": "2",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "offset.flush.interval.ms": "300",
+        "consumer.session.timeout.ms": SESSION_TIMEOUT,
+        "listeners": f"http://127.0.0.1:{port}",
+    }
+
+
+def _worker_file(tmp: Path, kafka: str, port: int, group: str) -> Path:
+    return write_props(tmp / "worker.properties", _worker_props_dict(kafka, group, port))
+
+
+def _up(api: httpx.Client) -> bool:
+    try:
+        return api.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def _states(api: httpx.Client) -> dict[str, Any]:
+    body = api.get("/connectors", params={"expand": "status"}).json()
+    return {name: entry["status"]["connector"]["state"] for name, entry in body.items()}
+
+
+def test_kill_9_then_restart_recovers_connectors_states_and_offsets(
+    kafka: str, tmp_path: Path
+) -> None:
+    group = _unique("kc-dist")
+    port = free_port()
+    worker = _worker_file(tmp_path, kafka, port, group)
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    skipped = "".join(f"old{i:03d}\n" for i in range(6))  # 42 bytes a Java worker already read
+    assert len(skipped) == 42
+    source_file.write_text(skipped + "".join(f"line {i}\n" for i in range(300)))
+    topic = _unique("dist")
+    src, sink = "file-source", _unique("sink")
+
+    # Offsets carried over from a Java cluster: the source must start at byte 42.
+    java = Producer({"bootstrap.servers": kafka, "partitioner": "murmur2_random"})
+    key = f'["file-source",{{"filename":"{source_file}"}}]'.encode()
+    java.produce(f"{group}-offsets", key=key, value=JAVA_VALUE)
+    java.flush(10)
+
+    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    proc = kconnect("distributed", str(worker), cwd=tmp_path)
+    try:
+        wait_for(lambda: _up(api), 30, "the distributed worker's REST API")
+        for config in (file_source(src, source_file, topic), file_sink(sink, sink_file, topic)):
+            assert (
+                api.post("/connectors", json={"name": config["name"], "config": config}).status_code
+                == 201
+            )
+        paused = file_source("kept-paused", tmp_path / "p.txt", _unique("t"))
+        stopped = file_source("kept-stopped", tmp_path / "s.txt", _unique("t"))
+        api.post(
+            "/connectors", json={"name": "kept-paused", "config": paused, "initial_state": "PAUSED"}
+        )
+        api.post("/connectors", json={"name": "kept-stopped", "config": stopped})
+        assert api.put("/connectors/kept-stopped/stop").status_code == 204
+        wait_for(lambda: line_count(sink_file) >= 300, 60, "the first lines in the sink file")
+        assert not sink_file.read_text().startswith("old")
+
+        with source_file.open("a") as f:
+            f.writelines(f"more {i}\n" for i in range(3000))
+        wait_for(lambda: line_count(sink_file) >= 600, 60, "the stream to be mid-way")
+        stop(proc, signal.SIGKILL)
+
+        proc = kconnect("distributed", str(worker), cwd=tmp_path)
+        wait_for(lambda: _up(api), 30, "the restarted worker")
+        assert _states(api) == {
+            src: "RUNNING",
+            sink: "RUNNING",
+            "kept-paused": "PAUSED",
+            "kept-stopped": "STOPPED",
+        }
+        wait_for(lambda: line_count(sink_file) >= 3300, 60, "every line after the restart")
+        expected = [f"line {i}" for i in range(300)] + [f"more {i}" for i in range(3000)]
+        assert set(expected) <= set(sink_file.read_text().splitlines())  # nothing lost
+        committed = [
+            {
+                "partition": {"filename": str(source_file)},
+                "offset": {"position": source_file.stat().st_size},
+            }
+        ]
+        wait_for(
+            lambda: api.get(f"/connectors/{src}/offsets").json()["offsets"] == committed,
+            15,
+            "the source offset at the end of the file",
+        )
+
+        # The sink has caught up (its group offset is the topic's end) before a clean stop.
+        end = _end_offset(kafka, topic)
+        wait_for(
+            lambda: (
+                api.get(f"/connectors/{sink}/offsets").json()["offsets"]
+                == [
+                    {
+                        "partition": {"kafka_topic": topic, "kafka_partition": 0},
+                        "offset": {"kafka_offset": end},
+                    }
+                ]
+            ),
+            60,
+            "the sink's committed offset at the end of the topic",
+        )
+        stop(proc)
+        before = line_count(sink_file)
+        with source_file.open("a") as f:
+            f.writelines(f"last {i}\n" for i in range(100))
+        proc = kconnect("distributed", str(worker), cwd=tmp_path)
+        wait_for(
+            lambda: line_count(sink_file) >= before + 100, 60, "the lines after a clean restart"
+        )
+        lines = sink_file.read_text().splitlines()
+        assert lines[before:] == [f"last {i}" for i in range(100)]  # no duplicates
+    finally:
+        output = stop(proc)
+        api.close()
+    assert "Traceback" not in output, output[-3000:]
+
+
+def test_config_topic_written_by_java_is_recovered(kafka: str, tmp_path: Path) -> None:
+    from kconnect_runtime._distributed import Distributed
+
+    group = _unique("kc-java")
+    configs = f"{group}-configs"
+    source = {
+        "connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+        "name": "java-source",
+        "file": str(tmp_path / "in.txt"),
+        "topic": "t",
+    }
+    KafkaLog(
+        {"bootstrap.servers": kafka},
+        configs,
+        partitions=1,
+        replication_factor=1,
+        key_name="config.storage.topic",
+    ).ensure_topic()
+    java = Producer({"bootstrap.servers": kafka})
+    for key, value in [
+        (b"connector-java-source", {"properties": source}),
+        (b"task-java-source-0", {"properties": {**source, "task.class": "x"}}),
+        (b"commit-java-source", {"tasks": 1}),
+        (b"target-state-java-source", {"state": "PAUSED", "state.v2": "STOPPED"}),
+        (b"connector-gone", {"properties": {**source, "name": "gone"}}),
+        (b"connector-gone", None),
+    ]:
+        raw = None if value is None else json.dumps(value, separators=(",", ":")).encode()
+        java.produce(configs, key=key, value=raw)
+    java.flush(10)
+
+    props = {**_worker_props_dict(kafka, group), "listeners": ""}
+    app = Distributed(props)
+    worker = app.start()
+    try:
+        assert sorted(worker.connectors) == ["java-source"]
+        status = worker.connector_status("java-source")
+        assert status["connector"]["state"] == "STOPPED" and status["tasks"] == []
+        worker.resume_connector("java-source")
+        wait_for(
+            lambda: (
+                [t["state"] for t in worker.connector_status("java-source")["tasks"]] == ["RUNNING"]
+            ),
+            30,
+            "the recovered connector's task",
+        )
+    finally:
+        app.stop()
+    written = [(k, v) for _, k, v in _raw_records(kafka, configs)]
+    assert (
+        b"target-state-java-source",
+        b'{"state":"STARTED","state.v2":"STARTED"}',
+    ) in written
+
+
+def test_config_topic_with_many_partitions_is_refused(kafka: str) -> None:
+    from kconnect_runtime._distributed import Distributed
+    from kconnect_sdk import ConnectError
+
+    group = _unique("kc-parts")
+    KafkaLog(
+        {"bootstrap.servers": kafka},
+        f"{group}-configs",
+        partitions=3,
+        replication_factor=1,
+        key_name="config.storage.topic",
+    ).ensure_topic()
+    with pytest.raises(ConnectError, match="must have a single partition"):
+        Distributed({**_worker_props_dict(kafka, group), "listeners": ""}).start()
