@@ -5,6 +5,16 @@ plugin code. A config may name a plugin by its entry-point name (for built-in eq
 the Apache Kafka Connect Java class name), by ``module:Class``, by the simple class name,
 or by the simple name minus its type suffix (``FileStreamSource``) — as Kafka's aliases.
 An alias two plugins share is ambiguous and refused with both names.
+
+Besides the runtime's own environment, every location on ``plugin.path`` is read: a
+location is a venv made by ``kconnect plugins install``; its plugins are listed with
+``location`` set and, when used, run in a subprocess of that venv (see ``_isolation``).
+A plugin whose ``Requires-Dist`` on kconnect-sdk the runtime's SDK cannot satisfy is
+listed as unavailable with the reason. When one plugin name is found more than once
+(two locations, or a location and the runtime's environment), all are kept and the bare
+name resolves to the newest version, as KIP-891 does without ``connector.plugin.version``;
+on equal versions a plugin.path location wins over the runtime's environment, and an
+earlier location wins over a later one.
 """
 
 from __future__ import annotations
@@ -13,8 +23,10 @@ import difflib
 import importlib
 import importlib.metadata as md
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import kconnect_sdk
@@ -27,8 +39,11 @@ from kconnect_sdk import (
     SourceConnector,
     Transformation,
 )
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
-__all__ = ["PluginDesc", "PluginKind", "PluginRegistry"]
+__all__ = ["PluginDesc", "PluginKind", "PluginRegistry", "discover_location", "plugin_locations"]
 
 
 class PluginKind(StrEnum):
@@ -83,6 +98,11 @@ class PluginDesc:
     _cls: type | None = field(default=None, repr=False)
 
     @property
+    def isolated(self) -> bool:
+        """Whether the plugin lives on plugin.path and so runs in its location's process."""
+        return self.location is not None
+
+    @property
     def available(self) -> bool:
         return self.error is None
 
@@ -96,6 +116,18 @@ class PluginDesc:
             return self._cls
         if self.error is not None:
             raise ConfigError(f"plugin {self.name!r} is unavailable: {self.error}")
+        if self.location is not None:
+            # Never imported here: a proxy class forwards to the location's interpreter.
+            from ._isolation import isolated_connector_class
+
+            self._cls = isolated_connector_class(
+                sink=self.kind is PluginKind.SINK,
+                location=self.location,
+                target=self.target,
+                version=self.version,
+                name=self.name,
+            )
+            return self._cls
         module_name, _, attr = self.target.partition(":")
         try:
             obj: Any = importlib.import_module(module_name)
@@ -114,6 +146,12 @@ class PluginDesc:
     def to_rest(self) -> dict[str, str]:
         """The plugin as ``GET /connector-plugins`` lists it."""
         return {"class": self.name, "type": self.kind.value, "version": self.version}
+
+    def sort_version(self) -> Version:
+        try:
+            return Version(self.version)
+        except InvalidVersion:
+            return Version("0")
 
 
 def _simple_name(name: str) -> str:
@@ -144,8 +182,15 @@ class PluginRegistry:
                 table.setdefault(alias, []).append(desc)
 
     @classmethod
-    def discover(cls) -> PluginRegistry:
-        """Read the entry points of every installed distribution (imports no plugin code)."""
+    def discover(cls, plugin_path: Iterable[str | Path] | str | None = None) -> PluginRegistry:
+        """Read the entry points of every installed distribution (imports no plugin code).
+
+        Args:
+            plugin_path: ``plugin.path`` locations (a list, or the comma-separated worker
+                property). A location is a venv directory; a directory holding no venv
+                but venv subdirectories contributes each of them, as Kafka Connect treats
+                a plugin.path entry as a folder of plugin folders.
+        """
         plugins: list[PluginDesc] = []
         seen: set[tuple[PluginKind, str, str]] = set()
         for dist in md.distributions():
@@ -156,7 +201,10 @@ class PluginRegistry:
                     continue
                 seen.add((kind, ep.name, ep.value))
                 plugins.append(PluginDesc(kind, ep.name, ep.value, dist_name, dist.version))
-        plugins.sort(key=lambda d: (d.kind.value, d.name))
+        sdk = _runtime_sdk_version()
+        for location in plugin_locations(plugin_path):
+            plugins.extend(discover_location(location, sdk))
+        plugins.sort(key=lambda d: (d.kind.value, d.name, d.location or ""))
         return cls(plugins)
 
     def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:
@@ -175,6 +223,8 @@ class PluginRegistry:
                 if desc not in found:
                     found.append(desc)
         where = f"config {key!r}: " if key else ""
+        if len(found) > 1:
+            found = _newest_of_each_name(found)
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
@@ -219,3 +269,114 @@ class PluginRegistry:
 
 
 _KIND_BY_GROUP = {group: kind for kind, group in _GROUPS.items()}
+_SDK_DIST = "kconnect-sdk"
+
+
+def _newest_of_each_name(found: list[PluginDesc]) -> list[PluginDesc]:
+    """Of several plugins with one name (in different places), the newest available one.
+
+    Different names sharing an alias stay ambiguous; only copies of one plugin collapse.
+    """
+    by_name: dict[tuple[PluginKind, str], list[PluginDesc]] = {}
+    for desc in found:
+        by_name.setdefault((desc.kind, desc.name), []).append(desc)
+    out = []
+    for copies in by_name.values():
+        usable = [d for d in copies if d.available] or copies
+        # max() keeps the first of equals: locations sort before the runtime's environment.
+        ordered = sorted(usable, key=lambda d: d.location is None)
+        out.append(max(ordered, key=lambda d: d.sort_version()))
+    return out
+
+
+def _runtime_sdk_version() -> Version:
+    try:
+        return Version(md.version(_SDK_DIST))
+    except (md.PackageNotFoundError, InvalidVersion):
+        return Version("0")
+
+
+def plugin_locations(plugin_path: Iterable[str | Path] | str | None) -> list[Path]:
+    """The venv directories a ``plugin.path`` value names, in order."""
+    if plugin_path is None:
+        return []
+    entries: Iterable[str | Path] = (
+        [p for p in plugin_path.split(",")] if isinstance(plugin_path, str) else plugin_path
+    )
+    out: list[Path] = []
+    for entry in entries:
+        text = str(entry).strip()
+        if not text:
+            continue
+        root = Path(text).expanduser()
+        if _site_packages(root):
+            out.append(root)
+        elif root.is_dir():
+            out.extend(sub for sub in sorted(root.iterdir()) if _site_packages(sub))
+    return out
+
+
+def _site_packages(location: Path) -> list[Path]:
+    found = sorted((location / "lib").glob("python3*/site-packages"))
+    found += [p for p in [location / "Lib" / "site-packages"] if p.is_dir()]
+    return found if (location / "pyvenv.cfg").exists() or found else []
+
+
+def discover_location(location: Path, sdk: Version | None = None) -> list[PluginDesc]:
+    """The plugins one plugin.path location provides, read from its dist-info metadata."""
+    sdk = sdk or _runtime_sdk_version()
+    plugins: list[PluginDesc] = []
+    site_dirs = [str(p) for p in _site_packages(location)]
+    for dist in md.distributions(path=site_dirs):
+        try:
+            dist_name = dist.metadata["Name"] or "unknown"
+            entry_points: Sequence[md.EntryPoint] = [
+                ep for ep in dist.entry_points if ep.group in _KIND_BY_GROUP
+            ]
+            if not entry_points:
+                continue
+            error = _sdk_mismatch(dist.requires or [], sdk)
+            version = dist.version
+        except Exception as exc:  # broken metadata makes just this distribution unavailable
+            plugins.append(
+                PluginDesc(
+                    PluginKind.SOURCE,
+                    f"{location.name}:broken-distribution",
+                    "",
+                    "unknown",
+                    "unknown",
+                    str(location),
+                    f"unreadable metadata: {type(exc).__name__}: {exc}",
+                )
+            )
+            continue
+        for ep in entry_points:
+            kind = _KIND_BY_GROUP[ep.group]
+            reason = error
+            if reason is None and kind not in CONNECTOR_KINDS:
+                reason = (
+                    "only connectors run isolated from plugin.path for now; install this "
+                    "package into the runtime's environment to use it"
+                )
+            plugins.append(
+                PluginDesc(kind, ep.name, ep.value, dist_name, version, str(location), reason)
+            )
+    return plugins
+
+
+def _sdk_mismatch(requires: Iterable[str], sdk: Version) -> str | None:
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) != _SDK_DIST:
+            continue
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        if req.specifier and not req.specifier.contains(sdk, prereleases=True):
+            return (
+                f"requires {_SDK_DIST}{req.specifier} but the runtime provides {_SDK_DIST} {sdk}; "
+                f"upgrade the runtime or install a plugin version built for {_SDK_DIST} {sdk}"
+            )
+    return None

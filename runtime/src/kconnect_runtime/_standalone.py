@@ -71,7 +71,9 @@ class Standalone:
     ) -> None:
         self.worker_props = dict(worker_props)
         self.connector_configs = [dict(c) for c in connector_configs]
-        self.registry = registry or PluginRegistry.discover()
+        self.registry = registry or PluginRegistry.discover(
+            plugin_path=self.worker_props.get("plugin.path")
+        )
         self.broker: EmbeddedBroker | None = None
         self.worker: Worker | None = None
         self.rest: RestServer | None = None

@@ -323,8 +323,20 @@ class Worker:
             "connector_config": runtime.config,
             "worker_props": self.worker_props,
         }
+        isolated: dict[str, Any] | None = None
+        if runtime.plugin.location is not None:
+            # The plugin lives on plugin.path: its task runs in a host process of that
+            # location, behind a proxy task the runner drives like any other.
+            from ._isolation import IsolatedSinkTask, IsolatedSourceTask, call_timeout_s
+
+            isolated = {
+                "location": runtime.plugin.location,
+                "connector_target": runtime.plugin.target,
+                "timeout_s": call_timeout_s(runtime.config),
+                "label": f"{runtime.name}-{index} ({runtime.plugin.name})",
+            }
         if runtime.plugin.kind is PluginKind.SOURCE:
-            task = task_cls()
+            task = IsolatedSourceTask(**isolated) if isolated else task_cls()
             if not isinstance(task, SourceTask):
                 raise ConnectError(
                     f"connector {runtime.name!r}: task_class() of a source connector must be a SourceTask"
@@ -341,7 +353,7 @@ class Worker:
                 topic_creation=self._topic_creation(runtime),
                 **common,
             )
-        task = task_cls()
+        task = IsolatedSinkTask(**isolated) if isolated else task_cls()
         if not isinstance(task, SinkTask):
             raise ConnectError(
                 f"connector {runtime.name!r}: task_class() of a sink connector must be a SinkTask"
@@ -555,16 +567,26 @@ class Worker:
                     merged[key] = value
             return self.put_connector_config(name, merged)[1]
 
+    def _retarget(self, name: str, target: TargetState) -> ConnectorRuntime | None:
+        """Record and persist a new target state; a STOPPED connector is started again.
+
+        Returns the runtime when its running tasks still need to be paused or resumed.
+        """
+        runtime = self.get(name)
+        previous = runtime.target_state
+        runtime.target_state = target
+        self.control_store.target_state(name, target)
+        if previous is TargetState.STOPPED:
+            runtime.instance = runtime.plugin.load()()
+            self._start_connector(runtime)
+            return None
+        return runtime
+
     def pause_connector(self, name: str) -> None:
         """Target PAUSED: tasks idle with their resources kept. Persistent until resumed."""
         with self._lock:
-            runtime = self.get(name)
-            previous = runtime.target_state
-            runtime.target_state = TargetState.PAUSED
-            self.control_store.target_state(name, TargetState.PAUSED)
-            if previous is TargetState.STOPPED:
-                runtime.instance = runtime.plugin.load()()
-                self._start_connector(runtime)
+            runtime = self._retarget(name, TargetState.PAUSED)
+            if runtime is None:
                 return
             if runtime.status.state is not State.FAILED:
                 runtime.status.set(State.PAUSED)
@@ -574,13 +596,8 @@ class Worker:
     def resume_connector(self, name: str) -> None:
         """Target STARTED, from PAUSED (tasks go on) or STOPPED (tasks start again)."""
         with self._lock:
-            runtime = self.get(name)
-            previous = runtime.target_state
-            runtime.target_state = TargetState.STARTED
-            self.control_store.target_state(name, TargetState.STARTED)
-            if previous is TargetState.STOPPED:
-                runtime.instance = runtime.plugin.load()()
-                self._start_connector(runtime)
+            runtime = self._retarget(name, TargetState.STARTED)
+            if runtime is None:
                 return
             if runtime.status.state is State.PAUSED:
                 runtime.status.set(State.RUNNING)

@@ -21,8 +21,8 @@ from kconnect_sdk import ConfigError, ConnectError
 
 from . import __version__
 from ._logging import install_record_factory
+from ._plugins_cli import add_plugin_commands
 from ._properties import load_connector_config, load_properties
-from ._registry import PluginRegistry
 from ._standalone import Standalone, describe_progress
 
 log = logging.getLogger("kconnect")
@@ -152,20 +152,6 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         app.stop()
 
 
-def cmd_plugins_list(args: argparse.Namespace) -> int:
-    registry = PluginRegistry.discover()
-    rows = [
-        (p.kind.value, p.name, p.version, p.location or "(runtime)", p.distribution)
-        for p in registry.plugins()
-    ]
-    width = [max(len(r[i]) for r in rows) if rows else 4 for i in range(4)]
-    for kind, name, version, location, dist in rows:
-        print(
-            f"{kind:<{width[0]}}  {name:<{width[1]}}  {version:<{width[2]}}  {location:<{width[3]}}  {dist}"
-        )
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kconnect", description="Kafka Connect for Python.")
     parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
@@ -198,12 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=120.0)
     p.set_defaults(func=cmd_quickstart)
 
-    p = sub.add_parser("plugins", help="inspect installed plugins")
+    p = sub.add_parser("plugins", help="install and inspect plugins")
     psub = p.add_subparsers(dest="plugins_command", required=True)
-    pl = psub.add_parser(
-        "list", help="kind, name, version, location and distribution of every plugin"
-    )
-    pl.set_defaults(func=cmd_plugins_list)
+    add_plugin_commands(psub)
     return parser
 
 

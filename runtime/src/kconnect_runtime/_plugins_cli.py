@@ -1,0 +1,203 @@
+"""``kconnect plugins install`` and ``kconnect plugins list``.
+
+``install`` makes a plugin.path location: a venv of its own, holding a copy of the very
+kconnect-sdk the runtime speaks (package and dist-info copied from the runtime's
+environment, so it works offline and the protocol's two ends always agree), into which
+the plugin is then installed with that venv's installer (uv when available, else pip).
+Because the SDK is already installed there, a plugin's ``kconnect-sdk>=…`` requirement
+is satisfied by that copy instead of a download.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as md
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import kconnect_sdk
+from kconnect_sdk import ConnectError
+
+from ._isolation import location_python
+from ._registry import PluginDesc, PluginRegistry, discover_location
+
+__all__ = ["add_plugin_commands", "install_plugin", "plugins_table"]
+
+_SDK_DIST = "kconnect-sdk"
+
+
+def _installer(choice: str) -> list[str] | None:
+    """The uv command to use, or None for the venv's own pip."""
+    if choice == "pip":
+        return None
+    uv = shutil.which("uv")
+    if uv is None:
+        if choice == "uv":
+            raise ConnectError("--installer uv: no `uv` on PATH")
+        return None
+    return [uv]
+
+
+def _run(cmd: Sequence[str], what: str) -> None:
+    done = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ConnectError(
+            f"{what} failed (exit {done.returncode}): {' '.join(cmd)}\n{done.stderr.strip()}"
+        )
+
+
+def _site_packages(python: Path) -> Path:
+    out = subprocess.run(
+        [str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Path(out.stdout.strip())
+
+
+def _vendor_sdk(site: Path) -> str:
+    """Copy the runtime's kconnect_sdk package and its metadata into ``site``."""
+    dist = md.distribution(_SDK_DIST)
+    package = Path(kconnect_sdk.__file__).parent
+    target = site / "kconnect_sdk"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for old in site.glob("kconnect_sdk-*.dist-info"):
+        shutil.rmtree(old)
+    info = site / f"kconnect_sdk-{dist.version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(dist.read_text("METADATA") or "", encoding="utf-8")
+    (info / "INSTALLER").write_text("kconnect\n", encoding="utf-8")
+    files = [p.relative_to(site).as_posix() for p in target.rglob("*") if p.is_file()]
+    files += [f"{info.name}/METADATA", f"{info.name}/INSTALLER", f"{info.name}/RECORD"]
+    (info / "RECORD").write_text("".join(f"{f},,\n" for f in files), encoding="utf-8")
+    return dist.version
+
+
+def install_plugin(
+    requirements: Sequence[str],
+    location: str | os.PathLike[str],
+    *,
+    no_deps: bool = False,
+    installer: str = "auto",
+    extra_args: Sequence[str] = (),
+) -> list[PluginDesc]:
+    """Create (or update) the plugin.path location ``location`` and install into it.
+
+    Args:
+        requirements: what to install: requirement specifiers, wheel files or project dirs.
+        location: the location's directory (one venv per location).
+        no_deps: install without the plugin's dependencies (they must be present already).
+        installer: ``uv``, ``pip`` or ``auto`` (uv when on PATH).
+        extra_args: passed on to the installer.
+
+    Returns:
+        The plugins the location provides afterwards.
+
+    Raises:
+        ConnectError: venv creation or installation failed (with the installer's output).
+    """
+    root = Path(location).absolute()
+    uv = _installer(installer)
+    if not (root / "pyvenv.cfg").exists():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        # The runtime's own interpreter version: the copied SDK must import there.
+        cmd = [sys.executable, "-m", "venv", str(root)]
+        if uv is not None:
+            cmd.insert(3, "--without-pip")
+        _run(cmd, f"creating the plugin location {root}")
+    python = location_python(root)
+    _vendor_sdk(_site_packages(python))
+    args = [*requirements, *(["--no-deps"] if no_deps else []), *extra_args]
+    if uv is not None:
+        _run([*uv, "pip", "install", "--python", str(python), *args], "installing the plugin")
+    else:
+        _run([str(python), "-m", "pip", "install", *args], "installing the plugin")
+    return discover_location(root)
+
+
+def plugins_table(plugins: Sequence[PluginDesc]) -> str:
+    """Kind, name, version, location and status of each plugin, one per line."""
+    rows = [
+        (
+            p.kind.value,
+            p.name,
+            p.version,
+            p.location or "(runtime)",
+            "available" if p.available else f"unavailable: {p.error}",
+        )
+        for p in plugins
+    ]
+    header = ("KIND", "NAME", "VERSION", "LOCATION", "STATUS")
+    width = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    return "\n".join(
+        f"{r[0]:<{width[0]}}  {r[1]:<{width[1]}}  {r[2]:<{width[2]}}  {r[3]:<{width[3]}}  {r[4]}"
+        for r in [header, *rows]
+    )
+
+
+def _plugin_path(args: argparse.Namespace) -> list[str]:
+    paths: list[str] = list(args.plugin_path or [])
+    if args.worker_config:
+        from ._properties import load_properties
+
+        raw = load_properties(args.worker_config).get("plugin.path", "")
+        paths += [p for p in raw.split(",") if p.strip()]
+    return paths
+
+
+def cmd_plugins_list(args: argparse.Namespace) -> int:
+    registry = PluginRegistry.discover(plugin_path=_plugin_path(args))
+    print(plugins_table(registry.plugins()))
+    return 0
+
+
+def cmd_plugins_install(args: argparse.Namespace) -> int:
+    plugins = install_plugin(
+        args.requirements,
+        args.path,
+        no_deps=args.no_deps,
+        installer=args.installer,
+        extra_args=args.installer_arg or [],
+    )
+    print(f"installed into plugin location {Path(args.path).absolute()}:")
+    print(plugins_table(plugins))
+    return 0 if all(p.available for p in plugins) else 1
+
+
+def add_plugin_commands(subparsers: Any) -> None:
+    """Add ``list`` and ``install`` to the ``kconnect plugins`` subparsers."""
+    pl = subparsers.add_parser(
+        "list", help="kind, name, version, location and status of every plugin"
+    )
+    pl.add_argument(
+        "--plugin-path",
+        action="append",
+        metavar="DIR",
+        help="a plugin.path entry to read as well (repeatable)",
+    )
+    pl.add_argument(
+        "--worker-config", metavar="FILE", help="read plugin.path from this worker .properties"
+    )
+    pl.set_defaults(func=cmd_plugins_list)
+
+    pi = subparsers.add_parser(
+        "install", help="install a plugin into a plugin.path location (its own venv)"
+    )
+    pi.add_argument("requirements", nargs="+", help="requirement specifier, wheel or project dir")
+    pi.add_argument(
+        "--path", required=True, metavar="LOCATION", help="the location: <plugin.path>/<name>"
+    )
+    pi.add_argument("--no-deps", action="store_true", help="do not install dependencies")
+    pi.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto")
+    pi.add_argument(
+        "--installer-arg", action="append", metavar="ARG", help="passed on to the installer"
+    )
+    pi.set_defaults(func=cmd_plugins_install)
