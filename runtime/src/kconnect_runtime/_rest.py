@@ -111,6 +111,22 @@ _INITIAL_STATES = {
 }
 
 
+_USER_ERROR_STATUS: tuple[tuple[type[Exception], int], ...] = (
+    (NotFoundError, 404),
+    (AlreadyExistsError, 409),
+    (ConfigError, 400),
+    (BadRequestError, 400),
+    (ForbiddenError, 403),
+)
+
+
+def _status_handler(status: int) -> Any:
+    async def handle(request: Request, exc: Exception) -> JSONResponse:
+        return _error(status, str(exc))
+
+    return handle
+
+
 def create_app(
     worker: Worker,
     *,
@@ -125,25 +141,9 @@ def create_app(
 
         app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
 
-    @app.exception_handler(NotFoundError)
-    async def _not_found(request: Request, exc: NotFoundError) -> JSONResponse:
-        return _error(404, str(exc))
-
-    @app.exception_handler(AlreadyExistsError)
-    async def _exists(request: Request, exc: AlreadyExistsError) -> JSONResponse:
-        return _error(409, str(exc))
-
-    @app.exception_handler(ConfigError)
-    async def _bad_config(request: Request, exc: ConfigError) -> JSONResponse:
-        return _error(400, str(exc))
-
-    @app.exception_handler(BadRequestError)
-    async def _bad_request(request: Request, exc: BadRequestError) -> JSONResponse:
-        return _error(400, str(exc))
-
-    @app.exception_handler(ForbiddenError)
-    async def _forbidden(request: Request, exc: ForbiddenError) -> JSONResponse:
-        return _error(403, str(exc))
+    # A user's mistake gets Kafka's status code and the error's own message.
+    for error_class, status in _USER_ERROR_STATUS:
+        app.add_exception_handler(error_class, _status_handler(status))
 
     @app.exception_handler(ConnectError)
     async def _connect_error(request: Request, exc: ConnectError) -> JSONResponse:
