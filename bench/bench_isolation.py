@@ -1,28 +1,48 @@
-"""Throughput of an isolated source connector (plugin.path subprocess) against in-process.
+"""Throughput of isolated plugins (plugin.path subprocesses) against in-process.
 
 Run: .venv/bin/python bench/bench_isolation.py [--records N] [--batch B]
 
-Installs examples/sequence into a temporary plugin.path location with
-``kconnect plugins install`` machinery, then runs the same pipeline twice on an embedded
-broker: SequenceSourceConnector -> Kafka -> FileStreamSink, once with the source loaded
-in-process (``module:Class`` from the example's source tree) and once from the location
-(its task in a plugin host subprocess). Also times bare ``poll()`` of the task without
-Kafka, which isolates the protocol's cost. Prints records/s and ratios; asserts no times.
+Installs examples/sequence, the built-in transforms (kconnect-transforms) and the JSON
+converter (kconnect-converter-json; needs orjson from PyPI or uv's cache) into temporary
+plugin.path locations with ``kconnect plugins install`` machinery, then measures:
+
+* the protocol's record codec: one record-batch frame with each schema once
+  (``pack_records``) against one ``record_to_plain`` dict per record (protocol 1);
+* bare ``poll()`` of the sequence source task, ``apply_batch`` of InsertField$Value and
+  ``from_connect_batch``/``to_connect_batch`` of the JSON converter, in-process and isolated;
+* the pipeline SequenceSource -> [InsertField$Value] -> JsonConverter -> Kafka ->
+  FileStreamSink on an embedded broker, with the source, the transform or the value
+  converter isolated in turn, against the same pipeline all in-process.
+
+Prints records/s and ratios; asserts no times.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kconnect_runtime import EmbeddedBroker, Standalone
 from kconnect_runtime._isolation import IsolatedSourceTask
+from kconnect_runtime._plugin_host import pack_records, unpack_records
 from kconnect_runtime._plugins_cli import install_plugin
-from kconnect_runtime._registry import PluginKind, PluginRegistry
+from kconnect_runtime._registry import PluginKind, PluginRegistry, discover_location
+from kconnect_sdk import (
+    Converter,
+    Schema,
+    SchemaBuilder,
+    SourceRecord,
+    Struct,
+    Transformation,
+    record_from_plain,
+    record_to_plain,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 JSON = {
@@ -55,7 +75,14 @@ def _lines(path: Path) -> int:
 
 
 def pipeline(
-    kafka: str, work: Path, registry: PluginRegistry, connector: str, *, n: int, batch: int
+    kafka: str,
+    work: Path,
+    registry: PluginRegistry,
+    connector: str,
+    *,
+    n: int,
+    batch: int,
+    extra: dict[str, str] | None = None,
 ) -> float:
     tag = f"{connector.replace(':', '-').replace('.', '-')}-{time.monotonic_ns()}"
     out = work / f"{tag}.txt"
@@ -63,6 +90,8 @@ def pipeline(
         "bootstrap.servers": kafka,
         "offset.storage.file.filename": str(work / f"{tag}.offsets"),
         "listeners": "",
+        # A short session timeout: Tansu's first group join takes half of it.
+        "consumer.session.timeout.ms": "6000",
         **JSON,
     }
     source = {
@@ -73,6 +102,7 @@ def pipeline(
         "batch.size": str(batch),
         "topic.creation.default.partitions": "1",
         "topic.creation.default.replication.factor": "1",
+        **(extra or {}),
     }
     sink = {"name": f"out-{tag}", "connector.class": "FileStreamSink", "file": str(out)}
     sink["topics"] = tag
@@ -103,6 +133,100 @@ def bare_poll(task: Any, n: int, batch: int) -> float:
     return n / elapsed
 
 
+def _timed(what: Any, n: int) -> float:
+    started = time.perf_counter()
+    what()
+    return n / (time.perf_counter() - started)
+
+
+ROW = (
+    SchemaBuilder.struct()
+    .name("bench.Row")
+    .field("n", Schema.INT64)
+    .field("square", Schema.INT64)
+    .field("label", Schema.STRING)
+    .build()
+)
+
+
+def _rows(n: int) -> list[SourceRecord]:
+    return [
+        SourceRecord(
+            topic="t",
+            key_schema=Schema.INT64,
+            key=i,
+            value_schema=ROW,
+            value=Struct(ROW).put("n", i).put("square", i * i).put("label", f"row {i}"),
+            source_partition={"task": 0},
+            source_offset={"next": i + 1},
+        )
+        for i in range(n)
+    ]
+
+
+def codec(n: int, batch: int) -> None:
+    """Encode + JSON + decode of record batches: protocol 2's frame against protocol 1's."""
+    records = _rows(batch)
+    rounds = max(n // batch, 1)
+
+    def per_record() -> None:
+        for _ in range(rounds):
+            text = json.dumps([record_to_plain(r) for r in records], separators=(",", ":"))
+            [record_from_plain(d) for d in json.loads(text)]
+
+    def per_frame() -> None:
+        for _ in range(rounds):
+            text = json.dumps(pack_records(records), separators=(",", ":"))
+            unpack_records(json.loads(text))
+
+    v1, v2 = _timed(per_record, rounds * batch), _timed(per_frame, rounds * batch)
+    print(f"record codec (struct values), batch {batch}, {rounds * batch} records:")
+    print(f"  record_to_plain per record (protocol 1) {v1:>12,.0f} rec/s")
+    print(f"  record batch, schemas once (protocol 2) {v2:>12,.0f} rec/s   x{v2 / v1:.2f}")
+
+
+def bare_transform(transform: Transformation[Any], n: int, batch: int) -> float:
+    transform.configure({"static.field": "origin", "static.value": "bench"})
+    records = _rows(batch)
+    rounds = max(n // batch, 1)
+
+    def run() -> None:
+        for _ in range(rounds):
+            transform.apply_batch(records)
+
+    try:
+        return _timed(run, rounds * batch)
+    finally:
+        transform.close()
+
+
+def bare_converter(converter: Converter, n: int, batch: int) -> tuple[float, float]:
+    converter.configure({"schemas.enable": "true"}, False)
+    items = [("t", r.value_schema, r.value) for r in _rows(batch)]
+    rounds = max(n // batch, 1)
+    data: list[Any] = []
+
+    def out() -> None:
+        for _ in range(rounds):
+            data[:] = converter.from_connect_batch(items)
+
+    def back() -> None:
+        for _ in range(rounds):
+            converter.to_connect_batch([("t", d) for d in data])
+
+    try:
+        return _timed(out, rounds * batch), _timed(back, rounds * batch)
+    finally:
+        converter.close()
+
+
+def _ratio_line(label: str, rate_in: float, rate_iso: float) -> None:
+    print(
+        f"  {label:<28} in-process {rate_in:>10,.0f} rec/s   isolated {rate_iso:>10,.0f} rec/s"
+        f"   ratio {rate_iso / rate_in:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=100_000)
@@ -110,11 +234,16 @@ def main() -> None:
     args = parser.parse_args()
     n, batch = args.records, args.batch
 
+    codec(n, batch)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         location = work / "plugins" / "sequence"
         install_plugin([str(REPO / "examples" / "sequence")], location, no_deps=True)
+        install_plugin([str(REPO / "transforms")], work / "stages" / "transforms", no_deps=True)
+        install_plugin([str(REPO / "converters" / "json")], work / "converters" / "json")
         isolated_registry = PluginRegistry.discover(plugin_path=[work / "plugins"])
+        transform_registry = PluginRegistry.discover(plugin_path=[work / "stages"])
+        converter_registry = PluginRegistry.discover(plugin_path=[work / "converters"])
         sys.path.insert(0, str(REPO / "examples" / "sequence" / "src"))
         in_process_registry = PluginRegistry.discover()
         from kconnect_example_sequence import (  # type: ignore[import-not-found]  # on sys.path at run time
@@ -126,23 +255,55 @@ def main() -> None:
         poll_iso = bare_poll(
             IsolatedSourceTask(str(location), target, timeout_s=60, label="bench"), n, batch
         )
-        print(f"bare poll+commit_record, batch {batch}, {n} records:")
-        print(f"  in-process {poll_in:>12,.0f} rec/s")
-        print(f"  isolated   {poll_iso:>12,.0f} rec/s   ratio {poll_iso / poll_in:.2f}")
+        insert = "org.apache.kafka.connect.transforms.InsertField$Value"
+        json_name = "org.apache.kafka.connect.json.JsonConverter"
+        (tx_desc,) = [
+            d for d in discover_location(work / "stages" / "transforms") if d.name == insert
+        ]
+        (conv_desc,) = [
+            d
+            for d in discover_location(work / "converters" / "json")
+            if d.kind is PluginKind.CONVERTER
+        ]
+        tx_in = bare_transform(
+            in_process_registry.load(insert, PluginKind.TRANSFORMATION)(), n, batch
+        )
+        tx_iso = bare_transform(tx_desc.load()(), n, batch)
+        conv_in = bare_converter(
+            in_process_registry.load(json_name, PluginKind.CONVERTER)(), n, batch
+        )
+        conv_iso = bare_converter(conv_desc.load()(), n, batch)
+        print(f"bare calls, batch {batch}, {n} records:")
+        _ratio_line("source poll+commit_record", poll_in, poll_iso)
+        _ratio_line("InsertField$Value apply", tx_in, tx_iso)
+        _ratio_line("JsonConverter from_connect", conv_in[0], conv_iso[0])
+        _ratio_line("JsonConverter to_connect", conv_in[1], conv_iso[1])
 
+        stamp = {
+            "transforms": "stamp",
+            "transforms.stamp.type": insert,
+            "transforms.stamp.static.field": "origin",
+            "transforms.stamp.static.value": "bench",
+        }
         broker = EmbeddedBroker()
         kafka = broker.start()
         try:
-            pipeline(kafka, work, in_process_registry, target, n=2000, batch=batch)  # warm-up
-            rate_in = pipeline(kafka, work, in_process_registry, target, n=n, batch=batch)
-            rate_iso = pipeline(kafka, work, isolated_registry, "SequenceSource", n=n, batch=batch)
+            run = partial(pipeline, kafka, work, n=n, batch=batch)
+            run(in_process_registry, target, n=2000)  # warm-up
+            rate_in = run(in_process_registry, target)
+            rate_iso = run(isolated_registry, "SequenceSource")
+            rate_tx_in = run(in_process_registry, target, extra=stamp)
+            rate_tx_iso = run(transform_registry, target, extra=stamp)
+            rate_conv_iso = run(converter_registry, target)
         finally:
             broker.stop()
-        print(f"pipeline sequence -> Kafka -> FileStreamSink, {n} records:")
-        print(f"  in-process {rate_in:>12,.0f} rec/s")
         print(
-            f"  isolated   {rate_iso:>12,.0f} rec/s   ratio {rate_iso / rate_in:.2f} (goal >= 0.7)"
+            f"pipeline sequence -> [InsertField] -> JsonConverter -> Kafka -> FileStreamSink, {n} records:"
         )
+        _ratio_line("source isolated", rate_in, rate_iso)
+        _ratio_line("converters isolated (both ends)", rate_in, rate_conv_iso)
+        _ratio_line("transform isolated", rate_tx_in, rate_tx_iso)
+        print("(goal for each ratio >= 0.7)")
 
 
 if __name__ == "__main__":

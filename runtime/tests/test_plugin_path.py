@@ -76,7 +76,7 @@ def test_bare_name_in_two_locations_resolves_to_the_newest_version(tmp_path: Pat
     assert (chosen.version, chosen.location) == ("2.0.0", str(tmp_path / "a-new"))
 
 
-def test_converters_on_plugin_path_are_listed_but_unavailable(tmp_path: Path) -> None:
+def test_converters_on_plugin_path_are_listed_as_isolated(tmp_path: Path) -> None:
     site = tmp_path / "conv" / SITE
     info = site / "kc_conv-1.0.dist-info"
     info.mkdir(parents=True)
@@ -84,7 +84,7 @@ def test_converters_on_plugin_path_are_listed_but_unavailable(tmp_path: Path) ->
     (info / "entry_points.txt").write_text("[kconnect.converters]\nAvro = kc_conv:Avro\n")
     registry = PluginRegistry.discover(plugin_path=[tmp_path / "conv"])
     (conv,) = [p for p in registry.plugins(PluginKind.CONVERTER) if p.name == "Avro"]
-    assert conv.error is not None and "only connectors" in conv.error
+    assert conv.available and conv.isolated and conv.location == str(tmp_path / "conv")
 
 
 def test_fifty_locations_are_discovered_in_under_a_second(tmp_path: Path) -> None:

@@ -92,3 +92,104 @@ def test_wrong_base_class_is_refused() -> None:
     wrong = PluginDesc(PluginKind.SOURCE, "x.NotAConnector", "collections:OrderedDict", "d", "1")
     with pytest.raises(ConfigError, match=r"not a subclass of kconnect_sdk\.SourceConnector"):
         wrong.load()
+
+
+# KIP-891: versions.
+
+TICKS = "kc_ticks.TickSourceConnector"
+
+
+def _versions_registry(*versions: str) -> PluginRegistry:
+    """One connector installed in several versions, each in a location of its own."""
+    return PluginRegistry(
+        [
+            PluginDesc(PluginKind.SOURCE, TICKS, "kc_ticks:Tick", "kc-ticks", v, f"/loc/{v}")
+            for v in versions
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "chosen"),
+    [
+        (None, "2.1.0"),
+        ("latest", "2.1.0"),
+        ("", "2.1.0"),
+        ("1.5.0", "1.5.0"),
+        ("1.5", "1.5.0"),  # 1.5 is 1.5.0, as in Maven and PEP 440
+        ("[1.0,2.0)", "1.5.0"),
+        ("[1.0,2.0]", "2.0.0"),
+        ("(,1.5)", "1.0.0"),
+        ("(,1.0],[2.0,2.0]", "2.0.0"),  # several ranges: the newest in any of them
+        ("[2.0.0]", "2.0.0"),
+        ("[2.0,)", "2.1.0"),
+        (">=1,<2", "1.5.0"),
+        ("~=2.0", "2.1.0"),
+        ("==1.*", "1.5.0"),
+    ],
+)
+def test_version_requirement_picks_the_newest_match(spec: str | None, chosen: str) -> None:
+    registry = _versions_registry("1.0.0", "1.5.0", "2.0.0", "2.1.0")
+    desc = registry.resolve("TickSource", PluginKind.SOURCE, key="connector.class", version=spec)
+    assert (desc.version, desc.location) == (chosen, f"/loc/{chosen}")
+
+
+@pytest.mark.parametrize("spec", ["3.0", "[3.0,4.0)", ">=3", "(,0.9]"])
+def test_uninstalled_version_names_the_key_and_the_installed_versions(spec: str) -> None:
+    registry = _versions_registry("2.0.0", "1.0.0")
+    with pytest.raises(ConfigError) as info:
+        registry.resolve("TickSource", PluginKind.SOURCE, key="connector.class", version=spec)
+    message = str(info.value)
+    assert info.value.name == "connector.plugin.version"
+    assert f"version range {spec}" in message
+    assert "available versions: 1.0.0, 2.0.0" in message
+    assert TICKS in message
+
+
+@pytest.mark.parametrize(
+    ("key", "version_key"),
+    [
+        ("connector.class", "connector.plugin.version"),
+        ("key.converter", "key.converter.plugin.version"),
+        ("transforms.stamp.type", "transforms.stamp.plugin.version"),
+        ("predicates.big.type", "predicates.big.plugin.version"),
+    ],
+)
+def test_version_errors_name_the_version_key_of_the_class_key(key: str, version_key: str) -> None:
+    registry = _versions_registry("1.0.0")
+    with pytest.raises(ConfigError) as info:
+        registry.resolve("TickSource", PluginKind.SOURCE, key=key, version="2.0")
+    assert info.value.name == version_key
+    assert f"config {version_key!r}" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "spec", ["[1.0", "(1.0)", "[2.0,1.0]", "[,1.0]", ">=x", "1.0 2.0", "[1,2,3]"]
+)
+def test_malformed_version_is_refused_with_the_accepted_forms(spec: str) -> None:
+    registry = _versions_registry("1.0.0")
+    with pytest.raises(ConfigError) as info:
+        registry.resolve("TickSource", PluginKind.SOURCE, key="connector.class", version=spec)
+    assert info.value.name == "connector.plugin.version"
+    assert f"Invalid value {spec} for configuration connector.plugin.version" in str(info.value)
+    assert "[1.0,2.0)" in str(info.value)
+
+
+def test_installed_versions_are_listed_oldest_first() -> None:
+    registry = _versions_registry("2.0.0", "10.0.0", "1.0.0")
+    assert registry.versions("TickSource", PluginKind.SOURCE) == ["1.0.0", "2.0.0", "10.0.0"]
+    assert registry.versions("Nothing", PluginKind.SOURCE) == []
+
+
+def test_a_pin_skips_an_unusable_newer_copy_but_names_it_when_pinned() -> None:
+    plugins = [
+        PluginDesc(PluginKind.SOURCE, TICKS, "kc_ticks:Tick", "kc-ticks", "1.0.0", "/loc/a"),
+        PluginDesc(
+            PluginKind.SOURCE, TICKS, "kc_ticks:Tick", "kc-ticks", "2.0.0", "/loc/b", "needs sdk 9"
+        ),
+    ]
+    registry = PluginRegistry(plugins)
+    assert registry.resolve("TickSource", PluginKind.SOURCE).version == "1.0.0"
+    pinned = registry.resolve("TickSource", PluginKind.SOURCE, version="2.0.0")
+    with pytest.raises(ConfigError, match="needs sdk 9"):
+        pinned.load()

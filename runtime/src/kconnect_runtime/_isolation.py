@@ -1,15 +1,17 @@
-"""Process isolation: connectors and tasks from a plugin.path location run in a subprocess.
+"""Process isolation: plugins from a plugin.path location run in a subprocess.
 
-Each isolated connector instance and each isolated task owns one plugin host process,
-started with the location's own interpreter (``<location>/bin/python``) on the
-self-contained script ``_plugin_host.py``. The classes here are ordinary SDK connectors
-and tasks that forward every call over the host's batched, length-prefixed JSON protocol,
-so the worker and the source/sink task runners drive them unchanged. Converters and
-transforms stay in the runtime process.
+Each isolated plugin instance — a connector, a task, a converter, a header converter, a
+transformation or a predicate — owns one plugin host process, started with the
+location's own interpreter (``<location>/bin/python``) on the self-contained script
+``_plugin_host.py``. The classes here are ordinary SDK plugins that forward every call
+over the host's batched, length-prefixed JSON protocol, so the worker, the task runners
+and the record pipeline drive them unchanged: a converter or transform crosses once per
+batch, never once per record.
 
 A host that exits, or that does not answer a call within the call timeout, fails the
 call with a ConnectError carrying the host's stderr (its Python traceback): the runner
-then marks just that task FAILED, and a restart starts a fresh host.
+then handles it as any failure of that stage (the task FAILS with the trace, or
+``errors.tolerance=all`` routes the records), and a restart starts a fresh host.
 """
 
 from __future__ import annotations
@@ -24,19 +26,27 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from kconnect_sdk import (
     NO_DEFAULT,
     ConfigDef,
+    ConfigError,
     ConfigKey,
     ConfigType,
     ConfigValue,
     ConnectError,
     ConnectorContext,
+    Converter,
+    DataError,
+    HeaderConverter,
+    Headers,
     Importance,
+    Predicate,
     RecordMetadata,
     RetriableError,
+    Schema,
+    SchemaAndValue,
     SinkConnector,
     SinkRecord,
     SinkTask,
@@ -47,11 +57,23 @@ from kconnect_sdk import (
     SourceTaskContext,
     Task,
     TopicPartition,
-    record_from_plain,
-    record_to_plain,
+    Transformation,
 )
 
-from ._plugin_host import PROTOCOL_VERSION, read_frame, write_frame
+if TYPE_CHECKING:
+    from ._registry import PluginDesc
+
+from ._plugin_host import (
+    PROTOCOL_VERSION,
+    _b64,
+    _unb64,
+    pack_records,
+    pack_values,
+    read_frame,
+    unpack_records,
+    unpack_values,
+    write_frame,
+)
 
 __all__ = [
     "CALL_TIMEOUT_CONFIG",
@@ -59,6 +81,7 @@ __all__ = [
     "IsolatedSourceTask",
     "PluginProcess",
     "isolated_connector_class",
+    "isolated_plugin_class",
     "location_python",
 ]
 
@@ -112,6 +135,7 @@ class PluginProcess:
         timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
         callbacks: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
         label: str = "",
+        load: bool = True,
     ) -> None:
         self.location, self.kind, self.target = location, kind, target
         self.timeout_s = timeout_s
@@ -122,6 +146,7 @@ class PluginProcess:
         self._frames: queue.Queue[Any] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.closed = False
+        self._gone = ""  # how the host went away, for the calls that come after
         python = location_python(location)
         env = dict(os.environ)
         # The host must see only its location's packages, never the runtime's.
@@ -162,7 +187,10 @@ class PluginProcess:
                 self.sdk_version,
                 runtime_sdk,
             )
-        self.loaded = self.call("load", {"kind": kind, "target": target})
+        # load=False gives a bare host, e.g. for ``describe`` of any plugin of the location.
+        self.loaded: dict[str, Any] = (
+            self.call("load", {"kind": kind, "target": target}) if load else {}
+        )
 
     def _read_frames(self, stream: IO[bytes]) -> None:
         with stream:
@@ -203,15 +231,21 @@ class PluginProcess:
             frame = self._frames.get(timeout=timeout_s)
         except queue.Empty:
             self.kill()
+            self._gone = f"was killed after no answer to {op!r} within {timeout_s:g}s"
             raise self._failure(f"no answer to {op!r} within {timeout_s:g}s; host killed") from None
         if frame is _EOF:
             self.closed = True
-            # The pipe closes a moment before the process can be reaped.
-            code: int | None = None
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                code = self._proc.wait(timeout=2.0)
-            raise self._failure(f"plugin host exited (code {code}) during {op!r}")
+            raise self._failure(f"plugin host {self._exited(op)}")
         return frame
+
+    def _exited(self, op: str) -> str:
+        self.closed = True
+        # The pipe closes a moment before the process can be reaped.
+        code: int | None = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self._proc.wait(timeout=2.0)
+        self._gone = f"exited (code {code}) during {op!r}"
+        return self._gone
 
     def call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
         """Send one request and return its result (answering host callbacks meanwhile).
@@ -222,13 +256,13 @@ class PluginProcess:
         """
         with self._lock:
             if self.closed:
-                raise self._failure(f"plugin host is not running (call {op!r})")
+                why = f"; it {self._gone}" if self._gone else ""
+                raise self._failure(f"plugin host is not running (call {op!r}){why}")
             assert self._proc.stdin is not None
             try:
                 self._write({"op": op, "args": dict(args or {})})
             except (BrokenPipeError, OSError):
-                self.closed = True
-                raise self._failure(f"plugin host is gone (call {op!r})") from None
+                raise self._failure(f"plugin host {self._exited(op)}") from None
             while True:
                 frame = self._next_frame(self.timeout_s, op)
                 if "callback" in frame:
@@ -241,7 +275,12 @@ class PluginProcess:
                     message = f"plugin {self.label}: {op} raised {err['type']}: {err['message']}"
                     if err.get("retriable"):
                         raise RetriableError(message)
-                    raise ConnectError(f"{message}\n--- plugin traceback ---\n{err['trace']}")
+                    if err.get("config"):  # keeps validation answering 400, not 500
+                        raise ConfigError(message, name=err.get("config_name"))
+                    detailed = f"{message}\n--- plugin traceback ---\n{err['trace']}"
+                    if err.get("data"):  # errors.tolerance treats it as it would in-process
+                        raise DataError(detailed)
+                    raise ConnectError(detailed)
                 self.last_effects: dict[str, Any] = frame.get("effects") or {}
                 return frame.get("ok")
 
@@ -294,6 +333,29 @@ class PluginProcess:
     @property
     def pid(self) -> int:
         return self._proc.pid
+
+
+def config_def_from_plain(keys: Sequence[Mapping[str, Any]]) -> ConfigDef:
+    """A ConfigDef from the key dicts the host's ``config`` and ``describe`` return.
+
+    Validators stay in the plugin's process; the plugin checks its config itself.
+    """
+    config = ConfigDef()
+    for key in keys:
+        default = key["default"] if key["has_default"] else NO_DEFAULT
+        config.define_key(
+            ConfigKey(
+                name=key["name"],
+                type=ConfigType(key["type"]),
+                default=default,
+                validator=None,
+                importance=Importance(key["importance"]),
+                documentation=key["documentation"],
+                group=key["group"],
+                internal=bool(key["internal"]),
+            )
+        )
+    return config
 
 
 def _offsets_callback(
@@ -396,13 +458,12 @@ class IsolatedSourceTask(_IsolatedTask, SourceTask):
         result = self._proc().call("poll", {"acks": self._take_acks()})
         if result is None:
             return None
-        records: list[SourceRecord] = []
-        for seq, data in result:
-            record = record_from_plain(data)
-            assert isinstance(record, SourceRecord)
+        records: list[SourceRecord] = unpack_records(result["batch"])
+        seq = int(result["first_seq"])
+        for record in records:
             # Keyed by identity: the runner hands the same object back to commit_record.
-            self._seq[id(record)] = (int(seq), record)
-            records.append(record)
+            self._seq[id(record)] = (seq, record)
+            seq += 1
         return records
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
@@ -469,7 +530,7 @@ class IsolatedSinkTask(_IsolatedTask, SinkTask):
             self._call("close", {"partitions": _tp_list(partitions)})
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        self._call("put", {"records": [record_to_plain(r) for r in records]})
+        self._call("put", {"records": pack_records(records)})
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
         self._call("flush", {"offsets": _offset_list(offsets)})
@@ -516,22 +577,7 @@ class _IsolatedConnectorMixin:
         self._context = context
 
     def config(self) -> ConfigDef:
-        config = ConfigDef()
-        for key in self._host().call("config"):
-            default = key["default"] if key["has_default"] else NO_DEFAULT
-            config.define_key(
-                ConfigKey(
-                    name=key["name"],
-                    type=ConfigType(key["type"]),
-                    default=default,
-                    validator=None,
-                    importance=Importance(key["importance"]),
-                    documentation=key["documentation"],
-                    group=key["group"],
-                    internal=bool(key["internal"]),
-                )
-            )
-        return config
+        return config_def_from_plain(self._host().call("config"))
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         return [
@@ -586,9 +632,222 @@ def isolated_connector_class(
         _IsolatedSinkConnector if sink else _IsolatedSourceConnector
     )
     attrs = {"location": location, "target": target, "plugin_version": version}
-    simple = name.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-    return type(f"Isolated{simple}", (base,), attrs)
+    return type(f"Isolated{_simple_name(name)}", (base,), attrs)
 
 
 def is_isolated_connector(instance: object) -> bool:
     return isinstance(instance, _IsolatedConnectorMixin)
+
+
+# Converters, header converters, transformations and predicates.
+
+
+class _IsolatedPluginMixin:
+    """Forwards a pipeline plugin's calls, a batch per call, to its own plugin host.
+
+    The host starts on first use (``configure`` or ``config``) and lives until ``close``.
+    A host that died is not restarted: every later call fails with its stderr, so the
+    task fails (or tolerates) as for any failing stage, and a task restart, which builds
+    a new pipeline, starts a fresh host.
+    """
+
+    location: ClassVar[str]
+    target: ClassVar[str]
+    plugin_version: ClassVar[str]
+    plugin_name: ClassVar[str]
+    _kind: ClassVar[str]
+
+    _process: PluginProcess | None = None
+    _timeout_s: float = DEFAULT_CALL_TIMEOUT_S
+
+    def _host(self) -> PluginProcess:
+        process = self._process
+        if process is None:
+            process = self._process = PluginProcess(
+                self.location,
+                self._kind,
+                self.target,
+                timeout_s=self._timeout_s,
+                label=self.plugin_name,
+            )
+        return process
+
+    def _call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
+        return self._host().call(op, args)
+
+    def _configure_host(self, configs: Mapping[str, Any], **extra: Any) -> None:
+        # plugin.call.timeout.ms among the plugin's own settings is the runtime's, not the
+        # plugin's: e.g. transforms.<alias>.plugin.call.timeout.ms.
+        settings = {k: v for k, v in configs.items() if k != CALL_TIMEOUT_CONFIG}
+        self._timeout_s = call_timeout_s(configs)
+        if self._process is not None:
+            self._process.timeout_s = self._timeout_s
+        self._call("configure", {"configs": settings, **extra})
+
+    def config(self) -> ConfigDef:
+        return config_def_from_plain(self._call("config"))
+
+    def version(self) -> str:
+        if self._process is not None:
+            return str(self._process.loaded.get("version", self.plugin_version))
+        return self.plugin_version
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if not process.closed:
+                process.call("close_plugin")
+        finally:
+            process.close()
+
+    def __del__(self) -> None:
+        # A pipeline built only to validate a config may be dropped without close().
+        process = self._process
+        if process is not None and not process.closed:
+            process.kill()
+
+
+class _IsolatedConverter(_IsolatedPluginMixin, Converter):
+    _kind = "converter"
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        self.is_key = is_key
+        self._configure_host(configs, is_key=is_key)
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        return self.from_connect_batch([(topic, schema, value)])[0]
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        return self.to_connect_batch([(topic, data)])[0]
+
+    def from_connect_batch(
+        self, items: Sequence[tuple[str, Schema | None, Any]]
+    ) -> list[bytes | None]:
+        if not items:
+            return []
+        args = {
+            "topics": [topic for topic, _, _ in items],
+            "values": pack_values((schema, value) for _, schema, value in items),
+        }
+        return [_unb64(data) for data in self._call("from_connect_batch", args)]
+
+    def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
+        if not items:
+            return []
+        result = self._call("to_connect_batch", {"items": [[t, _b64(d)] for t, d in items]})
+        return [SchemaAndValue(schema, value) for schema, value in unpack_values(result)]
+
+
+class _IsolatedHeaderConverter(_IsolatedPluginMixin, HeaderConverter):
+    _kind = "header_converter"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
+        result = self._call("to_connect_headers", {"items": [[topic, header_key, _b64(data)]]})
+        ((schema, value),) = unpack_values(result)
+        return SchemaAndValue(schema, value)
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        args = {"keys": [[topic, header_key]], "values": pack_values([(schema, value)])}
+        (data,) = self._call("from_connect_headers", args)
+        return _unb64(data)
+
+
+class _IsolatedTransformation(_IsolatedPluginMixin, Transformation[Any]):
+    _kind = "transformation"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def apply(self, record: Any) -> Any:
+        out = self.apply_batch([record])
+        return out[0] if out else None
+
+    def apply_batch(self, records: Sequence[Any]) -> list[Any]:
+        if not records:
+            return []
+        return unpack_records(self._call("apply_batch", {"records": pack_records(records)}))
+
+
+class _IsolatedPredicate(_IsolatedPluginMixin, Predicate[Any]):
+    _kind = "predicate"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def test(self, record: Any) -> bool:
+        return self.test_batch([record])[0]
+
+    def test_batch(self, records: Sequence[Any]) -> list[bool]:
+        """Test many records in one call to the host."""
+        if not records:
+            return []
+        return [bool(r) for r in self._call("test_batch", {"records": pack_records(records)})]
+
+
+_PLUGIN_PROXIES: dict[str, type[_IsolatedPluginMixin]] = {
+    "converter": _IsolatedConverter,
+    "header_converter": _IsolatedHeaderConverter,
+    "transformation": _IsolatedTransformation,
+    "predicate": _IsolatedPredicate,
+}
+
+
+def isolated_plugin_class(
+    *, kind: str, location: str, target: str, version: str, name: str
+) -> type:
+    """A converter, header converter, transformation or predicate class whose instances
+    each run ``target`` in their own plugin host of ``location``.
+
+    Args:
+        kind: ``converter``, ``header_converter``, ``transformation`` or ``predicate``
+            (the registry's PluginKind values).
+
+    Raises:
+        ConnectError: for another kind.
+    """
+    base = _PLUGIN_PROXIES.get(kind)
+    if base is None:
+        raise ConnectError(
+            f"plugin {name!r} is a {kind}; only connectors, converters, header converters, "
+            "transformations and predicates run isolated from plugin.path"
+        )
+    attrs = {"location": location, "target": target, "plugin_version": version, "plugin_name": name}
+    return type(f"Isolated{_simple_name(name)}", (base,), attrs)
+
+
+def _simple_name(name: str) -> str:
+    return name.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+
+
+def new_task(
+    plugin: PluginDesc,
+    connector: str,
+    index: int,
+    connector_config: Mapping[str, str],
+    task_class: type[Task] | None = None,
+) -> Task:
+    """A connector's task object: an isolated proxy when the plugin lives on plugin.path.
+
+    ``task_class`` is the started connector's ``task_class()`` when the caller has one; else
+    the plugin's connector class is instantiated to ask it.
+    """
+    if plugin.location is not None:
+        isolated = IsolatedSinkTask if plugin.kind.value == "sink" else IsolatedSourceTask
+        return isolated(
+            plugin.location,
+            plugin.target,
+            timeout_s=call_timeout_s(connector_config),
+            label=f"{connector}-{index} ({plugin.name})",
+        )
+    return (task_class or plugin.load()().task_class())()

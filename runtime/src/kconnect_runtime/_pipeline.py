@@ -102,10 +102,19 @@ class Converters:
                 c.close()
 
 
+# KIP-891: the version of a plugin is chosen by this suffix on its config's prefix; the
+# runtime consumes it, so a plugin's configure() never sees it.
+PLUGIN_VERSION = "plugin.version"
+
+
 def _converter_settings(
     which: str, worker: Mapping[str, str], connector: Mapping[str, str]
-) -> tuple[str, dict[str, str], str]:
-    """Class name and prefixed settings; a connector-level class brings its own settings."""
+) -> tuple[str, dict[str, str], str, str | None]:
+    """Class name, prefixed settings, config key and ``*.plugin.version`` of one converter.
+
+    A connector-level class brings its own settings; a connector-level version applies to
+    whichever class is in effect (the connector's or the worker's).
+    """
     key = f"{which}.converter"
     source = connector if connector.get(key) else worker
     name = source.get(key)
@@ -115,17 +124,22 @@ def _converter_settings(
         )
     prefix = key + "."
     settings = {k[len(prefix) :]: v for k, v in source.items() if k.startswith(prefix)}
-    return name, settings, key
+    version = settings.pop(PLUGIN_VERSION, None)
+    version = connector.get(prefix + PLUGIN_VERSION) or version
+    return name, settings, key, version
 
 
 def build_converters(
     registry: PluginRegistry, worker: Mapping[str, str], connector: Mapping[str, str]
 ) -> Converters:
-    """Instantiate and configure the converters a connector uses (its own or the worker's)."""
+    """Instantiate and configure the converters a connector uses (its own or the worker's).
+
+    ``key.converter.plugin.version`` (and ``value.``/``header.``) pick the version (KIP-891).
+    """
     built: dict[str, Any] = {}
     for which, kind in (("key", PluginKind.CONVERTER), ("value", PluginKind.CONVERTER)):
-        name, settings, key = _converter_settings(which, worker, connector)
-        converter = registry.load(name, kind, key=key)()
+        name, settings, key, version = _converter_settings(which, worker, connector)
+        converter = registry.load(name, kind, key=key, version=version)()
         settings["converter.type"] = which
         _configure(key, name, lambda c=converter, s=settings, w=which: c.configure(s, w == "key"))
         built[which] = converter
@@ -133,8 +147,8 @@ def build_converters(
     header_worker.setdefault(
         "header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter"
     )
-    name, settings, key = _converter_settings("header", header_worker, connector)
-    header = registry.load(name, PluginKind.HEADER_CONVERTER, key=key)()
+    name, settings, key, version = _converter_settings("header", header_worker, connector)
+    header = registry.load(name, PluginKind.HEADER_CONVERTER, key=key, version=version)()
     settings["converter.type"] = ConverterType.HEADER.value
     _configure(key, name, lambda: header.configure(settings))
     return Converters(built["key"], built["value"], header)
@@ -174,13 +188,12 @@ class TransformChain(Generic[R]):
             if not props.get(type_key):
                 raise ConfigError(f'Missing required configuration "{type_key}"', name=type_key)
             predicate: Predicate[R] = registry.load(
-                props[type_key], PluginKind.PREDICATE, key=type_key
+                props[type_key],
+                PluginKind.PREDICATE,
+                key=type_key,
+                version=props.get(prefix + PLUGIN_VERSION),
             )()
-            settings = {
-                k[len(prefix) :]: v
-                for k, v in props.items()
-                if k.startswith(prefix) and k != type_key
-            }
+            settings = _plugin_settings(props, prefix)
             _configure(
                 prefix.rstrip("."), props[type_key], lambda p=predicate, s=settings: p.configure(s)
             )
@@ -192,13 +205,12 @@ class TransformChain(Generic[R]):
             if not props.get(type_key):
                 raise ConfigError(f'Missing required configuration "{type_key}"', name=type_key)
             transform: Transformation[R] = registry.load(
-                props[type_key], PluginKind.TRANSFORMATION, key=type_key
+                props[type_key],
+                PluginKind.TRANSFORMATION,
+                key=type_key,
+                version=props.get(prefix + PLUGIN_VERSION),
             )()
-            settings = {
-                k[len(prefix) :]: v
-                for k, v in props.items()
-                if k.startswith(prefix) and k != type_key
-            }
+            settings = _plugin_settings(props, prefix)
             predicate_alias = settings.pop("predicate", "").strip()
             negate_raw = settings.pop("negate", "false").strip().lower()
             if negate_raw not in ("true", "false"):
@@ -225,7 +237,12 @@ class TransformChain(Generic[R]):
         return cls(stages)
 
     def apply_batch(self, records: Sequence[R]) -> list[R]:
-        """Run every stage over the batch; dropped records are left out."""
+        """Run every stage over the batch; dropped records are left out.
+
+        Each stage makes one ``test_batch`` call on its predicate and one ``apply_batch``
+        call on its transform per batch (calls that cross a process boundary when the
+        plugin is isolated); records keep their order.
+        """
         current: list[R] = list(records)
         for stage in self._stages:
             if not current:
@@ -234,15 +251,7 @@ class TransformChain(Generic[R]):
                 if stage.predicate is None:
                     current = stage.transform.apply_batch(current)
                 else:
-                    out: list[R] = []
-                    for record in current:
-                        if stage.predicate.test(record) != stage.negate:
-                            result = stage.transform.apply(record)
-                            if result is not None:
-                                out.append(result)
-                        else:
-                            out.append(record)
-                    current = out
+                    current = _apply_gated(stage, current)
             except Exception as exc:
                 raise _stage_error(stage, exc) from exc
         return current
@@ -253,6 +262,43 @@ class TransformChain(Generic[R]):
                 if closeable is not None:
                     with contextlib.suppress(Exception):  # closing must not mask why we shut down
                         closeable.close()
+
+
+def _apply_gated(stage: _Stage[R], records: list[R]) -> list[R]:
+    """A stage whose predicate picks the records the transform sees; the rest pass as they are."""
+    assert stage.predicate is not None
+    verdicts = stage.predicate.test_batch(records)
+    if len(verdicts) != len(records):
+        raise DataError(
+            f"predicate {type(stage.predicate).__name__}.test_batch returned {len(verdicts)} "
+            f"results for {len(records)} records; it must return one per record"
+        )
+    chosen = [r for r, v in zip(records, verdicts, strict=True) if bool(v) != stage.negate]
+    if not chosen:
+        return records
+    if len(chosen) == len(records):
+        return stage.transform.apply_batch(records)
+    # apply_batch leaves dropped records out, so the chosen records go one run at a time:
+    # each maximal run of consecutive chosen records is one call, keeping the order.
+    out: list[R] = []
+    run: list[R] = []
+    for record, verdict in zip(records, verdicts, strict=True):
+        if bool(verdict) != stage.negate:
+            run.append(record)
+            continue
+        if run:
+            out.extend(stage.transform.apply_batch(run))
+            run = []
+        out.append(record)
+    if run:
+        out.extend(stage.transform.apply_batch(run))
+    return out
+
+
+def _plugin_settings(props: Mapping[str, str], prefix: str) -> dict[str, str]:
+    """A transform's or predicate's own settings: ``type`` and ``plugin.version`` are the runtime's."""
+    own = (prefix + "type", prefix + PLUGIN_VERSION)
+    return {k[len(prefix) :]: v for k, v in props.items() if k.startswith(prefix) and k not in own}
 
 
 def _stage_error(stage: _Stage[Any], exc: Exception) -> ConnectError:

@@ -1,24 +1,35 @@
-"""Plugin host: runs one connector or task inside a plugin.path location's interpreter.
+"""Plugin host: runs one plugin (connector, task, converter, transform or predicate) inside
+a plugin.path location's interpreter.
 
 The runtime starts this file as a script with the location's ``bin/python``, so it may
 import only the standard library and ``kconnect_sdk`` (never ``kconnect_runtime``, which
 the plugin's environment does not have). It speaks the isolation protocol on stdin/stdout:
 
 * frames are a 4-byte big-endian length followed by UTF-8 JSON;
-* the host speaks first: ``{"hello": {"protocol": 1, "sdk": "<version>", "python": ...}}``;
+* the host speaks first: ``{"hello": {"protocol": 2, "sdk": "<version>", "python": ...}}``;
 * the runtime then sends ``{"op": "load", "args": {"kind": ..., "target": "module:Class"}}``
   and afterwards one request per call, ``{"op": name, "args": {...}}``;
-* every request is answered by ``{"ok": result, "effects": {...}}`` or
-  ``{"error": {"type", "message", "retriable", "trace"}}``; while handling a request the
+* every request is answered by ``{"ok": result, "effects": {...}}`` or ``{"error":
+  {"type", "message", "retriable", "config", "data", "trace", ...}}`` (the flags say
+  whether it was a RetriableError, ConfigError or DataError); while handling a request the
   host may ask the runtime for data (source offsets) with ``{"callback": name, "args"}``,
   which the runtime answers with ``{"result": ...}``.
 
-Records cross as ``kconnect_sdk.record_to_plain`` dicts, many per frame. Anything the
-plugin prints goes to stderr so it cannot corrupt the protocol stream.
+Records cross many per frame as a *record batch* (:func:`pack_records`): each distinct
+schema is written once per frame in a ``schemas`` table and records refer to it by index;
+a record is a positional row whose values are ``kconnect_sdk.value_to_plain`` data (bytes
+as base64, decimals and timestamps tagged), so nothing is lost on the way. Converter
+bytes cross as base64 text. Anything the plugin prints goes to stderr so it cannot
+corrupt the protocol stream.
+
+Protocol 2 (this file) added the record-batch shape, the converter, header converter,
+transformation and predicate kinds, and ``describe``.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import importlib
 import importlib.metadata
 import json
@@ -28,26 +39,52 @@ import struct
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any
 
 import kconnect_sdk
 from kconnect_sdk import (
+    ConfigError,
     ConfigType,
     Connector,
+    Converter,
+    DataError,
+    Header,
+    HeaderConverter,
+    Headers,
+    Predicate,
     RecordMetadata,
     RetriableError,
+    Schema,
+    SinkConnector,
     SinkRecord,
     SinkTask,
+    SourceConnector,
     SourceRecord,
     SourceTask,
+    Struct,
+    TimestampType,
     TopicPartition,
-    record_from_plain,
-    record_to_plain,
+    Transformation,
+    Type,
+    schema_from_plain,
+    schema_to_plain,
+    value_from_plain,
+    value_to_plain,
 )
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 _HEADER = struct.Struct(">I")
+
+# Plugin kinds a host loads (the runtime's PluginKind values, plus the task kinds).
+CONNECTOR_KINDS = frozenset({"connector", "source", "sink"})
+TASK_KINDS = frozenset({"source_task", "sink_task"})
+_BASES: dict[str, type] = {
+    "converter": Converter,
+    "header_converter": HeaderConverter,
+    "transformation": Transformation,
+    "predicate": Predicate,
+}
 
 
 def read_frame(stream: IO[bytes]) -> Any:
@@ -66,6 +103,251 @@ def write_frame(stream: IO[bytes], message: Any) -> None:
     body = json.dumps(message, separators=(",", ":"), default=str).encode()
     stream.write(_HEADER.pack(len(body)) + body)
     stream.flush()
+
+
+class SchemaTable:
+    """The distinct schemas of one frame; records refer to them by index."""
+
+    def __init__(self) -> None:
+        self.plain: list[dict[str, Any] | None] = []
+        self._by_id: dict[int, int] = {}
+        self._by_value: dict[Schema, int] = {}
+        self._keep: list[Schema] = []  # ids stay valid while the frame is built
+
+    def index(self, schema: Schema | None) -> int | None:
+        if schema is None:
+            return None
+        found = self._by_id.get(id(schema))
+        if found is not None:
+            return found
+        found = self._by_value.get(schema)
+        if found is None:
+            found = len(self.plain)
+            self.plain.append(schema_to_plain(schema))
+            self._by_value[schema] = found
+        self._by_id[id(schema)] = found
+        self._keep.append(schema)
+        return found
+
+
+# Values of these types are their own plain data (both ends are Python's json, which also
+# carries NaN and the infinities), so the codec skips value_to_plain for them.
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+_FLAT_FIELD_TYPES = frozenset(
+    {
+        Type.INT8,
+        Type.INT16,
+        Type.INT32,
+        Type.INT64,
+        Type.FLOAT32,
+        Type.FLOAT64,
+        Type.BOOLEAN,
+        Type.STRING,
+    }
+)
+
+
+class _FlatStructs:
+    """Which struct schemas hold only scalar fields (their values cross as a plain list)."""
+
+    def __init__(self) -> None:
+        self._flat: dict[int, tuple[Schema, bool]] = {}
+
+    def __call__(self, schema: Schema) -> bool:
+        known = self._flat.get(id(schema))
+        if known is None or known[0] is not schema:
+            flat = schema.type is Type.STRUCT and all(
+                f.schema.type in _FLAT_FIELD_TYPES and f.schema.name is None for f in schema.fields
+            )
+            known = self._flat[id(schema)] = (schema, flat)
+        return known[1]
+
+
+def _encoder() -> Callable[[Any, Schema | None], Any]:
+    """``value_to_plain`` with fast paths for scalars and all-scalar structs (same output)."""
+    flat = _FlatStructs()
+
+    def encode(value: Any, schema: Schema | None) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:
+            return value
+        if kind is Struct and value.schema is schema and schema is not None and flat(schema):
+            # Exactly what value_to_plain writes for such a struct, without a call per field.
+            return {"$struct": list(value._values)}
+        return value_to_plain(value, schema)
+
+    return encode
+
+
+def _decoder() -> Callable[[Any, Schema | None], Any]:
+    """``value_from_plain`` with the fast paths matching :func:`_encoder`."""
+    flat = _FlatStructs()
+
+    def decode(data: Any, schema: Schema | None) -> Any:
+        kind = type(data)
+        if kind in _SCALARS:
+            return data
+        if (
+            kind is dict
+            and schema is not None
+            and len(data) == 1
+            and flat(schema)
+            and len(items := data.get("$struct", ())) == len(schema.fields)
+        ):
+            struct = Struct(schema)
+            struct._values[:] = items
+            return struct
+        return value_from_plain(data, schema)
+
+    return decode
+
+
+def _offset_to_plain(data: Mapping[str, Any] | None) -> Any:
+    """A source partition or offset: a flat str-keyed dict crosses as a JSON object."""
+    if data is None:
+        return None
+    if type(data) is dict and all(type(k) is str and type(v) in _SCALARS for k, v in data.items()):
+        return data
+    return [value_to_plain(data)]
+
+
+def _offset_from_plain(data: Any) -> Any:
+    if data is None or type(data) is dict:
+        return data
+    return value_from_plain(data[0])
+
+
+def schemas_from_plain(data: Iterable[Mapping[str, Any] | None]) -> list[Schema | None]:
+    return [schema_from_plain(s) for s in data]
+
+
+def _b64(data: bytes | None) -> str | None:
+    """Converter bytes as frame text (None, the tombstone, stays None)."""
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+def _headers_row(headers: Headers, table: SchemaTable) -> list[list[Any]]:
+    return [[h.key, table.index(h.schema), value_to_plain(h.value, h.schema)] for h in headers]
+
+
+def _headers_from_row(row: Sequence[Sequence[Any]], schemas: Sequence[Schema | None]) -> Headers:
+    if not row:
+        return Headers.EMPTY
+    out = []
+    for key, index, value in row:
+        schema = None if index is None else schemas[index]
+        out.append(Header(key, schema, value_from_plain(value, schema)))
+    return Headers(out)
+
+
+def pack_records(records: Iterable[SourceRecord | SinkRecord]) -> dict[str, Any]:
+    """A batch of records as one JSON-serialisable record batch (schemas sent once)."""
+    table = SchemaTable()
+    index = table.index
+    encode = _encoder()
+    rows: list[list[Any]] = []
+    last_partition: Any = None
+    last_partition_plain: Any = None
+    for r in records:
+        row = [
+            r.topic,
+            r.kafka_partition,
+            index(r.key_schema),
+            encode(r.key, r.key_schema),
+            index(r.value_schema),
+            encode(r.value, r.value_schema),
+            r.timestamp,
+            _headers_row(r.headers, table) if r.headers else [],
+        ]
+        if isinstance(r, SinkRecord):
+            row += [
+                r.kafka_offset,
+                r.timestamp_type.value,
+                r.original_topic,
+                r.original_kafka_partition,
+                r.original_kafka_offset,
+            ]
+        elif isinstance(r, SourceRecord):
+            # A task usually reuses one partition object for a whole batch.
+            if r.source_partition is not last_partition:
+                last_partition = r.source_partition
+                last_partition_plain = _offset_to_plain(last_partition)
+            row += [last_partition_plain, _offset_to_plain(r.source_offset)]
+        else:
+            raise TypeError(f"not a SourceRecord or SinkRecord: {type(r).__name__}")
+        rows.append(row)
+    return {"schemas": table.plain, "records": rows}
+
+
+def unpack_records(batch: Mapping[str, Any]) -> list[Any]:
+    """The records of a batch written by :func:`pack_records`."""
+    schemas = schemas_from_plain(batch["schemas"])
+    decode = _decoder()
+    out: list[Any] = []
+    for row in batch["records"]:
+        topic, partition, ks_index, key, vs_index, value, timestamp, headers, *rest = row
+        key_schema = None if ks_index is None else schemas[ks_index]
+        value_schema = None if vs_index is None else schemas[vs_index]
+        key = decode(key, key_schema)
+        value = decode(value, value_schema)
+        header_values = _headers_from_row(headers, schemas) if headers else Headers.EMPTY
+        if len(rest) == 2:
+            out.append(
+                SourceRecord(
+                    topic=topic,
+                    kafka_partition=partition,
+                    key_schema=key_schema,
+                    key=key,
+                    value_schema=value_schema,
+                    value=value,
+                    timestamp=timestamp,
+                    headers=header_values,
+                    source_partition=_offset_from_plain(rest[0]),
+                    source_offset=_offset_from_plain(rest[1]),
+                )
+            )
+        else:
+            offset, ts_type, original_topic, original_partition, original_offset = rest
+            out.append(
+                SinkRecord(
+                    topic=topic,
+                    kafka_partition=partition,
+                    key_schema=key_schema,
+                    key=key,
+                    value_schema=value_schema,
+                    value=value,
+                    timestamp=timestamp,
+                    headers=header_values,
+                    kafka_offset=offset,
+                    timestamp_type=TimestampType(ts_type),
+                    original_topic=original_topic,
+                    original_kafka_partition=original_partition,
+                    original_kafka_offset=original_offset,
+                )
+            )
+    return out
+
+
+def pack_values(items: Iterable[tuple[Schema | None, Any]]) -> dict[str, Any]:
+    """``(schema, value)`` pairs as one JSON-serialisable batch (schemas sent once)."""
+    table = SchemaTable()
+    encode = _encoder()
+    rows = [[table.index(schema), encode(value, schema)] for schema, value in items]
+    return {"schemas": table.plain, "values": rows}
+
+
+def unpack_values(batch: Mapping[str, Any]) -> list[tuple[Schema | None, Any]]:
+    schemas = schemas_from_plain(batch["schemas"])
+    decode = _decoder()
+    out = []
+    for index, value in batch["values"]:
+        schema = None if index is None else schemas[index]
+        out.append((schema, decode(value, schema)))
+    return out
 
 
 def _sdk_version() -> str:
@@ -200,9 +482,9 @@ def _offsets(data: Sequence[Sequence[Any]]) -> dict[TopicPartition, int]:
     return {TopicPartition(str(t), int(p)): int(o) for t, p, o in data}
 
 
-def _config_def_plain(connector: Connector) -> list[dict[str, Any]]:
+def _config_def_plain(plugin: Any) -> list[dict[str, Any]]:
     keys = []
-    for key in connector.config().config_keys.values():
+    for key in plugin.config().config_keys.values():
         default = key.default if key.has_default else None
         if key.type is ConfigType.PASSWORD and default is not None:
             default = None
@@ -223,8 +505,74 @@ def _config_def_plain(connector: Connector) -> list[dict[str, Any]]:
     return keys
 
 
+def _plugin_class(target: str) -> Any:
+    module_name, _, attr = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _instantiate(kind: str, target: str) -> Any:
+    """An instance of the plugin ``target`` names, checked against the SDK base of ``kind``."""
+    instance = _plugin_class(target)()
+    if kind in TASK_KINDS:
+        # ``target`` names the connector; its task_class() names the task.
+        instance = instance.task_class()()
+        want: type = SourceTask if kind == "source_task" else SinkTask
+        if not isinstance(instance, want):
+            raise TypeError(f"{target}.task_class() does not return a {want.__name__}")
+        return instance
+    base = _BASES.get(kind)
+    if base is None and kind not in CONNECTOR_KINDS:
+        raise ValueError(f"unknown plugin kind {kind!r} (protocol {PROTOCOL_VERSION})")
+    base = base or Connector
+    if not isinstance(instance, base):
+        raise TypeError(f"{target} is not a kconnect_sdk {base.__name__}")
+    return instance
+
+
+def _overrides(instance: object, base: type, method: str) -> bool:
+    return getattr(type(instance), method, None) is not getattr(base, method, None)
+
+
+def plugin_capabilities(instance: object) -> dict[str, Any]:
+    """What a plugin instance can do beyond its kind's minimum, as the SDK lets it say.
+
+    Source connectors: ``exactly_once_support`` and ``can_define_transaction_boundaries``
+    (as answered for an empty config; null when the connector cannot say) and whether they
+    take part in offset changes (``alter_offsets``); sink connectors ``alter_offsets``;
+    converters, transformations and predicates whether they implement the batch methods
+    themselves (otherwise the SDK's per-record defaults run).
+    """
+    caps: dict[str, Any] = {}
+    if isinstance(instance, SourceConnector):
+        support: Any = None
+        with contextlib.suppress(Exception):  # a connector that needs its config to answer
+            answer = instance.exactly_once_support({})
+            support = None if answer is None else str(getattr(answer, "value", answer))
+        boundaries: Any = None
+        with contextlib.suppress(Exception):
+            boundaries = bool(instance.can_define_transaction_boundaries({}))
+        caps["exactly_once_support"] = support
+        caps["can_define_transaction_boundaries"] = boundaries
+        caps["alter_offsets"] = _overrides(instance, SourceConnector, "alter_offsets")
+    elif isinstance(instance, SinkConnector):
+        caps["alter_offsets"] = _overrides(instance, SinkConnector, "alter_offsets")
+    elif isinstance(instance, Converter):
+        caps["from_connect_batch"] = _overrides(instance, Converter, "from_connect_batch")
+        caps["to_connect_batch"] = _overrides(instance, Converter, "to_connect_batch")
+    elif isinstance(instance, HeaderConverter):
+        caps["batch"] = False  # the SDK's header converter has no batch methods
+    elif isinstance(instance, Transformation):
+        caps["apply_batch"] = _overrides(instance, Transformation, "apply_batch")
+    elif isinstance(instance, Predicate):
+        caps["test_batch"] = _overrides(instance, Predicate, "test_batch")
+    return caps
+
+
 class Host:
-    """Dispatches requests to one loaded connector or task."""
+    """Dispatches requests to one loaded plugin."""
 
     def __init__(self, channel: _Channel) -> None:
         self.channel = channel
@@ -236,19 +584,7 @@ class Host:
         self.next_seq = 0
 
     def load(self, kind: str, target: str) -> dict[str, Any]:
-        module_name, _, attr = target.partition(":")
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        instance = obj()
-        if kind in ("source_task", "sink_task"):
-            # ``target`` names the connector; its task_class() names the task.
-            instance = instance.task_class()()
-            want: type = SourceTask if kind == "source_task" else SinkTask
-            if not isinstance(instance, want):
-                raise TypeError(f"{target}.task_class() does not return a {want.__name__}")
-        elif not isinstance(instance, Connector):
-            raise TypeError(f"{target} is not a kconnect_sdk Connector")
+        instance = _instantiate(kind, target)
         self.obj, self.kind = instance, kind
         return {"version": str(instance.version())}
 
@@ -264,9 +600,25 @@ class Host:
             raise ValueError(f"unknown operation {op!r} (protocol {PROTOCOL_VERSION})")
         return handler(args)
 
-    # Connector operations.
+    # Operations of every kind.
     def op_config(self, args: Mapping[str, Any]) -> Any:
         return _config_def_plain(self.obj)
+
+    def op_describe(self, args: Mapping[str, Any]) -> Any:
+        """Version and config definition of any plugin, without loading it for use."""
+        kind = str(args["kind"])
+        instance = _instantiate("connector" if kind in TASK_KINDS else kind, str(args["target"]))
+        try:
+            return {
+                "version": str(instance.version()),
+                "config": _config_def_plain(instance),
+                "capabilities": plugin_capabilities(instance),
+            }
+        finally:
+            if not isinstance(instance, Connector):
+                instance.close()
+
+    # Connector operations.
 
     def op_validate(self, args: Mapping[str, Any]) -> Any:
         return [
@@ -311,12 +663,12 @@ class Host:
         records = self.obj.poll()
         if records is None:
             return None
-        out = []
+        first = self.next_seq
         for record in records:
-            seq, self.next_seq = self.next_seq, self.next_seq + 1
-            self.pending[seq] = record
-            out.append([seq, record_to_plain(record)])
-        return out
+            self.pending[self.next_seq] = record
+            self.next_seq += 1
+        # Sequence numbers are consecutive: the first one stands for the whole batch.
+        return {"first_seq": first, "batch": pack_records(records)}
 
     def op_commit(self, args: Mapping[str, Any]) -> Any:
         self._acknowledge(args)
@@ -335,12 +687,7 @@ class Host:
         self.obj.close(partitions)
 
     def op_put(self, args: Mapping[str, Any]) -> Any:
-        records: list[SinkRecord] = []
-        for data in args["records"]:
-            record = record_from_plain(data)
-            assert isinstance(record, SinkRecord)
-            records.append(record)
-        self.obj.put(records)
+        self.obj.put(unpack_records(args["records"]))
 
     def op_flush(self, args: Mapping[str, Any]) -> Any:
         self.obj.flush(_offsets(args["offsets"]))
@@ -348,6 +695,50 @@ class Host:
     def op_pre_commit(self, args: Mapping[str, Any]) -> Any:
         result = self.obj.pre_commit(_offsets(args["offsets"]))
         return [[t, p, o] for (t, p), o in result.items()]
+
+    # Converter, header converter, transformation and predicate operations.
+    def op_configure(self, args: Mapping[str, Any]) -> Any:
+        configs = dict(args.get("configs", {}))
+        if self.kind == "converter":
+            self.obj.configure(configs, bool(args.get("is_key", False)))
+        else:
+            self.obj.configure(configs)
+
+    def op_close_plugin(self, args: Mapping[str, Any]) -> Any:
+        self.obj.close()
+
+    def op_from_connect_batch(self, args: Mapping[str, Any]) -> Any:
+        topics = args["topics"]
+        values = unpack_values(args["values"])
+        items = [(t, schema, value) for t, (schema, value) in zip(topics, values, strict=True)]
+        return [_b64(data) for data in self.obj.from_connect_batch(items)]
+
+    def op_to_connect_batch(self, args: Mapping[str, Any]) -> Any:
+        items = [(topic, _unb64(data)) for topic, data in args["items"]]
+        return pack_values(self.obj.to_connect_batch(items))
+
+    def op_from_connect_headers(self, args: Mapping[str, Any]) -> Any:
+        values = unpack_values(args["values"])
+        return [
+            _b64(self.obj.from_connect_header(topic, key, schema, value))
+            for (topic, key), (schema, value) in zip(args["keys"], values, strict=True)
+        ]
+
+    def op_to_connect_headers(self, args: Mapping[str, Any]) -> Any:
+        return pack_values(
+            self.obj.to_connect_header(topic, key, _unb64(data))
+            for topic, key, data in args["items"]
+        )
+
+    def op_apply_batch(self, args: Mapping[str, Any]) -> Any:
+        return pack_records(self.obj.apply_batch(unpack_records(args["records"])))
+
+    def op_test_batch(self, args: Mapping[str, Any]) -> Any:
+        records = unpack_records(args["records"])
+        test_batch = getattr(self.obj, "test_batch", None)
+        if test_batch is None:  # an SDK from before Predicate.test_batch
+            return [bool(self.obj.test(r)) for r in records]
+        return [bool(result) for result in test_batch(records)]
 
 
 def main() -> int:
@@ -381,6 +772,11 @@ def main() -> int:
                         "type": type(exc).__name__,
                         "message": str(exc),
                         "retriable": isinstance(exc, RetriableError),
+                        "config": isinstance(exc, ConfigError),
+                        "config_name": getattr(exc, "name", None)
+                        if isinstance(exc, ConfigError)
+                        else None,
+                        "data": isinstance(exc, DataError),
                         "trace": traceback.format_exc(),
                     }
                 },

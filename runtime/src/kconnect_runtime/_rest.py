@@ -324,17 +324,24 @@ def create_app(
     # -- plugins -----------------------------------------------------------------------
     @app.get("/connector-plugins")
     def connector_plugins(connectorsOnly: bool = True) -> list[dict[str, str]]:  # Kafka's name
+        """Every plugin of the kinds asked for, one entry per installed version (KIP-891)."""
         kinds = (
             CONNECTOR_KINDS
             if connectorsOnly
             else tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
         )
-        return [p.to_rest() for p in worker.registry.plugins(*kinds)]
+        listed: dict[tuple[str, str, str], dict[str, str]] = {}
+        for p in worker.registry.plugins(*kinds):
+            entry = p.to_rest()
+            # One version found in two places (a location and the runtime) is one entry.
+            listed.setdefault((entry["class"], entry["type"], entry["version"]), entry)
+        return list(listed.values())
 
     @app.get("/connector-plugins/{plugin}/config")
-    def plugin_config(plugin: str) -> list[dict[str, Any]]:
+    def plugin_config(plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+        """The plugin's config definition, of ``version`` (KIP-891; default the newest)."""
         kinds = tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
-        desc = worker.registry.resolve(plugin, *kinds)
+        desc = worker.registry.resolve(plugin, *kinds, version=version)
         try:
             definition = desc.load()().config()
         except ConfigError:

@@ -10,11 +10,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect_sdk import ConfigDef, ConfigError, ConfigKey, ConfigType, ConfigValue, SinkConnector
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Importance,
+    SinkConnector,
+)
 
 from ._configs import SINK_CONNECTOR_CONFIG, SOURCE_CONNECTOR_CONFIG
-from ._pipeline import TransformChain, build_converters
-from ._registry import CONNECTOR_KINDS, PluginRegistry
+from ._pipeline import PLUGIN_VERSION, TransformChain, build_converters
+from ._registry import (
+    CONNECTOR_KINDS,
+    CONNECTOR_VERSION_CONFIG,
+    PluginKind,
+    PluginRegistry,
+)
 
 __all__ = ["HIDDEN", "config_infos", "config_key_info", "format_value"]
 
@@ -71,17 +84,103 @@ def _value_info(
     }
 
 
+_VERSION_DOC = (
+    "Version of the {what} plugin to use (KIP-891): an exact version, a Maven range such as "
+    "[1.0,2.0), a PEP 440 specifier such as >=1,<2, or latest. Default: the newest installed."
+)
+
+
+_DEFAULT_CONVERTERS = {"header": "org.apache.kafka.connect.storage.SimpleHeaderConverter"}
+
+
+def _version_definition(name: str, what: str, group: str | None) -> ConfigKey:
+    return ConfigKey(
+        name=name,
+        type=ConfigType.STRING,
+        default=None,
+        validator=None,
+        importance=Importance.LOW,
+        documentation=_VERSION_DOC.format(what=what),
+        group=group,
+        display_name=f"{what[:1].upper()}{what[1:]} plugin version",
+    )
+
+
+def _plugin_version_keys(
+    worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> list[tuple[str, str, tuple[PluginKind, ...], str, str | None]]:
+    """Every ``*.plugin.version`` key of a connector config, with the plugin it versions.
+
+    Each entry: (version key, plugin name, kinds, what it is, group).
+    """
+    out: list[tuple[str, str, tuple[PluginKind, ...], str, str | None]] = []
+    for which in ("key", "value", "header"):
+        key = f"{which}.converter"
+        name = props.get(key) or worker_props.get(key) or _DEFAULT_CONVERTERS.get(which, "")
+        kinds = (PluginKind.HEADER_CONVERTER,) if which == "header" else (PluginKind.CONVERTER,)
+        out.append((f"{key}.{PLUGIN_VERSION}", name, kinds, f"{which} converter", "Common"))
+    for section, kind in (
+        ("transforms", PluginKind.TRANSFORMATION),
+        ("predicates", PluginKind.PREDICATE),
+    ):
+        for alias in (a.strip() for a in str(props.get(section, "")).split(",")):
+            if alias:
+                type_key = f"{section}.{alias}.type"
+                group = f"{section.capitalize()}: {alias}"
+                what = f"{kind.value} {alias!r}"
+                out.append(
+                    (
+                        f"{section}.{alias}.{PLUGIN_VERSION}",
+                        props.get(type_key, ""),
+                        (kind,),
+                        what,
+                        group,
+                    )
+                )
+    return out
+
+
 def config_infos(
     registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
 ) -> dict[str, Any]:
-    """Validate a connector config the way Kafka's validate endpoint does."""
+    """Validate a connector config the way Kafka's validate endpoint does.
+
+    A ``connector.plugin.version`` no installed version satisfies is an error on that key
+    (recommending the installed versions); the rest is validated against the newest.
+    """
     class_name = str(props.get("connector.class", "")).strip()
-    plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
+    version_error: str | None = None
+    try:
+        plugin = registry.resolve(
+            class_name,
+            *CONNECTOR_KINDS,
+            key="connector.class",
+            version=props.get(CONNECTOR_VERSION_CONFIG),
+        )
+    except ConfigError as exc:
+        if exc.name != CONNECTOR_VERSION_CONFIG:
+            raise
+        version_error = str(exc)
+        plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
     cls = plugin.load()
     sink = issubclass(cls, SinkConnector)
     framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
     values: dict[str, ConfigValue] = {v.name: v for v in framework.validate(props)}
     definitions: dict[str, ConfigKey] = dict(framework.config_keys)
+    # KIP-891's version keys, each recommending the installed versions of its plugin.
+    definitions[CONNECTOR_VERSION_CONFIG] = _version_definition(
+        CONNECTOR_VERSION_CONFIG, "connector", "Common"
+    )
+    values[CONNECTOR_VERSION_CONFIG] = ConfigValue(
+        CONNECTOR_VERSION_CONFIG,
+        props.get(CONNECTOR_VERSION_CONFIG),
+        list(registry.versions(class_name, *CONNECTOR_KINDS)),
+        [version_error] if version_error else [],
+    )
+    for vkey, name, kinds, what, group in _plugin_version_keys(worker_props, props):
+        definitions[vkey] = _version_definition(vkey, what, group)
+        installed = registry.versions(name, *kinds) if name else []
+        values[vkey] = ConfigValue(vkey, props.get(vkey), list(installed))
 
     def add_error(key: str | None, message: str) -> None:
         target = key if key in values else "connector.class"

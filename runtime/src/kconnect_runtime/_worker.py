@@ -30,9 +30,16 @@ from ._config_providers import ConfigProviders
 from ._configs import CONNECTOR_CONFIG, parse_connector_config
 from ._control import BadRequestError, ControlStore, ForbiddenError, MemoryControlStore
 from ._engine import Engine, LocalEngine
+from ._isolation import new_task
 from ._offsets import OffsetStore, TaskOffsetReader, offset_key
 from ._pipeline import TransformChain, build_converters
-from ._registry import CONNECTOR_KINDS, PluginDesc, PluginKind, PluginRegistry
+from ._registry import (
+    CONNECTOR_KINDS,
+    CONNECTOR_VERSION_CONFIG,
+    PluginDesc,
+    PluginKind,
+    PluginRegistry,
+)
 from ._sink_offsets import alter_group_offsets, delete_group, list_group_offsets
 from ._sink_task import SinkTaskRunner
 from ._source_task import SourceTaskRunner
@@ -230,7 +237,12 @@ class Worker:
                 'Missing required configuration "connector.class" which has no default value.',
                 name="connector.class",
             )
-        plugin = self.registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
+        plugin = self.registry.resolve(
+            class_name,
+            *CONNECTOR_KINDS,
+            key="connector.class",
+            version=props.get(CONNECTOR_VERSION_CONFIG),
+        )
         cls = plugin.load()
         sink = issubclass(cls, SinkConnector)
         parse_connector_config(props, sink=sink)
@@ -323,20 +335,8 @@ class Worker:
             "connector_config": runtime.config,
             "worker_props": self.worker_props,
         }
-        isolated: dict[str, Any] | None = None
-        if runtime.plugin.location is not None:
-            # The plugin lives on plugin.path: its task runs in a host process of that
-            # location, behind a proxy task the runner drives like any other.
-            from ._isolation import IsolatedSinkTask, IsolatedSourceTask, call_timeout_s
-
-            isolated = {
-                "location": runtime.plugin.location,
-                "connector_target": runtime.plugin.target,
-                "timeout_s": call_timeout_s(runtime.config),
-                "label": f"{runtime.name}-{index} ({runtime.plugin.name})",
-            }
+        task = new_task(runtime.plugin, runtime.name, index, runtime.config, task_cls)
         if runtime.plugin.kind is PluginKind.SOURCE:
-            task = IsolatedSourceTask(**isolated) if isolated else task_cls()
             if not isinstance(task, SourceTask):
                 raise ConnectError(
                     f"connector {runtime.name!r}: task_class() of a source connector must be a SourceTask"
@@ -353,7 +353,6 @@ class Worker:
                 topic_creation=self._topic_creation(runtime),
                 **common,
             )
-        task = IsolatedSinkTask(**isolated) if isolated else task_cls()
         if not isinstance(task, SinkTask):
             raise ConnectError(
                 f"connector {runtime.name!r}: task_class() of a sink connector must be a SinkTask"
@@ -902,11 +901,15 @@ class Worker:
         }
 
     def connector_status(self, name: str) -> dict[str, Any]:
+        """Kafka's ``ConnectorStateInfo``, with the running versions (KIP-891)."""
         runtime = self.get(name)
         return {
             "name": name,
-            "connector": runtime.status.to_rest(),
-            "tasks": [{"id": i, **t.status.to_rest()} for i, t in enumerate(list(runtime.tasks))],
+            "connector": {
+                **runtime.status.to_rest(),
+                **_version_field(runtime.instance),
+            },
+            "tasks": [_task_state(i, t) for i, t in enumerate(list(runtime.tasks))],
             "type": runtime.type,
         }
 
@@ -915,7 +918,7 @@ class Worker:
         tasks = list(runtime.tasks)
         if not 0 <= task < len(tasks):
             raise NotFoundError(f"Task {name}-{task} not found")
-        return {"id": task, **tasks[task].status.to_rest()}
+        return _task_state(task, tasks[task])
 
     def task_list(self, name: str) -> list[dict[str, Any]]:
         runtime = self.get(name)
@@ -934,6 +937,19 @@ class Worker:
                 sum(t.records_out for t in runtime.tasks),
             )
         return out
+
+
+def _version_field(plugin: object) -> dict[str, str]:
+    """``{"version": …}`` as the plugin reports it, or nothing if it cannot say."""
+    try:
+        version = plugin.version()  # type: ignore[attr-defined]  # every SDK plugin is Versioned
+    except Exception:  # a plugin's broken version() must not break status pages
+        return {}
+    return {"version": str(version)} if version else {}
+
+
+def _task_state(index: int, runner: TaskRunner) -> dict[str, Any]:
+    return {"id": index, **runner.status.to_rest(), **_version_field(runner.task)}
 
 
 def _offsets_message(accepted: bool, reset: bool) -> str:

@@ -3,7 +3,7 @@
 kconnect standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]
 kconnect distributed WORKER.properties
 kconnect quickstart [--config-dir config] [--lines N]
-kconnect plugins list
+kconnect plugins list|install|describe
 """
 
 from __future__ import annotations

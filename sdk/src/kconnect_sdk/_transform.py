@@ -57,7 +57,17 @@ class Predicate(Versioned, abc.ABC, Generic[R]):
     def config(self) -> ConfigDef: ...
 
     @abc.abstractmethod
-    def test(self, record: R) -> bool: ...
+    def test(self, record: R) -> bool:
+        """Whether ``record`` matches; must not mutate it."""
+
+    def test_batch(self, records: Sequence[R]) -> list[bool]:
+        """Whether each record matches, one result per record, in order.
+
+        The runtime calls this, once per batch, rather than ``test``; the default calls
+        ``test`` for each record. Override it when a batch can be tested faster at once
+        (the result must still have exactly one entry per record).
+        """
+        return [self.test(record) for record in records]
 
     def close(self) -> None:
         """Release resources."""
