@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import textwrap
 import time
@@ -17,11 +18,24 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_runtime import PluginRegistry, Worker
 from kconnect_runtime._configs import parse_worker_config
 from kconnect_runtime._offsets import FileOffsetStore, MemoryOffsetStore
+from kconnect_runtime._plugins_cli import install_plugin
 from kconnect_runtime._spark_config import spark_session_conf
 from kconnect_runtime._spark_engine import SparkEngine
 from kconnect_runtime._status import State
 from kconnect_sdk import ConfigError, ConnectError
 from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
+from test_errors_sink import (
+    BAD_CAST_OFFSET,
+    BAD_JSON_OFFSET,
+    CAST,
+    GOOD_LINES,
+    VALUES,
+    make_topic,
+    produce,
+    read_all,
+)
+
+REPO = Path(__file__).resolve().parents[2]
 
 # Two cores, four attempts per Spark task: a failed cycle is retried, as on a cluster.
 MASTER = "local[2,4]"
@@ -67,15 +81,19 @@ def _spark_worker(
     spark: Any,
     *,
     offset_store: MemoryOffsetStore | None = None,
+    engine: list[SparkEngine] | None = None,
     **extra: str,
 ) -> Worker:
     props = worker_props(tmp, kafka, engine="spark", **extra)
+    spark_engine = SparkEngine(props, session=spark)
+    if engine is not None:
+        engine.append(spark_engine)
     return Worker(
         props,
-        registry=PluginRegistry.discover(),
+        registry=PluginRegistry.discover(plugin_path=props.get("plugin.path")),
         offset_store=offset_store or FileOffsetStore(tmp / "offsets.json"),
         bootstrap_servers=kafka,
-        engine=SparkEngine(props, session=spark),
+        engine=spark_engine,
         commit_interval_ms=500,
         consumer_session_timeout_ms=6000,
         shutdown_timeout_ms=30000,
@@ -91,8 +109,8 @@ def _group_committed(kafka: str, group: str, topic: str) -> int:
         consumer.close()
 
 
-def _topic_values(kafka: str, topic: str) -> list[str]:
-    """Every value in the topic (all partitions), read with an assigned consumer."""
+def _topic_values(kafka: str, topic: str, *, keys: bool = False) -> list[str]:
+    """Every value (or key) in the topic (all partitions), read with an assigned consumer."""
     consumer = Consumer(
         {"bootstrap.servers": kafka, "group.id": _name("reader"), "enable.auto.commit": False}
     )
@@ -109,7 +127,7 @@ def _topic_values(kafka: str, topic: str) -> list[str]:
         while ends and time.monotonic() < deadline:
             for m in consumer.consume(1000, 0.5):
                 if m.error() is None:
-                    values.append(m.value().decode())
+                    values.append((m.key() if keys else m.value()).decode())
                     if m.offset() + 1 >= ends.get(m.partition(), 0):
                         ends.pop(m.partition(), None)
         assert not ends, f"could not read all of topic {topic} within 30 s"
@@ -341,6 +359,175 @@ def test_pause_stops_cycles_and_resume_restarts_them(
     finally:
         worker.stop()
     assert sink_file.read_text(encoding="utf-8") == "a\nb\nc\nd\n"
+
+
+JSON_VALUES = {
+    "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter.schemas.enable": "false",
+}
+TOLERATE_ALL = {
+    "errors.tolerance": "all",
+    "errors.log.enable": "true",
+    "errors.deadletterqueue.topic.replication.factor": "1",
+    "errors.deadletterqueue.context.headers.enable": "true",
+}
+
+
+@pytest.mark.integration
+def test_bad_records_go_to_the_dead_letter_queues_from_executors_and_offsets_move_past_them(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    # Source side: a line Cast cannot make an int32. Sink side: raw values, one of them not
+    # JSON, one JSON string Cast cannot make an int32 (as the local engine's error tests).
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    source_file.write_text("1\n2\nabc\n4\n", encoding="utf-8")
+    topic, src, src_dlq = _name("spark-src-err"), _name("src"), _name("src-dlq")
+    raw_topic, sink, sink_dlq = _name("spark-sink-err"), _name("sink"), _name("sink-dlq")
+    make_topic(kafka, raw_topic)
+    produce(kafka, raw_topic, VALUES)
+    worker = _spark_worker(tmp_path, kafka, spark)
+    try:
+        worker.create_connector(
+            file_source(
+                src,
+                source_file,
+                topic,
+                **CAST,
+                **TOLERATE_ALL,
+                **{"errors.deadletterqueue.topic.name": src_dlq},
+            )
+        )
+        worker.create_connector(
+            file_sink(
+                sink,
+                sink_file,
+                raw_topic,
+                **CAST,
+                **TOLERATE_ALL,
+                **JSON_VALUES,
+                **{"errors.deadletterqueue.topic.name": sink_dlq},
+            )
+        )
+        wait_for(lambda: line_count(sink_file) >= len(GOOD_LINES), 60, "the good records")
+        wait_for(
+            lambda: _group_committed(kafka, f"connect-{sink}", raw_topic) == len(VALUES),
+            20,
+            "the sink's group to commit past every record",
+        )
+        end = {"position": source_file.stat().st_size}
+        wait_for(
+            lambda: worker.offset_store.get(src, {"filename": str(source_file)}) == end,
+            20,
+            "the source offset at the end of the file",
+        )
+        sink_errors = worker.get(sink).tasks[0].metrics.errors
+        src_errors = worker.get(src).tasks[0].metrics.errors
+        states = {n: worker.connector_status(n)["tasks"][0]["state"] for n in (src, sink)}
+    finally:
+        worker.stop()
+    assert states == {src: "RUNNING", sink: "RUNNING"}
+    assert sorted(_topic_values(kafka, topic)) == ["1", "2", "4"]
+    assert sink_file.read_text(encoding="utf-8").splitlines() == GOOD_LINES
+
+    dead = sorted(read_all(kafka, sink_dlq, 2), key=lambda m: m.offset())
+    assert [m.value() for m in dead] == [VALUES[BAD_JSON_OFFSET], VALUES[BAD_CAST_OFFSET]]
+    json_headers, cast_headers = (dict(m.headers()) for m in dead)
+    assert json_headers["origin"] == b"test"
+    assert json_headers["__connect.errors.topic"] == raw_topic.encode()
+    assert json_headers["__connect.errors.offset"] == str(BAD_JSON_OFFSET).encode()
+    assert json_headers["__connect.errors.connector.name"] == sink.encode()
+    assert json_headers["__connect.errors.stage"] == b"VALUE_CONVERTER"
+    assert b"Traceback" in json_headers["__connect.errors.exception.stacktrace"]
+    assert cast_headers["__connect.errors.stage"] == b"TRANSFORMATION"
+
+    (bad_line,) = read_all(kafka, src_dlq, 1)
+    headers = dict(bad_line.headers())
+    assert headers["__connect.errors.stage"] == b"TRANSFORMATION"
+    assert headers["__connect.errors.connector.name"] == src.encode()
+    assert b"cannot cast 'abc' to int32" in headers["__connect.errors.exception.message"]
+    assert b'"value": "abc"' in bad_line.value()
+
+    # The executors' error counters reach the driver's task metrics.
+    assert (sink_errors.records_skipped, sink_errors.dlq_produce_requests) == (2, 2)
+    assert sink_errors.errors_logged == 2
+    assert (src_errors.records_skipped, src_errors.dlq_produce_requests) == (1, 1)
+
+
+@pytest.mark.integration
+def test_without_tolerance_a_bad_record_fails_the_task_with_the_executors_trace(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    raw_topic, sink = _name("spark-sink-fail"), _name("sink")
+    make_topic(kafka, raw_topic)
+    produce(kafka, raw_topic, VALUES)
+    sink_file = tmp_path / "out.txt"
+    worker = _spark_worker(tmp_path, kafka, spark)
+    try:
+        worker.create_connector(file_sink(sink, sink_file, raw_topic, **CAST, **JSON_VALUES))
+        status = worker.connector_status
+        wait_for(lambda: status(sink)["tasks"][0]["state"] == "FAILED", 60, "the task to fail")
+        trace = status(sink)["tasks"][0]["trace"]
+    finally:
+        worker.stop()
+    assert "Tolerance exceeded in error handler at stage VALUE_CONVERTER" in trace
+    assert f"topic '{raw_topic}' partition 0 offset {BAD_JSON_OFFSET}" in trace
+    assert "errors.tolerance=all" in trace  # says what to do
+    assert _group_committed(kafka, f"connect-{sink}", raw_topic) < 0  # nothing committed
+    assert line_count(sink_file) == 0
+
+
+def _sent(worker: Worker, name: str) -> int:
+    """Records the source sent so far; fails at once when its task failed."""
+    task = worker.connector_status(name)["tasks"][0]
+    assert task["state"] != "FAILED", task.get("trace")
+    return worker.progress()[name][2]
+
+
+@pytest.mark.integration
+def test_a_plugin_path_connector_runs_on_executors_from_the_shipped_archive(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    location = tmp_path / "plugins" / "sequence"
+    install_plugin([str(REPO / "examples" / "sequence")], location)
+    topic, name = _name("spark-seq"), _name("seq")
+    engines: list[SparkEngine] = []
+    worker = _spark_worker(
+        tmp_path,
+        kafka,
+        spark,
+        engine=engines,
+        **{
+            "plugin.path": str(location.parent),
+            "spark.plugin.path.ship": "true",
+            "spark.source.batch.max.records": "200",
+        },
+    )
+    (engine,) = engines
+    (shipped,) = engine.plugin_locations
+    assert shipped.path == str(location) and shipped.archive.endswith(".tar.gz")
+    try:
+        runtime = worker.create_connector(
+            {
+                "name": name,
+                "connector.class": "SequenceSource",
+                "topic": topic,
+                "count": "600",
+                "batch.size": "50",
+                "topic.creation.default.partitions": "1",
+                "topic.creation.default.replication.factor": "1",
+            }
+        )
+        assert runtime.plugin.location == str(location)  # the driver's connector: the original
+        wait_for(lambda: worker.progress()[name][2] >= 200, 60, "the first cycle")
+        # From here on only the shipped copy exists: a cycle spawning its plugin host from
+        # the original location would fail (no bin/python) and so fail the task.
+        shutil.rmtree(location)
+        wait_for(lambda: _sent(worker, name) >= 600, 60, "every number")
+        assert worker.connector_status(name)["tasks"][0]["state"] == "RUNNING"
+    finally:
+        worker.stop()
+        engine.close()
+    assert sorted(map(int, _topic_values(kafka, topic, keys=True))) == list(range(600))
 
 
 BASE = {"key.converter": "StringConverter", "value.converter": "StringConverter"}

@@ -441,14 +441,9 @@ class SinkTaskRunner(TaskRunner):
         if not current:
             return
         started = time.monotonic()
-        try:
-            to_commit = dict(self.sink_task.pre_commit(dict(current)))
-        except Exception as exc:
-            if self._tolerated_with_records(exc, Stage.TASK_PUT):
-                to_commit = dict(current)
-            else:
-                self._pre_commit_failed(current, exc)
-                return
+        to_commit = self._pre_commit(current)
+        if to_commit is None:
+            return
         self._record_lag()
         offsets = [
             KafkaTopicPartition(tp.topic, tp.partition, off)
@@ -474,6 +469,18 @@ class SinkTaskRunner(TaskRunner):
             self.committed[TopicPartition(tp.topic, tp.partition)] = tp.offset
         self.metrics.offset_commit_completions += 1
         self.metrics.offset_commit_ms.record((time.monotonic() - started) * 1000)
+
+    def _pre_commit(
+        self, current: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int] | None:
+        """The offsets pre_commit reports durable; None when it failed (and was handled)."""
+        try:
+            return dict(self.sink_task.pre_commit(dict(current)))
+        except Exception as exc:
+            if self._tolerated_with_records(exc, Stage.TASK_PUT):
+                return dict(current)
+            self._pre_commit_failed(current, exc)
+            return None
 
     def _record_lag(self) -> None:
         lag = 0

@@ -453,6 +453,15 @@ class SourceTaskRunner(TaskRunner):
                 self._commit_offsets()
         finally:
             self._stop_plugin_task()
-            self.converters.close()
-            self.transforms.close()
-            self.errors.close()
+            self._release()
+
+    def _release(self) -> None:
+        """Close the pipeline's plugins and clients (after the plugin task stopped)."""
+        self.converters.close()
+        self.transforms.close()
+        self.errors.close()
+        # Release librdkafka's threads now, not whenever the runner is collected
+        # (older confluent-kafka clients have no close() and free it on collection).
+        close = getattr(self.producer, "close", None)
+        if close is not None:
+            close()

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from kconnect_sdk import ConfigDef, ConfigError, ConfigType, Importance, ParsedConfig, Range
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    Importance,
+    ParsedConfig,
+    Range,
+    ValidString,
+)
 
 __all__ = ["CYCLE_KEYS", "SPARK_ENGINE_CONFIG", "parse_spark_engine_config", "spark_session_conf"]
 
@@ -72,6 +80,16 @@ SPARK_ENGINE_CONFIG: Final = (
         importance=Importance.LOW,
         documentation="engine=spark: pause between cycles of a task when its last cycle "
         "moved no record.",
+    )
+    .define(
+        "spark.plugin.path.ship",
+        ConfigType.STRING,
+        "auto",
+        ValidString.one_of("auto", "true", "false", case_insensitive=True),
+        importance=Importance.LOW,
+        documentation="engine=spark: whether each plugin.path location is packed (tar.gz) "
+        "and shipped to the executors with SparkContext.addArchive, which then run its "
+        "plugins from the shipped copy. auto: ship unless spark.master is local[...].",
     )
 )
 

@@ -21,10 +21,13 @@ Kafka sends them again (at most ``spark.source.batch.max.records`` per failed at
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 import sys
+import tarfile
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -36,13 +39,16 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_sdk import ConnectError
 
 from ._offsets import offset_key
+from ._registry import plugin_locations
 from ._spark_config import parse_spark_engine_config, spark_session_conf
 from ._spark_tasks import (
     PartitionRange,
+    PluginLocation,
     SinkCycle,
     SinkCycleResult,
     SourceCycle,
     SourceCycleResult,
+    merge_error_counts,
     run_sink_cycle,
     run_source_cycle,
 )
@@ -102,6 +108,10 @@ class SparkEngine:
             )
         self._owns_session = session is None
         self.session = session if session is not None else _build_session(worker_props)
+        self._archive_dir: tempfile.TemporaryDirectory[str] | None = None
+        self.plugin_locations: tuple[PluginLocation, ...] = self._plugin_locations(
+            worker_props, str(parsed["spark.plugin.path.ship"]).lower()
+        )
         self._lock = threading.Lock()
         # The running sink tasks of each connector, among which its partitions are shared.
         self._sink_tasks: dict[str, dict[int, TaskRunner]] = {}
@@ -152,9 +162,52 @@ class SparkEngine:
         return True
 
     def close(self) -> None:
-        """Stop the SparkSession when the engine built it."""
-        if self._owns_session:
-            self.session.stop()
+        """Stop the SparkSession when the engine built it; remove the packed plugin locations."""
+        try:
+            if self._owns_session:
+                self.session.stop()
+        finally:
+            if self._archive_dir is not None:
+                self._archive_dir.cleanup()
+                self._archive_dir = None
+
+    # -- plugin.path on executors ----------------------------------------------------------
+    def _plugin_locations(
+        self, worker_props: Mapping[str, str], ship: str
+    ) -> tuple[PluginLocation, ...]:
+        """The worker's plugin.path locations, each packed and shipped to executors if asked.
+
+        ``auto`` ships unless the master is local (whose executors see the driver's disk).
+        A shipped location is a tar.gz of the venv added with ``SparkContext.addArchive``;
+        executors unpack it and run its plugin hosts from the copy (see docs/spark.md for
+        what must match on the cluster).
+        """
+        locations = plugin_locations(worker_props.get("plugin.path"))
+        if not locations:
+            return ()
+        sc = self.session.sparkContext
+        if ship == "false" or (ship == "auto" and str(sc.master).startswith("local")):
+            return tuple(PluginLocation(str(loc)) for loc in locations)
+        self._archive_dir = tempfile.TemporaryDirectory(prefix="kconnect-plugin-archives-")
+        out = []
+        for location in locations:
+            digest = hashlib.sha256(str(location.resolve()).encode()).hexdigest()[:10]
+            name = f"kconnect-plugins-{location.name}-{digest}.tar.gz"
+            archive = os.path.join(self._archive_dir.name, name)
+            started = time.monotonic()
+            with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
+                # Symlinks stay symlinks: a venv's bin/python points at its base interpreter.
+                tar.add(str(location), arcname=".")
+            sc.addArchive(archive)
+            log.info(
+                "plugin.path location %s shipped to executors as %s (%.1f MB, packed in %.1f s)",
+                location,
+                name,
+                os.path.getsize(archive) / 1e6,
+                time.monotonic() - started,
+            )
+            out.append(PluginLocation(str(location), name))
+        return tuple(out)
 
     # -- driver loops --------------------------------------------------------------------
     def _loop(self, runner: TaskRunner, body: Callable[[TaskRunner], bool]) -> None:
@@ -225,8 +278,10 @@ class SparkEngine:
             max_ms=self.source_max_ms,
             flush_timeout_s=getattr(runner, "flush_timeout_s", 5.0),
             topic_creation=getattr(runner, "topic_creation", None),
+            plugin_locations=self.plugin_locations,
         )
         result: SourceCycleResult = self._run_job(runner, run_source_cycle, plan)
+        merge_error_counts(runner.metrics.errors, result.errors)
         if result.offsets:
             store.put(connector, {offset_key(connector, p): (p, o) for p, o in result.offsets})
             store.flush()
@@ -261,8 +316,10 @@ class SparkEngine:
                 consumer_config=dict(runner.consumer_config),  # type: ignore[attr-defined]
                 ranges=tuple(ranges),
                 max_ms=self.sink_max_ms,
+                plugin_locations=self.plugin_locations,
             )
             result: SinkCycleResult = self._run_job(runner, run_sink_cycle, plan)
+            merge_error_counts(runner.metrics.errors, result.errors)
             group.commit(result.commit)
             group.saw_high_watermarks(result.high_watermarks)
             runner.records_in += result.consumed
