@@ -227,13 +227,73 @@ def test_strict_ignores_waivers(run_suite: Callable[..., pytest.RunResult]) -> N
     assert_message(result, "VersionlessTransform.version() returned ''")
 
 
-def test_isolated_mode_says_it_is_not_available(run_suite: Callable[..., pytest.RunResult]) -> None:
-    result = run_suite(WAIVED, "--kc-isolated")
-    assert result.ret != 0
-    assert "isolated mode" in result.stderr.str()
-    assert "needs plugin isolation, which this kconnect-runtime does not have yet" in (
-        result.stderr.str()
+def test_isolated_mode_needs_an_installable_distribution(
+    run_suite: Callable[..., pytest.RunResult],
+) -> None:
+    result = run_suite(WAIVED, "--kc-isolated", "-k", "test_entry_point_resolves")
+    result.assert_outcomes(failed=1)
+    assert_message(
+        result,
+        "isolated mode: it installs the distribution that declares VersionlessTransform into a "
+        "plugin location, but no installed distribution declares it",
     )
+
+
+def test_sink_reporting_a_closed_partition_fails_rebalance_check(
+    run_suite: Callable[..., pytest.RunResult],
+) -> None:
+    result = run_suite(
+        """
+from kconnect_testkit import Scenario, SinkConnectorSuite
+
+class TestClosed(SinkConnectorSuite):
+    plugin = "broken_sink:ClosedPartitionSink"
+    scenarios = [Scenario(id="lines", config={"file": "{tmp_path}/out.txt"}, read_output="lines")]
+
+    def lines(self, tmp_path):
+        path = tmp_path / "out.txt"
+        return path.read_text().splitlines() if path.exists() else []
+""",
+        "-k",
+        "test_rebalance_closes_partitions or test_topics_regex_config",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert_message(
+        result,
+        "pre_commit reported offset 2 for kc-test-1 after close() took it away (the task now has "
+        "['kc-test-0', 'kc-test-2', 'kc-test-3']); a closed partition belongs to another task",
+    )
+
+
+ALTER_OFFSETS = """
+from kconnect_testkit import Scenario, SourceConnectorSuite
+
+class TestAlter(SourceConnectorSuite):
+    plugin = "broken_sources:{name}"
+    scenarios = [Scenario(id="six", config={{"topic": "t"}}, expected_records=6)]
+"""
+
+
+def test_alter_offsets_accepting_garbage_fails(
+    run_suite: Callable[..., pytest.RunResult],
+) -> None:
+    result = run_suite(ALTER_OFFSETS.format(name="GarbageOffsetsSource"), "-k", "alter_offsets")
+    result.assert_outcomes(passed=1, failed=1)
+    assert_message(
+        result,
+        "alter_offsets returned True for the malformed offset {'list': 'lines'}: "
+        "{'kc.testkit.garbage': 'not an offset of this connector'}; it must raise ConnectError",
+    )
+
+
+def test_alter_offsets_checks_pass_a_checking_connector_and_skip_a_silent_one(
+    run_suite: Callable[..., pytest.RunResult],
+) -> None:
+    checked = run_suite(ALTER_OFFSETS.format(name="CheckedOffsetsSource"), "-k", "alter_offsets")
+    checked.assert_outcomes(passed=2)
+    silent = run_suite(ALTER_OFFSETS.format(name="WrongOffsetsSource"), "-rs", "-k", "malformed")
+    silent.assert_outcomes(skipped=1)
+    assert_message(silent, "WrongOffsetsSource does not check offsets: alter_offsets returns False")
 
 
 def test_plugin_is_inert_without_a_suite(run_suite: Callable[..., pytest.RunResult]) -> None:
@@ -250,3 +310,28 @@ class TestPlain:
 """
     )
     result.assert_outcomes(passed=1)
+
+
+@pytest.mark.integration
+def test_sink_writing_only_on_stop_fails_the_pipeline_check(
+    run_suite: Callable[..., pytest.RunResult],
+) -> None:
+    result = run_suite(
+        """
+from kconnect_testkit import Scenario, SinkConnectorSuite
+
+class TestEager(SinkConnectorSuite):
+    plugin = "broken_sink:EagerCommitSink"
+    pipeline_timeout_s = 4.0
+    scenarios = [Scenario(id="lines", config={"file": "{tmp_path}/out.txt"}, read_output="lines")]
+
+    def lines(self, tmp_path):
+        path = tmp_path / "out.txt"
+        return path.read_text().splitlines() if path.exists() else []
+""",
+        "-k",
+        "test_pipeline_delivers_every_record",
+    )
+    result.assert_outcomes(failed=1)
+    assert_message(result, "on the local engine, 10 of the 10 records written to kc-pipeline-sink-")
+    assert_message(result, "did not reach the sink's output within 4 s")

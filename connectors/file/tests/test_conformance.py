@@ -1,4 +1,9 @@
-"""FileStream source and sink against the kconnect-testkit conformance suites."""
+"""FileStream source and sink against the kconnect-testkit conformance suites.
+
+The pipeline check runs each scenario through a real worker on both engines; run the
+whole module isolated (the connector installed in a plugin location of its own) with
+``pytest --kc-isolated``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from kconnect_testkit import Scenario, SinkConnectorSuite, SourceConnectorSuite
 
 class TestFileStreamSource(SourceConnectorSuite):
     plugin = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    engines = ("local", "spark")
     scenarios = [
         Scenario(
             id="lines",
@@ -30,6 +36,7 @@ class TestFileStreamSource(SourceConnectorSuite):
 
 class TestFileStreamSink(SinkConnectorSuite):
     plugin = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+    engines = ("local", "spark")
     scenarios = [
         Scenario(id="lines", config={"file": "{tmp_path}/out.txt"}, read_output="read_lines"),
     ]

@@ -21,7 +21,7 @@ from kconnect_sdk import (
     validate_value,
 )
 
-from . import _support
+from . import _isolated, _support
 from ._base import PluginPackageSuite
 from ._corpus import CORPUS, CorpusCase, values_for
 from ._doubles import RecordFactory
@@ -184,7 +184,26 @@ class _RecordPluginSuite(PluginPackageSuite):
         _support.fail(f"configure({bad!r}) accepted an invalid config; it must raise ConfigError")
 
     def test_input_not_mutated(self, scenario: Scenario, tmp_path: Path) -> None:
-        plugin = self.configured(self.scenario_config(scenario, tmp_path))
+        config = self.scenario_config(scenario, tmp_path)
+        isolated = self.isolated_plugin()
+        if isolated is not None:
+            # Across the process boundary the plugin only ever sees copies, so the check
+            # runs where the plugin does: in its location's interpreter.
+            self.plugin_class()  # fails with the registry's reason when it cannot load
+            try:
+                found = _isolated.mutation_in_location(
+                    isolated, self.kind.value, config, self.sample_records(scenario)
+                )
+            except _isolated.IsolationError as exc:
+                _support.fail(str(exc))
+            if found:
+                _support.fail(
+                    f"{self.plugin_label()} mutated its input record #{found['index']}: before "
+                    f"{found['before'][:300]} after {found['after'][:300]}; build a new record "
+                    "with record.new_record(...) and copy values instead of changing them in place"
+                )
+            return
+        plugin = self.configured(config)
         for i, record in enumerate(self.sample_records(scenario)):
             before = _support.snapshot(record)
             # Refusing a record is allowed; changing it is not.

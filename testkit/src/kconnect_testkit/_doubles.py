@@ -142,6 +142,15 @@ class RecordingSinkContext:
     def assignment(self) -> set[TopicPartition]:
         return set(self._assignment)
 
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        """Add ``partitions`` to the assignment, as a rebalance that gives them to the task."""
+        self._assignment.update(partitions)
+
+    def revoke(self, partitions: Iterable[TopicPartition]) -> None:
+        """Take ``partitions`` out of the assignment, as a rebalance that moves them away."""
+        self._assignment.difference_update(partitions)
+        self.paused.difference_update(partitions)
+
     def pause(self, *partitions: TopicPartition) -> None:
         self.paused.update(partitions)
 

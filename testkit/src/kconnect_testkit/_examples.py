@@ -15,13 +15,14 @@ offer it. On the plugin class (all optional):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from kconnect_runtime import PluginKind
 
-from . import _support
+from . import _isolated, _support
 from ._doubles import RecordFactory
 from ._scenario import Scenario, render
 
@@ -32,24 +33,85 @@ def _plugin_class(name: str, kind: PluginKind) -> type[Any]:
     return _support.registry().resolve(name, kind).load()
 
 
-def example_waivers(name: str, kind: PluginKind) -> dict[str, str]:
-    """The ``conformance_waivers`` the plugin declares, or none."""
-    waivers = getattr(_plugin_class(name, kind), "conformance_waivers", None)
-    return dict(waivers) if isinstance(waivers, Mapping) else {}
+class _Offer:
+    """What a plugin offers for verification, read in-process or in its plugin location."""
+
+    def __init__(self, name: str, kind: PluginKind, location: str | None) -> None:
+        self.kind = kind
+        if location is None:
+            cls = _plugin_class(name, kind)
+            offer = getattr(cls, "example_configs", None)
+            self.examples: list[Mapping[str, Any]] | None = (
+                list(offer()) if offer is not None else None
+            )
+            waivers = getattr(cls, "conformance_waivers", None)
+            self.waivers = dict(waivers) if isinstance(waivers, Mapping) else {}
+            self.reader: Any = (
+                cls.read_example_output if hasattr(cls, "read_example_output") else None
+            )
+            return
+        # Isolated: the plugin is never imported here; its location's interpreter answers.
+        root = Path(location).absolute()
+        try:
+            registry = _isolated.Isolation(root.parent).registry(root)
+            target = registry.resolve(name, kind).target
+            probe = _isolated.run_in_location(
+                root, _isolated.PLUGIN_PROBE, target, _SDK_BASE_NAMES[kind]
+            )
+        except Exception:
+            # The package checks report why the plugin does not load; offer no scenarios.
+            probe = {}
+            target = ""
+        examples = probe.get("examples")
+        self.examples = list(examples) if examples is not None else None
+        self.waivers = dict(probe.get("waivers") or {})
+        self.reader = _location_reader(root, target) if probe.get("reads_output") else None
 
 
-def example_scenarios(name: str, kind: PluginKind) -> list[Scenario]:
-    """One scenario per entry of the plugin's ``example_configs()`` (none if it has none)."""
-    cls = _plugin_class(name, kind)
-    offer = getattr(cls, "example_configs", None)
-    if offer is None:
+_SDK_BASE_NAMES = {
+    PluginKind.SOURCE: "SourceConnector",
+    PluginKind.SINK: "SinkConnector",
+    PluginKind.CONVERTER: "Converter",
+    PluginKind.HEADER_CONVERTER: "HeaderConverter",
+    PluginKind.TRANSFORMATION: "Transformation",
+    PluginKind.PREDICATE: "Predicate",
+    PluginKind.CONFIG_PROVIDER: "ConfigProvider",
+}
+
+
+def _location_reader(location: Path, target: str) -> Any:
+    def read_example_output(config: Mapping[str, Any]) -> list[Any]:
+        out: list[Any] = _isolated.run_in_location(
+            location, _isolated.READ_OUTPUT_PROBE, target, json.dumps(dict(config))
+        )
+        return out
+
+    return read_example_output
+
+
+def example_waivers(name: str, kind: PluginKind, location: str | None = None) -> dict[str, str]:
+    """The ``conformance_waivers`` the plugin declares, or none.
+
+    ``location``: the plugin.path location the plugin is installed in (isolated mode);
+    the plugin is then asked in that location's interpreter.
+    """
+    return _Offer(name, kind, location).waivers
+
+
+def example_scenarios(name: str, kind: PluginKind, location: str | None = None) -> list[Scenario]:
+    """One scenario per entry of the plugin's ``example_configs()`` (none if it has none).
+
+    ``location``: as for :func:`example_waivers`.
+    """
+    offer = _Offer(name, kind, location)
+    if offer.examples is None:
         return []
     scenarios = []
-    for i, entry in enumerate(offer()):
+    for i, entry in enumerate(offer.examples):
         config = dict(entry.get("config", {}))
         hooks: dict[str, Any] = {}
-        if kind is PluginKind.SINK and hasattr(cls, "read_example_output"):
-            hooks["read_output"] = _reader(cls, config)
+        if kind is PluginKind.SINK and offer.reader is not None:
+            hooks["read_output"] = _reader(offer.reader, config)
         if kind is PluginKind.SINK and entry.get("bad_values"):
             hooks["bad_records"] = _bad_records(list(entry["bad_values"]))
         corpus = entry.get("corpus")
@@ -67,9 +129,9 @@ def example_scenarios(name: str, kind: PluginKind) -> list[Scenario]:
     return scenarios
 
 
-def _reader(cls: type[Any], config: Mapping[str, Any]) -> Any:
+def _reader(read: Any, config: Mapping[str, Any]) -> Any:
     def read_output(tmp_path: Path) -> list[Any]:
-        return list(cls.read_example_output(render(config, tmp_path)))
+        return list(read(render(config, tmp_path)))
 
     return read_output
 

@@ -144,8 +144,11 @@ _SIDE_EFFECT_PROBE = textwrap.dedent(
 
 
 @functools.cache
-def import_side_effects(module: str) -> tuple[str, ...]:
+def import_side_effects(module: str, python: str | None = None) -> tuple[str, ...]:
     """What importing ``module`` does besides defining things, checked in a fresh interpreter.
+
+    ``python``: the interpreter to check in (a plugin location's, in isolated mode);
+    default this one, with this one's ``sys.path``.
 
     Returns human-readable problems (threads started, logging handlers added, files
     written to the working directory, HOME or TMPDIR); empty when there are none.
@@ -155,13 +158,16 @@ def import_side_effects(module: str) -> tuple[str, ...]:
         for d in (cwd, home, tmp):
             d.mkdir()
         env = dict(os.environ)
-        env.update(
-            HOME=str(home),
-            TMPDIR=str(tmp),
-            PYTHONPATH=os.pathsep.join(p for p in sys.path if p and Path(p).exists()),
-        )
+        env.update(HOME=str(home), TMPDIR=str(tmp))
+        if python is None:
+            cmd = [sys.executable, "-c"]
+            env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and Path(p).exists())
+        else:
+            # -I: the location's packages only, never this environment's.
+            cmd = [python, "-I", "-c"]
+            env.pop("PYTHONPATH", None)
         proc = subprocess.run(
-            [sys.executable, "-c", _SIDE_EFFECT_PROBE, module, str(cwd), str(home), str(tmp)],
+            [*cmd, _SIDE_EFFECT_PROBE, module, str(cwd), str(home), str(tmp)],
             cwd=cwd,
             env=env,
             capture_output=True,

@@ -10,12 +10,6 @@ from ._verify import VerifyError, verify
 
 __all__ = ["main"]
 
-ISOLATION_UNAVAILABLE = (
-    "kconnect-testkit verify --isolated: isolated mode (the plugin in its own plugin.path "
-    "location, driven through the runtime's worker-subprocess protocol) needs plugin "
-    "isolation, which this kconnect-runtime does not have yet; run without --isolated"
-)
-
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``kconnect-testkit`` script; returns the exit code."""
@@ -33,13 +27,17 @@ def main(argv: list[str] | None = None) -> int:
     cmd.add_argument("target", help="a wheel file, a project directory or a requirement")
     cmd.add_argument("--report", type=Path, default=None, help="write report.md and junit.xml here")
     cmd.add_argument("--strict", action="store_true", help="ignore the plugin's waivers")
-    cmd.add_argument("--isolated", action="store_true", help="isolated mode (not available yet)")
+    cmd.add_argument(
+        "--isolated",
+        action="store_true",
+        help="install into a plugin.path location of its own and drive the plugins through the "
+        "runtime's worker-subprocess protocol",
+    )
     args = parser.parse_args(argv)
-    if args.isolated:
-        print(ISOLATION_UNAVAILABLE, file=sys.stderr)
-        return 2
     try:
-        code, table = verify(args.target, report_dir=args.report, strict=args.strict)
+        code, table = verify(
+            args.target, report_dir=args.report, strict=args.strict, isolated=args.isolated
+        )
     except VerifyError as exc:
         print(f"kconnect-testkit verify: {exc}", file=sys.stderr)
         return 2

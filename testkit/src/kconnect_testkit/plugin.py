@@ -7,20 +7,32 @@ modules without a :class:`~kconnect_testkit.Suite` subclass see nothing of it.
 
 from __future__ import annotations
 
+import shutil
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import _isolated
 from ._base import STRICTNESS_LEVELS, Suite
 from ._fixtures import kc_kafka, kc_mariadb, kc_postgres, kc_s3, kc_spark, kc_sqlite
 
 __all__ = ["kc_kafka", "kc_mariadb", "kc_postgres", "kc_s3", "kc_spark", "kc_sqlite"]
 
-ISOLATION_UNAVAILABLE = (
-    "kconnect-testkit: isolated mode (the plugin installed in its own plugin.path location and "
-    "driven through the runtime's worker-subprocess protocol) needs plugin isolation, which "
-    "this kconnect-runtime does not have yet; run without --kc-isolated (in-process mode)"
-)
+ENGINES = ("local", "spark")
+"""The runtime engines a pipeline check can run on (``--kc-engine``)."""
+
+
+def _engines(text: str) -> tuple[str, ...]:
+    names = tuple(e.strip() for e in text.split(",") if e.strip())
+    unknown = [e for e in names if e not in ENGINES]
+    if unknown or not names:
+        raise pytest.UsageError(
+            f"--kc-engine {text!r}: engines are a comma-separated list of {', '.join(ENGINES)}"
+        )
+    return names
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,13 +49,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="kc_isolated",
         action="store_true",
         default=False,
-        help="run suites against the plugin in its own plugin location (not available yet)",
+        help="install each plugin's distribution into a plugin.path location of its own and "
+        "drive it through the runtime's worker-subprocess protocol",
+    )
+    group.addoption(
+        "--kc-engine",
+        dest="kc_engine",
+        default=None,
+        help="engines the pipeline checks run on, e.g. 'local,spark' (overrides each suite's "
+        "'engines')",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    engines = config.getoption("kc_engine", None)
+    if engines is not None:
+        _engines(engines)
     if config.getoption("kc_isolated", False):
-        raise pytest.UsageError(ISOLATION_UNAVAILABLE)
+        root = Path(tempfile.mkdtemp(prefix="kc-isolated-"))
+        config.stash[_ISOLATION_ROOT] = root
+        _isolated.activate(root)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if "kconnect_testkit._pipeline" in sys.modules:
+        sys.modules["kconnect_testkit._pipeline"].stop_spark_sessions()
+    root = config.stash.get(_ISOLATION_ROOT, None)
+    if root is not None:
+        _isolated.deactivate()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+_ISOLATION_ROOT = pytest.StashKey[Path]()
 
 
 def _suite_of(obj: Any) -> type[Suite] | None:
@@ -81,6 +118,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if cls is None:
         return
     _check_suite(cls)
+    if "engine" in metafunc.fixturenames:
+        option = metafunc.config.getoption("kc_engine", None)
+        engines = _engines(option) if option else tuple(getattr(cls, "engines", ("local",)))
+        metafunc.parametrize("engine", engines)
     if "scenario" not in metafunc.fixturenames:
         return
     if cls.scenarios:
@@ -98,6 +139,23 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 )
             ],
         )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
+    if _isolated.active() is None or _suite_of(getattr(pyfuncitem, "cls", None)) is None:
+        return (yield)
+    from kconnect_sdk import ConnectError
+
+    try:
+        return (yield)
+    except ConnectError as exc:
+        # A plugin host that died or hung: its message (with the host's stderr) says it all;
+        # the runtime's proxy frames in between would only bury it.
+        if "(location " not in str(exc):
+            raise
+        message = str(exc)
+    pytest.fail(f"in its plugin host process: {message}", pytrace=False)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -50,3 +50,32 @@ class EagerCommitSink(SinkConnector):
 
     def config(self) -> ConfigDef:
         return CONFIG
+
+
+class RememberingTask(SinkTask):
+    """Writes at once, but pre_commit reports every partition it ever wrote, closed or not."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._path = props["file"]
+        self._written: dict[TopicPartition, int] = {}
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        with open(self._path, "a", encoding="utf-8") as out:
+            for record in records:
+                out.write(f"{record.value}\n")
+                tp = record.original_topic_partition
+                self._written[tp] = record.original_kafka_offset + 1
+
+    def close(self, partitions: Sequence[TopicPartition]) -> None:
+        pass  # forgets to drop the closed partitions' state
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        return dict(self._written)
+
+    def stop(self) -> None:
+        pass
+
+
+class ClosedPartitionSink(EagerCommitSink):
+    def task_class(self) -> type[RememberingTask]:  # type: ignore[override]  # another task
+        return RememberingTask

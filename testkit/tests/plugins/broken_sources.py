@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kconnect_sdk import (
     ConfigDef,
     ConfigType,
     ConfigValue,
+    ConnectError,
     Importance,
     Schema,
     SourceConnector,
@@ -91,3 +93,28 @@ class HangingStopTask(_ListTask):
 
 class HangingStopSource(_ListConnector):
     task = HangingStopTask
+
+
+class CheckedOffsetsSource(_ListConnector):
+    """A correct ``alter_offsets``: the reference the broken one below is compared with."""
+
+    def alter_offsets(
+        self,
+        props: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        for partition, offset in offsets:
+            if dict(partition) != {"list": "lines"}:
+                raise ConnectError(f"unknown source partition {dict(partition)!r}")
+            if offset is not None and not isinstance(offset.get("next"), int):
+                raise ConnectError(f"offset {dict(offset)!r} needs an integer 'next'")
+        return True
+
+
+class GarbageOffsetsSource(_ListConnector):
+    def alter_offsets(
+        self,
+        props: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        return True  # accepts anything, so the REST API stores offsets the task cannot use

@@ -1,0 +1,72 @@
+"""Broken plugins for isolated mode: a sink whose task's process exits in pre_commit (a
+plugin that crashes its host), and a transform that changes its input record."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigType,
+    ConnectRecord,
+    Importance,
+    SinkConnector,
+    SinkRecord,
+    SinkTask,
+    Struct,
+    TopicPartition,
+    Transformation,
+)
+
+CONFIG = ConfigDef().define(
+    "file", ConfigType.STRING, importance=Importance.HIGH, documentation="File to append to."
+)
+
+
+class DyingTask(SinkTask):
+    def start(self, props: Mapping[str, str]) -> None:
+        self._path = props["file"]
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        with open(self._path, "a", encoding="utf-8") as out:
+            out.writelines(f"{r.value}\n" for r in records)
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        print("dying-sink: cannot reach the external system, exiting", file=sys.stderr, flush=True)
+        os._exit(3)
+
+    def stop(self) -> None:
+        pass
+
+
+class DyingSink(SinkConnector):
+    def start(self, props: Mapping[str, str]) -> None:
+        self._props = dict(props)
+
+    def task_class(self) -> type[DyingTask]:
+        return DyingTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(self._props)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return CONFIG
+
+
+class MutatingTransform(Transformation[ConnectRecord]):
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        value: Any = record.value
+        if isinstance(value, dict):
+            value["touched"] = True
+        elif isinstance(value, Struct):
+            value.put("id", 0)
+        return record
