@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 from kconnect_runtime import Standalone
+from kconnect_runtime._isolation import IsolatedSinkTask
 from kconnect_runtime._plugins_cli import install_plugin
 from kconnect_runtime._registry import PluginKind, PluginRegistry
+from kconnect_sdk import ConnectError, SinkRecord, TopicPartition
+from kconnect_testkit import RecordingErrantReporter, RecordingSinkContext
 from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,10 +24,15 @@ REPO = Path(__file__).resolve().parents[2]
 # A plugin that misbehaves on purpose: after a few polls its process dies (or hangs).
 FLAKY = """
 import os, sys, threading, time
-from kconnect_sdk import ConfigDef, Schema, SourceConnector, SourceRecord, SourceTask
+from kconnect_sdk import ConfigDef, ConnectError, Schema, SourceConnector, SourceRecord, SourceTask
 
 class FlakySourceConnector(SourceConnector):
     def config(self): return ConfigDef()
+    def alter_offsets(self, props, offsets):
+        for partition, offset in offsets:
+            if offset is not None and not isinstance(offset.get("n"), int):
+                raise ConnectError(f"offset {offset!r} for {partition!r} has no integer 'n'")
+        return True
     def start(self, props): self.props = dict(props)
     def task_class(self): return FlakySourceTask
     def task_configs(self, max_tasks): return [self.props]
@@ -108,6 +116,43 @@ def test_installed_plugin_is_discovered_with_its_location(
     assert sink.location == str(plugin_root / "sequence")
     # The location is its own interpreter: the plugin is importable there, not here.
     assert "kconnect_example_sequence" not in sys.modules
+
+
+def test_alter_offsets_is_answered_by_the_plugin_in_its_location(
+    registry: PluginRegistry,
+) -> None:
+    connector = registry.load("FlakySource", PluginKind.SOURCE)()
+    try:
+        assert connector.alter_offsets({}, [({"p": 0}, {"n": 7}), ({"p": 1}, None)]) is True
+        with pytest.raises(ConnectError, match=r"has no integer 'n'"):
+            connector.alter_offsets({}, [({"p": 0}, {"n": "seven"})])
+    finally:
+        connector.stop()
+
+
+def test_isolated_sink_reports_errant_records_to_the_runtime_reporter(
+    registry: PluginRegistry, tmp_path: Path
+) -> None:
+    desc = registry.resolve("JsonLinesSink", PluginKind.SINK)
+    assert desc.location is not None
+    task = IsolatedSinkTask(desc.location, desc.target, timeout_s=30, label="jsonl")
+    reporter = RecordingErrantReporter()
+    props = {"file": str(tmp_path / "out.jsonl")}
+    tp = TopicPartition("t", 0)
+    task.initialize(RecordingSinkContext(props, assignment={tp}, reporter=reporter))
+    task.start(props)
+    try:
+        task.open([tp])
+        bad = SinkRecord(topic="t", kafka_partition=0, kafka_offset=5, value=b"\xff")
+        good = SinkRecord(topic="t", kafka_partition=0, kafka_offset=6, value="ok")
+        task.put([bad, good])
+        task.flush({tp: 7})
+    finally:
+        task.stop()
+    ((record, error),) = reporter.reported
+    assert (record.kafka_offset, record.value) == (5, b"\xff")
+    assert "DataError" in str(error) and "cannot be written as JSON" in str(error)
+    assert (tmp_path / "out.jsonl").read_text().splitlines() == ['"ok"']
 
 
 @pytest.mark.integration

@@ -413,7 +413,10 @@ class _IsolatedTask(Task):
         # the task is stopped in order and the host asked to exit.
         self._stopping.set()
         process = self.process
-        if process is None or process.closed:
+        if process is None:
+            return
+        if process.closed:
+            process.kill()  # the host died earlier: reap it and close our end of its pipes
             return
         try:
             if not process.wait_idle(0):
@@ -442,6 +445,12 @@ class IsolatedSourceTask(_IsolatedTask, SourceTask):
         self._acks: list[list[Any]] = []
         self._acks_lock = threading.Lock()
 
+    @property
+    def forwards_commit_record(self) -> bool:
+        """Whether the plugin's task implements ``commit_record`` (known once started)."""
+        process = self.process
+        return process is None or bool(process.loaded.get("commit_record", True))
+
     def start(self, props: Mapping[str, str]) -> None:
         context: SourceTaskContext = self.context
         proc = self._spawn({"offsets": _offsets_callback(lambda: context.offset_storage_reader)})
@@ -459,6 +468,8 @@ class IsolatedSourceTask(_IsolatedTask, SourceTask):
         if result is None:
             return None
         records: list[SourceRecord] = unpack_records(result["batch"])
+        if not self.forwards_commit_record:
+            return records
         seq = int(result["first_seq"])
         for record in records:
             # Keyed by identity: the runner hands the same object back to commit_record.
@@ -467,6 +478,8 @@ class IsolatedSourceTask(_IsolatedTask, SourceTask):
         return records
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        if not self.forwards_commit_record:
+            return
         entry = self._seq.pop(id(record), None)
         if entry is None:
             return
@@ -499,7 +512,8 @@ class IsolatedSinkTask(_IsolatedTask, SinkTask):
 
     def start(self, props: Mapping[str, str]) -> None:
         self._spawn({})
-        self._call("start", {"props": dict(props)})
+        reporter = self.context.errant_record_reporter is not None
+        self._call("start", {"props": dict(props), "errant_reporter": reporter})
 
     def _call(self, op: str, args: Mapping[str, Any]) -> Any:
         proc = self._proc()
@@ -521,6 +535,12 @@ class IsolatedSinkTask(_IsolatedTask, SinkTask):
             context.resume(*(TopicPartition(t, p) for t, p in effects["resume"]))
         if effects.get("request_commit"):
             context.request_commit()
+        errant = effects.get("errant")
+        reporter = context.errant_record_reporter
+        if errant and reporter is not None:
+            records = unpack_records(errant["batch"])
+            for record, (kind, message) in zip(records, errant["errors"], strict=True):
+                reporter.report(record, ConnectError(f"{self.label}: {kind}: {message}"))
 
     def open(self, partitions: Sequence[TopicPartition]) -> None:
         self._call("open", {"partitions": _tp_list(partitions)})
@@ -619,9 +639,25 @@ class _IsolatedConnectorMixin:
 class _IsolatedSourceConnector(_IsolatedConnectorMixin, SourceConnector):
     _task_class = IsolatedSourceTask
 
+    def alter_offsets(
+        self,
+        props: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        """Asks the plugin in its host; a ConnectError it raises refuses the change."""
+        pairs = [[dict(p), None if o is None else dict(o)] for p, o in offsets]
+        return bool(self._host().call("alter_offsets", {"props": dict(props), "source": pairs}))
+
 
 class _IsolatedSinkConnector(_IsolatedConnectorMixin, SinkConnector):
     _task_class = IsolatedSinkTask
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """Asks the plugin in its host; a ConnectError it raises refuses the change."""
+        rows = [[tp.topic, tp.partition, offset] for tp, offset in offsets.items()]
+        return bool(self._host().call("alter_offsets", {"props": dict(props), "sink": rows}))
 
 
 def isolated_connector_class(

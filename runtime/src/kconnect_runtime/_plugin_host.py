@@ -40,6 +40,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from typing import IO, Any
 
 import kconnect_sdk
@@ -74,6 +75,14 @@ from kconnect_sdk import (
 )
 
 PROTOCOL_VERSION = 2
+
+# Frames are written by Python's json on both ends; orjson (the runtime has it, a plugin
+# location may) only speeds up reading them.
+_orjson_loads: Callable[[bytes], Any] | None
+try:
+    from orjson import loads as _orjson_loads
+except ImportError:
+    _orjson_loads = None
 _HEADER = struct.Struct(">I")
 
 # Plugin kinds a host loads (the runtime's PluginKind values, plus the task kinds).
@@ -96,13 +105,33 @@ def read_frame(stream: IO[bytes]) -> Any:
     body = stream.read(size)
     if len(body) < size:
         return None
+    return _loads(body)
+
+
+def _loads(body: bytes) -> Any:
+    if _orjson_loads is not None:
+        try:
+            return _orjson_loads(body)
+        except ValueError:  # NaN or Infinity, which Python's json writes and orjson refuses
+            pass
     return json.loads(body)
 
 
+def encode_json(message: Any) -> bytes:
+    return json.dumps(message, separators=(",", ":"), default=str).encode()
+
+
 def write_frame(stream: IO[bytes], message: Any) -> None:
-    body = json.dumps(message, separators=(",", ":"), default=str).encode()
+    write_raw(stream, encode_json(message))
+
+
+def write_raw(stream: IO[bytes], body: bytes) -> None:
     stream.write(_HEADER.pack(len(body)) + body)
     stream.flush()
+
+
+class Encoded(bytes):
+    """An operation's result already encoded as JSON (so encoding can happen off the reply path)."""
 
 
 class SchemaTable:
@@ -147,59 +176,62 @@ _FLAT_FIELD_TYPES = frozenset(
 )
 
 
-class _FlatStructs:
-    """Which struct schemas hold only scalar fields (their values cross as a plain list)."""
-
-    def __init__(self) -> None:
-        self._flat: dict[int, tuple[Schema, bool]] = {}
-
-    def __call__(self, schema: Schema) -> bool:
-        known = self._flat.get(id(schema))
-        if known is None or known[0] is not schema:
-            flat = schema.type is Type.STRUCT and all(
-                f.schema.type in _FLAT_FIELD_TYPES and f.schema.name is None for f in schema.fields
-            )
-            known = self._flat[id(schema)] = (schema, flat)
-        return known[1]
+def _flat_struct(schema: Schema) -> bool:
+    """Whether a struct schema holds only scalar fields (its values cross as a plain list)."""
+    return schema.type is Type.STRUCT and all(
+        f.schema.type in _FLAT_FIELD_TYPES and f.schema.name is None for f in schema.fields
+    )
 
 
 def _encoder() -> Callable[[Any, Schema | None], Any]:
     """``value_to_plain`` with fast paths for scalars and all-scalar structs (same output)."""
-    flat = _FlatStructs()
+    flat: dict[int, tuple[Schema, bool]] = {}
 
     def encode(value: Any, schema: Schema | None) -> Any:
         kind = type(value)
         if kind in _SCALARS:
             return value
-        if kind is Struct and value.schema is schema and schema is not None and flat(schema):
-            # Exactly what value_to_plain writes for such a struct, without a call per field.
-            return {"$struct": list(value._values)}
+        if kind is Struct and value.schema is schema and schema is not None:
+            known = flat.get(id(schema))
+            if known is None or known[0] is not schema:
+                known = flat[id(schema)] = (schema, _flat_struct(schema))
+            if known[1]:
+                # Exactly what value_to_plain writes for such a struct, without a call per field.
+                return {"$struct": list(value._values)}
         return value_to_plain(value, schema)
 
     return encode
 
 
-def _decoder() -> Callable[[Any, Schema | None], Any]:
-    """``value_from_plain`` with the fast paths matching :func:`_encoder`."""
-    flat = _FlatStructs()
+def _identity(data: Any) -> Any:
+    return data
 
-    def decode(data: Any, schema: Schema | None) -> Any:
-        kind = type(data)
-        if kind in _SCALARS:
-            return data
-        if (
-            kind is dict
-            and schema is not None
-            and len(data) == 1
-            and flat(schema)
-            and len(items := data.get("$struct", ())) == len(schema.fields)
-        ):
-            struct = Struct(schema)
-            struct._values[:] = items
-            return struct
-        return value_from_plain(data, schema)
 
-    return decode
+def _decoder_for(schema: Schema | None) -> Callable[[Any], Any]:
+    """The decoder of values written by :func:`_encoder` for ``schema`` (chosen once per frame)."""
+    if schema is not None and _flat_struct(schema):
+        size = len(schema.fields)
+
+        def flat_struct(data: Any) -> Any:
+            if type(data) is dict and len(data) == 1:
+                items = data.get("$struct")
+                if type(items) is list and len(items) == size:
+                    struct = Struct.__new__(Struct)
+                    struct.schema = schema
+                    struct._values = items  # a fresh list from the frame: the struct owns it
+                    return struct
+            return value_from_plain(data, schema)
+
+        return flat_struct
+
+    def generic(data: Any) -> Any:
+        return data if type(data) in _SCALARS else value_from_plain(data, schema)
+
+    return generic
+
+
+def _decoders(schemas: Sequence[Schema | None]) -> list[Callable[[Any], Any]]:
+    return [_decoder_for(schema) for schema in schemas]
 
 
 def _offset_to_plain(data: Mapping[str, Any] | None) -> Any:
@@ -217,8 +249,28 @@ def _offset_from_plain(data: Any) -> Any:
     return value_from_plain(data[0])
 
 
+# Schemas already read, by their plain form: every frame of a batch stream names the same
+# few schemas, and handing plugins the same Schema object each time keeps their identity
+# checks (converter and transform caches) on the fast path instead of a deep comparison.
+_SCHEMAS_READ: dict[str, Schema | None] = {}
+_SCHEMAS_READ_MAX = 1024
+
+
 def schemas_from_plain(data: Iterable[Mapping[str, Any] | None]) -> list[Schema | None]:
-    return [schema_from_plain(s) for s in data]
+    out: list[Schema | None] = []
+    for plain in data:
+        if plain is None:
+            out.append(None)
+            continue
+        key = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+        schema = _SCHEMAS_READ.get(key)
+        if schema is None:
+            schema = schema_from_plain(plain)
+            if len(_SCHEMAS_READ) >= _SCHEMAS_READ_MAX:
+                _SCHEMAS_READ.clear()
+            _SCHEMAS_READ[key] = schema
+        out.append(schema)
+    return out
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -286,14 +338,19 @@ def pack_records(records: Iterable[SourceRecord | SinkRecord]) -> dict[str, Any]
 def unpack_records(batch: Mapping[str, Any]) -> list[Any]:
     """The records of a batch written by :func:`pack_records`."""
     schemas = schemas_from_plain(batch["schemas"])
-    decode = _decoder()
+    decoders = _decoders(schemas)
+    schemaless = _decoder_for(None)
     out: list[Any] = []
     for row in batch["records"]:
         topic, partition, ks_index, key, vs_index, value, timestamp, headers, *rest = row
-        key_schema = None if ks_index is None else schemas[ks_index]
-        value_schema = None if vs_index is None else schemas[vs_index]
-        key = decode(key, key_schema)
-        value = decode(value, value_schema)
+        if ks_index is None:
+            key_schema, key = None, schemaless(key)
+        else:
+            key_schema, key = schemas[ks_index], decoders[ks_index](key)
+        if vs_index is None:
+            value_schema, value = None, schemaless(value)
+        else:
+            value_schema, value = schemas[vs_index], decoders[vs_index](value)
         header_values = _headers_from_row(headers, schemas) if headers else Headers.EMPTY
         if len(rest) == 2:
             out.append(
@@ -342,11 +399,14 @@ def pack_values(items: Iterable[tuple[Schema | None, Any]]) -> dict[str, Any]:
 
 def unpack_values(batch: Mapping[str, Any]) -> list[tuple[Schema | None, Any]]:
     schemas = schemas_from_plain(batch["schemas"])
-    decode = _decoder()
-    out = []
+    decoders = _decoders(schemas)
+    schemaless = _decoder_for(None)
+    out: list[tuple[Schema | None, Any]] = []
     for index, value in batch["values"]:
-        schema = None if index is None else schemas[index]
-        out.append((schema, decode(value, schema)))
+        if index is None:
+            out.append((None, schemaless(value)))
+        else:
+            out.append((schemas[index], decoders[index](value)))
     return out
 
 
@@ -358,12 +418,18 @@ def _sdk_version() -> str:
 
 
 class _Channel:
-    """Frames from the runtime, read by a thread so that ``interrupt`` can act mid-call."""
+    """Frames from the runtime, read by a thread so that ``interrupt`` can act mid-call.
+
+    Requests go to ``frames``; answers to the host's callbacks go to ``replies``, so a
+    callback made from a prefetching poll never takes the runtime's next request.
+    """
 
     def __init__(self, rx: IO[bytes], tx: IO[bytes]) -> None:
         self.rx, self.tx = rx, tx
         self.frames: queue.Queue[Any] = queue.Queue()
+        self.replies: queue.Queue[Any] = queue.Queue()
         self.on_interrupt: Callable[[], None] = lambda: None
+        self._write_lock = threading.Lock()
 
     def start_reader(self) -> None:
         threading.Thread(target=self._read, daemon=True, name="plugin-host-rx").start()
@@ -379,16 +445,27 @@ class _Channel:
                 except Exception:
                     traceback.print_exc()
                 continue
+            if isinstance(frame, dict) and "result" in frame and "op" not in frame:
+                self.replies.put(frame)
+                continue
             self.frames.put(frame)
             if frame is None:
+                self.replies.put(None)
                 return
 
     def next(self) -> Any:
         return self.frames.get()
 
+    def send(self, message: Any) -> None:
+        self.send_raw(encode_json(message))
+
+    def send_raw(self, body: bytes) -> None:
+        with self._write_lock:
+            write_raw(self.tx, body)
+
     def callback(self, name: str, args: Mapping[str, Any]) -> Any:
-        write_frame(self.tx, {"callback": name, "args": dict(args)})
-        reply = self.next()
+        self.send({"callback": name, "args": dict(args)})
+        reply = self.replies.get()
         if reply is None:
             raise SystemExit(0)
         return reply.get("result")
@@ -423,10 +500,13 @@ class _SourceContext:
 class _SinkContext:
     """Collects what the task asks of the runtime; each reply carries it back as effects."""
 
-    def __init__(self, configs: Mapping[str, str]) -> None:
+    def __init__(self, configs: Mapping[str, str], reporter: bool = False) -> None:
         self._configs = dict(configs)
         self._assignment: set[TopicPartition] = set()
         self.effects: dict[str, Any] = {}
+        self._reporter = _ErrantReporter(self) if reporter else None
+        self._errant: list[SinkRecord] = []
+        self._errors: list[list[str]] = []
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -451,12 +531,35 @@ class _SinkContext:
         self.effects["request_commit"] = True
 
     @property
-    def errant_record_reporter(self) -> None:
-        return None
+    def errant_record_reporter(self) -> _ErrantReporter | None:
+        """A reporter when the runtime's context has one (errors.* configured)."""
+        return self._reporter
+
+    def report(self, record: SinkRecord, error: BaseException) -> None:
+        self._errant.append(record)
+        self._errors.append([type(error).__name__, str(error)])
 
     def take_effects(self) -> dict[str, Any]:
         effects, self.effects = self.effects, {}
+        if self._errant:
+            # Reported records go back with the reply; the runtime reports them to its own
+            # reporter (log, dead letter queue) before it commits offsets past them.
+            effects["errant"] = {"batch": pack_records(self._errant), "errors": self._errors}
+            self._errant, self._errors = [], []
         return effects
+
+
+class _ErrantReporter:
+    """The errant record reporter of an isolated sink task: reports travel with the reply."""
+
+    def __init__(self, context: _SinkContext) -> None:
+        self._context = context
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        self._context.report(record, error)
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
 
 
 class _ConnectorContext:
@@ -582,11 +685,24 @@ class Host:
         # Records handed out by poll(), kept until the runtime acknowledges them.
         self.pending: dict[int, SourceRecord] = {}
         self.next_seq = 0
+        # Run after the current reply is written (starts the poll running ahead).
+        self.after_reply: Callable[[], None] | None = None
+        # Whether the task implements commit_record: only then are records kept for acks.
+        self.acknowledged = False
+        # The poll running ahead of the runtime's next request (source tasks).
+        self._ahead: threading.Thread | None = None
+        self._ahead_result: tuple[list[SourceRecord] | None, bytes] | None = None
+        self._ahead_error: BaseException | None = None
 
     def load(self, kind: str, target: str) -> dict[str, Any]:
         instance = _instantiate(kind, target)
         self.obj, self.kind = instance, kind
-        return {"version": str(instance.version())}
+        loaded: dict[str, Any] = {"version": str(instance.version())}
+        if isinstance(instance, SourceTask):
+            # A task without its own commit_record needs no acknowledgements at all.
+            self.acknowledged = type(instance).commit_record is not SourceTask.commit_record
+            loaded["commit_record"] = self.acknowledged
+        return loaded
 
     def interrupt(self) -> None:
         if isinstance(self.obj, SourceTask | SinkTask):
@@ -636,6 +752,13 @@ class Host:
         self.obj.initialize(_ConnectorContext(self.channel))
         self.obj.start(args["props"])
 
+    def op_alter_offsets(self, args: Mapping[str, Any]) -> Any:
+        if "sink" in args:
+            offsets = {TopicPartition(str(t), int(p)): o for t, p, o in args["sink"]}
+            return bool(self.obj.alter_offsets(args["props"], offsets))
+        pairs = [(dict(p), None if o is None else dict(o)) for p, o in args["source"]]
+        return bool(self.obj.alter_offsets(args["props"], pairs))
+
     def op_task_configs(self, args: Mapping[str, Any]) -> Any:
         return [dict(c) for c in self.obj.task_configs(int(args["max_tasks"]))]
 
@@ -645,11 +768,14 @@ class Host:
         if self.kind == "source_task":
             self.obj.initialize(_SourceContext(self.channel, props))
         else:
-            self.sink_context = _SinkContext(props)
+            self.sink_context = _SinkContext(props, bool(args.get("errant_reporter")))
             self.obj.initialize(self.sink_context)
         self.obj.start(props)
 
     def op_stop(self, args: Mapping[str, Any]) -> Any:
+        # A poll running ahead returns once interrupt() called stop(); its records were
+        # never handed out, so their offsets were never committed and nothing is lost.
+        self._take_prefetched()
         self.obj.stop()
 
     def _acknowledge(self, args: Mapping[str, Any]) -> None:
@@ -658,19 +784,58 @@ class Host:
             if record is not None:
                 self.obj.commit_record(record, RecordMetadata(*meta) if meta else None)
 
-    def op_poll(self, args: Mapping[str, Any]) -> Any:
-        self._acknowledge(args)
+    def _poll_and_pack(self) -> tuple[list[SourceRecord] | None, bytes]:
+        """Poll, and the batch already encoded as the JSON of a record batch."""
         records = self.obj.poll()
+        return (None, b"") if records is None else (records, encode_json(pack_records(records)))
+
+    def _run_ahead(self) -> None:
+        try:
+            self._ahead_result = self._poll_and_pack()
+        except BaseException as exc:  # handed to the runtime with the next poll
+            self._ahead_error = exc
+
+    def _take_prefetched(self) -> tuple[list[SourceRecord] | None, bytes] | None:
+        """Wait for the poll running ahead, if any; its outcome (raises what it raised)."""
+        thread, self._ahead = self._ahead, None
+        if thread is None:
+            return None
+        thread.join()
+        result, error = self._ahead_result, self._ahead_error
+        self._ahead_result, self._ahead_error = None, None
+        if error is not None:
+            raise error
+        return result
+
+    def op_poll(self, args: Mapping[str, Any]) -> Any:
+        # While the runtime converts and sends one batch, the task polls and packs the
+        # next on a thread of its own ("running ahead", one batch at most), so the two
+        # processes work at once. Plugin calls still never overlap: acknowledgements,
+        # commit and the next poll wait for the poll running ahead to end.
+        taken = self._take_prefetched()
+        self._acknowledge(args)
+        records, packed = taken if taken is not None else self._poll_and_pack()
         if records is None:
             return None
         first = self.next_seq
-        for record in records:
-            self.pending[self.next_seq] = record
-            self.next_seq += 1
+        if self.acknowledged:
+            for record in records:
+                self.pending[self.next_seq] = record
+                self.next_seq += 1
+        if records:
+            self._ahead = threading.Thread(
+                target=self._run_ahead, daemon=True, name="plugin-host-poll-ahead"
+            )
+            # Started once the reply is written, so the reply does not wait for the GIL.
+            self.after_reply = self._ahead.start
         # Sequence numbers are consecutive: the first one stands for the whole batch.
-        return {"first_seq": first, "batch": pack_records(records)}
+        return Encoded(b'{"first_seq":%d,"batch":%s}' % (first, packed))
 
     def op_commit(self, args: Mapping[str, Any]) -> Any:
+        # Keep what a poll running ahead returned for the next op_poll.
+        thread = self._ahead
+        if thread is not None:
+            thread.join()
         self._acknowledge(args)
         self.obj.commit()
 
@@ -765,8 +930,7 @@ def main() -> int:
         except BaseException as exc:  # every failure goes back to the runtime
             if isinstance(exc, SystemExit):
                 raise
-            write_frame(
-                tx,
+            channel.send(
                 {
                     "error": {
                         "type": type(exc).__name__,
@@ -783,7 +947,13 @@ def main() -> int:
             )
             continue
         effects = host.sink_context.take_effects() if host.sink_context else {}
-        write_frame(tx, {"ok": result, "effects": effects})
+        if isinstance(result, Encoded):
+            channel.send_raw(b'{"ok":%s,"effects":%s}' % (result, encode_json(effects)))
+        else:
+            channel.send({"ok": result, "effects": effects})
+        if host.after_reply is not None:
+            action, host.after_reply = host.after_reply, None
+            action()
 
 
 if __name__ == "__main__":

@@ -114,7 +114,6 @@ class SourceTaskRunner(TaskRunner):
         self.flush_timeout_s = flush_timeout_s
         self._in_flight: collections.deque[_InFlightBatch] = collections.deque()
         self._committable: _PartitionOffsets = {}
-        self._wants_commit_record = type(task).commit_record is not SourceTask.commit_record
         # (partitions, replication factor) for topics this task writes to that do not exist
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = topic_creation
@@ -327,6 +326,18 @@ class SourceTaskRunner(TaskRunner):
                             f"{topic!r}: {exc}"
                         ) from exc
         self._known_topics |= missing
+
+    @property
+    def _wants_commit_record(self) -> bool:
+        """Whether the task implements ``commit_record`` (else acknowledgements skip it).
+
+        An isolated task says so for the plugin behind it once its host is running.
+        """
+        task = self.source_task
+        forwards = getattr(task, "forwards_commit_record", None)
+        if forwards is not None:
+            return bool(forwards)
+        return type(task).commit_record is not SourceTask.commit_record
 
     def _record_ack(self, in_flight: _InFlightBatch, record: SourceRecord) -> Any:
         task = self.source_task

@@ -673,12 +673,6 @@ class SinkConnectorSuite(_ConnectorSuite):
             )
 
     def test_errant_record_reporter(self, scenario: Scenario, tmp_path: Path) -> None:
-        if self.isolated_plugin() is not None:
-            pytest.skip(
-                "isolated mode: the runtime's plugin host gives isolated sink tasks no errant "
-                "record reporter (context.errant_record_reporter is None there), so this path "
-                "cannot be exercised across the process boundary; it runs in-process"
-            )
         if scenario.bad_records is None:
             _support.fail(
                 "scenario declares no bad_records hook; give records the sink cannot write, or "

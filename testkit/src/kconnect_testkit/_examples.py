@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kconnect_runtime import PluginKind
+from kconnect_sdk import value_from_plain
 
 from . import _isolated, _support
 from ._doubles import RecordFactory
@@ -63,6 +64,9 @@ class _Offer:
             probe = {}
             target = ""
         examples = probe.get("examples")
+        for entry in examples or ():
+            if "bad_values" in entry:
+                entry["bad_values"] = [value_from_plain(v) for v in entry["bad_values"]]
         self.examples = list(examples) if examples is not None else None
         self.waivers = dict(probe.get("waivers") or {})
         self.reader = _location_reader(root, target) if probe.get("reads_output") else None

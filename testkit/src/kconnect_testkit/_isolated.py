@@ -239,7 +239,12 @@ PLUGIN_PROBE = textwrap.dedent(
             except Exception as exc:
                 out["version_error"] = f"{type(exc).__name__}: {exc}"
             offer = getattr(obj, "example_configs", None)
-            out["examples"] = offer() if offer is not None else None
+            examples = offer() if offer is not None else None
+            for entry in examples or ():
+                # Bad values are often what JSON cannot hold (bytes): send them tagged.
+                if "bad_values" in entry:
+                    entry["bad_values"] = [kconnect_sdk.value_to_plain(v) for v in entry["bad_values"]]
+            out["examples"] = examples
             waivers = getattr(obj, "conformance_waivers", None)
             out["waivers"] = dict(waivers) if isinstance(waivers, dict) else {}
             out["reads_output"] = hasattr(obj, "read_example_output")
