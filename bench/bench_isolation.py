@@ -12,7 +12,9 @@ plugin.path locations with ``kconnect plugins install`` machinery, then measures
   ``from_connect_batch``/``to_connect_batch`` of the JSON converter, in-process and isolated;
 * the pipeline SequenceSource -> [InsertField$Value] -> JsonConverter -> Kafka ->
   FileStreamSink on an embedded broker, with the source, the transform or the value
-  converter isolated in turn, against the same pipeline all in-process.
+  converter isolated in turn, against the same pipeline all in-process;
+* FileStreamSource -> Kafka -> FileStreamSink with both FileStream connectors isolated
+  (connectors/file installed in a location) against both in-process.
 
 Prints records/s and ratios; asserts no times.
 """
@@ -84,7 +86,13 @@ def pipeline(
     n: int,
     batch: int,
     extra: dict[str, str] | None = None,
+    input_file: Path | None = None,
 ) -> float:
+    """Records/s from worker start until the sink file holds ``n`` lines.
+
+    The source is ``connector`` (the sequence source's settings), or with ``input_file``
+    FileStreamSource reading that file.
+    """
     tag = f"{connector.replace(':', '-').replace('.', '-')}-{time.monotonic_ns()}"
     out = work / f"{tag}.txt"
     worker = {
@@ -105,6 +113,9 @@ def pipeline(
         "topic.creation.default.replication.factor": "1",
         **(extra or {}),
     }
+    if input_file is not None:
+        source = {"name": f"file-{tag}", "connector.class": connector, "topic": tag}
+        source["file"] = str(input_file)
     sink = {"name": f"out-{tag}", "connector.class": "FileStreamSink", "file": str(out)}
     sink["topics"] = tag
     # The topic exists before the worker starts: otherwise a sink that subscribes before a
@@ -251,6 +262,9 @@ def main() -> None:
         isolated_registry = PluginRegistry.discover(plugin_path=[work / "plugins"])
         transform_registry = PluginRegistry.discover(plugin_path=[work / "stages"])
         converter_registry = PluginRegistry.discover(plugin_path=[work / "converters"])
+        install_plugin([str(REPO / "connectors" / "file")], work / "files" / "file", no_deps=True)
+        # FileStreamSource and FileStreamSink both resolve to the location's copies here.
+        file_registry = PluginRegistry.discover(plugin_path=[work / "files"])
         sys.path.insert(0, str(REPO / "examples" / "sequence" / "src"))
         in_process_registry = PluginRegistry.discover()
         from kconnect_example_sequence import (  # type: ignore[import-not-found]  # on sys.path at run time
@@ -302,6 +316,12 @@ def main() -> None:
             rate_tx_in = run(in_process_registry, target, extra=stamp)
             rate_tx_iso = run(transform_registry, target, extra=stamp)
             rate_conv_iso = run(converter_registry, target)
+            lines_file = work / "input.txt"
+            lines_file.write_text(
+                "".join(f"line {i:08d} of the benchmark input\n" for i in range(n))
+            )
+            rate_file_in = run(in_process_registry, "FileStreamSource", input_file=lines_file)
+            rate_file_iso = run(file_registry, "FileStreamSource", input_file=lines_file)
         finally:
             broker.stop()
         print(
@@ -310,6 +330,8 @@ def main() -> None:
         _ratio_line("source isolated", rate_in, rate_iso)
         _ratio_line("converters isolated (both ends)", rate_in, rate_conv_iso)
         _ratio_line("transform isolated", rate_tx_in, rate_tx_iso)
+        print(f"pipeline FileStreamSource -> Kafka -> FileStreamSink, {n} lines:")
+        _ratio_line("both connectors isolated", rate_file_in, rate_file_iso)
         print("(goal for each ratio >= 0.7)")
 
 
