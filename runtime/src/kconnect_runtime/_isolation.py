@@ -563,7 +563,30 @@ class IsolatedSinkTask(_IsolatedTask, SinkTask):
 # Connectors.
 
 
-class _IsolatedConnectorMixin:
+class _HostOwner:
+    """An isolated plugin instance that owns (at most) one plugin host process."""
+
+    _process: PluginProcess | None = None
+
+    def _shut_host(self, op: str) -> None:
+        """Have the plugin finish (``op``), then the host exit; a dead host is just reaped."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if not process.closed:
+                process.call(op)
+        finally:
+            process.close()
+
+    def __del__(self) -> None:
+        # An instance built only to validate a config may be dropped without stop/close.
+        process = self._process
+        if process is not None and not process.closed:
+            process.kill()
+
+
+class _IsolatedConnectorMixin(_HostOwner):
     """Forwards a connector's calls to a plugin host process of its location."""
 
     location: ClassVar[str]
@@ -571,7 +594,6 @@ class _IsolatedConnectorMixin:
     plugin_version: ClassVar[str]
     _task_class: ClassVar[type[Task]]
 
-    _process: PluginProcess | None = None
     _context: ConnectorContext | None = None
 
     def _host(self) -> PluginProcess:
@@ -621,19 +643,7 @@ class _IsolatedConnectorMixin:
         return [dict(c) for c in self._host().call("task_configs", {"max_tasks": max_tasks})]
 
     def stop(self) -> None:
-        process, self._process = self._process, None
-        if process is None or process.closed:
-            return
-        try:
-            process.call("stop")
-        finally:
-            process.close()
-
-    def __del__(self) -> None:
-        # A connector built only to validate a config is never stopped.
-        process = self._process
-        if process is not None and not process.closed:
-            process.kill()
+        self._shut_host("stop")
 
 
 class _IsolatedSourceConnector(_IsolatedConnectorMixin, SourceConnector):
@@ -678,7 +688,7 @@ def is_isolated_connector(instance: object) -> bool:
 # Converters, header converters, transformations and predicates.
 
 
-class _IsolatedPluginMixin:
+class _IsolatedPluginMixin(_HostOwner):
     """Forwards a pipeline plugin's calls, a batch per call, to its own plugin host.
 
     The host starts on first use (``configure`` or ``config``) and lives until ``close``.
@@ -693,7 +703,6 @@ class _IsolatedPluginMixin:
     plugin_name: ClassVar[str]
     _kind: ClassVar[str]
 
-    _process: PluginProcess | None = None
     _timeout_s: float = DEFAULT_CALL_TIMEOUT_S
 
     def _host(self) -> PluginProcess:
@@ -729,20 +738,7 @@ class _IsolatedPluginMixin:
         return self.plugin_version
 
     def close(self) -> None:
-        process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            if not process.closed:
-                process.call("close_plugin")
-        finally:
-            process.close()
-
-    def __del__(self) -> None:
-        # A pipeline built only to validate a config may be dropped without close().
-        process = self._process
-        if process is not None and not process.closed:
-            process.kill()
+        self._shut_host("close_plugin")
 
 
 class _IsolatedConverter(_IsolatedPluginMixin, Converter):

@@ -210,12 +210,16 @@ class SinkTaskRunner(TaskRunner):
         finally:
             self._closed = True
             self._stop_plugin_task()
-            try:
-                self.consumer.close()
-            finally:
-                self.converters.close()
-                self.transforms.close()
-                self.errors.close()
+            self._release()
+
+    def _release(self) -> None:
+        """Close the consumer and the pipeline's plugins (after the plugin task stopped)."""
+        try:
+            self.consumer.close()
+        finally:
+            self.converters.close()
+            self.transforms.close()
+            self.errors.close()
 
     def _apply_seeks(self) -> None:
         if not self.context.seeks:

@@ -24,9 +24,7 @@ from confluent_kafka import Consumer, KafkaError, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_sdk import (
     ConnectError,
-    SinkRecord,
     SinkTask,
-    SourceRecord,
     SourceTask,
     Task,
     TopicPartition,
@@ -262,38 +260,52 @@ class _SourceCycleRunner(SourceTaskRunner):
                 self._release()
 
 
-def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
-    """Run one source cycle on an executor (see :meth:`_SourceCycleRunner.run_cycle`)."""
+def _runner_parts(
+    cycle: SourceCycle | SinkCycle, *, sink: bool
+) -> tuple[tuple[ConnectorTaskId, Any, Mapping[str, str]], dict[str, Any]]:
+    """What both cycle runners are built from: the plugin task, converters and transforms.
+
+    Returns the runner's positional arguments (task id, task, task config) and the keyword
+    arguments both runners take.
+    """
     registry = _registry(cycle.plugin_locations)
     task, _ = _new_task(registry, cycle.connector, cycle.task, cycle.connector_config)
-    if not isinstance(task, SourceTask):
+    want: type = SinkTask if sink else SourceTask
+    if not isinstance(task, want):
         raise ConnectError(
-            f"connector {cycle.connector!r} task {cycle.task}: task_class() of a source "
-            "connector must be a SourceTask"
+            f"connector {cycle.connector!r} task {cycle.task}: task_class() of a "
+            f"{'sink' if sink else 'source'} connector must be a {want.__name__}"
         )
-    store = MemoryOffsetStore()
-    store.put(
-        cycle.connector,
-        {offset_key(cycle.connector, p): (p, o) for p, o in cycle.committed},
-    )
     converters = build_converters(registry, cycle.worker_props, cycle.connector_config)
     try:
-        transforms: TransformChain[SourceRecord] = TransformChain.from_config(
+        transforms: TransformChain[Any] = TransformChain.from_config(
             registry, cycle.connector_config
         )
     except BaseException:
         converters.close()
         raise
+    positional = (ConnectorTaskId(cycle.connector, cycle.task), task, cycle.task_config)
+    return positional, {
+        "worker_id": _EXECUTOR,
+        "commit_interval_s": 0.0,
+        "connector_config": cycle.connector_config,
+        "worker_props": cycle.worker_props,
+        "converters": converters,
+        "transforms": transforms,
+    }
+
+
+def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
+    """Run one source cycle on an executor (see :meth:`_SourceCycleRunner.run_cycle`)."""
+    positional, common = _runner_parts(cycle, sink=False)
+    store = MemoryOffsetStore()
+    store.put(
+        cycle.connector,
+        {offset_key(cycle.connector, p): (p, o) for p, o in cycle.committed},
+    )
     runner = _SourceCycleRunner(
-        ConnectorTaskId(cycle.connector, cycle.task),
-        task,
-        cycle.task_config,
-        worker_id=_EXECUTOR,
-        commit_interval_s=0.0,
-        connector_config=cycle.connector_config,
-        worker_props=cycle.worker_props,
-        converters=converters,
-        transforms=transforms,
+        *positional,
+        **common,
         producer_config=cycle.producer_config,
         offset_store=store,
         flush_timeout_s=cycle.flush_timeout_s,
@@ -380,12 +392,7 @@ class _SinkCycleRunner(SinkTaskRunner):
             try:
                 self._stop_plugin_task()
             finally:
-                try:
-                    self.consumer.close()
-                finally:
-                    self.converters.close()
-                    self.transforms.close()
-                    self.errors.close()
+                self._release()
 
     def _consume_once(
         self,
@@ -441,31 +448,10 @@ class _SinkCycleRunner(SinkTaskRunner):
 
 def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
     """Run one sink cycle on an executor (see :meth:`_SinkCycleRunner.run_cycle`)."""
-    registry = _registry(cycle.plugin_locations)
-    task, _ = _new_task(registry, cycle.connector, cycle.task, cycle.connector_config)
-    if not isinstance(task, SinkTask):
-        raise ConnectError(
-            f"connector {cycle.connector!r} task {cycle.task}: task_class() of a sink connector "
-            "must be a SinkTask"
-        )
-    converters = build_converters(registry, cycle.worker_props, cycle.connector_config)
-    try:
-        transforms: TransformChain[SinkRecord] = TransformChain.from_config(
-            registry, cycle.connector_config
-        )
-    except BaseException:
-        converters.close()
-        raise
+    positional, common = _runner_parts(cycle, sink=True)
     runner = _SinkCycleRunner(
-        ConnectorTaskId(cycle.connector, cycle.task),
-        task,
-        cycle.task_config,
-        worker_id=_EXECUTOR,
-        commit_interval_s=0.0,
-        connector_config=cycle.connector_config,
-        worker_props=cycle.worker_props,
-        converters=converters,
-        transforms=transforms,
+        *positional,
+        **common,
         consumer_config=cycle.consumer_config,
         topics=sorted({r.topic for r in cycle.ranges}),
         topics_regex="",
