@@ -60,6 +60,11 @@ class _NoopConnectorContext:
         return self._reader
 
 
+def _missing(records: Sequence[SinkRecord], output: Sequence[Any]) -> list[str]:
+    """Values of ``records`` (by repr, counting duplicates) the sink's output lacks."""
+    return list((Counter(repr(r.value) for r in records) - Counter(map(repr, output))).elements())
+
+
 def _is_json_plain(value: Any) -> bool:
     try:
         return bool(json.loads(json.dumps(value, allow_nan=False)) == value)
@@ -663,9 +668,7 @@ class SinkConnectorSuite(_ConnectorSuite):
         finally:
             self.stop_task(task)
         output = self.read_output(scenario, tmp_path)
-        missing = list(
-            (Counter(repr(r.value) for r in records) - Counter(map(repr, output))).elements()
-        )
+        missing = _missing(records, output)
         if missing:
             _support.fail(
                 f"after a redelivered batch {len(missing)} records are missing from the output "
@@ -701,9 +704,7 @@ class SinkConnectorSuite(_ConnectorSuite):
                 f"{sorted(r.kafka_offset for r in bad)}"
             )
         output = self.read_output(scenario, tmp_path)
-        missing = list(
-            (Counter(repr(r.value) for r in good) - Counter(map(repr, output))).elements()
-        )
+        missing = _missing(good, output)
         if missing:
             _support.fail(f"good records next to bad ones were not written: {missing[:3]}")
 
@@ -794,9 +795,7 @@ class SinkConnectorSuite(_ConnectorSuite):
         finally:
             self.stop_task(task)
         output = self.read_output(scenario, tmp_path)
-        missing = list(
-            (Counter(repr(r.value) for r in records) - Counter(map(repr, output))).elements()
-        )
+        missing = _missing(records, output)
         if missing:
             _support.fail(
                 f"with topics.regex={props[SinkConnector.TOPICS_REGEX_CONFIG]!r}, records of the "

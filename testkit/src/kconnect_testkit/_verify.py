@@ -83,16 +83,7 @@ def _install(python: Path, target: str, root: Path) -> str:
         "--report",
         str(report),
     ]
-    spec = target
-    if Path(target).is_dir():
-        # Built from a copy: an in-tree build would leave build/ and *.egg-info behind.
-        copy = root / "source"
-        shutil.copytree(
-            target, copy, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info")
-        )
-        spec = str(copy)
-    elif Path(target).exists():
-        spec = str(Path(target).resolve())
+    spec = _install_spec(target, root)
     # Offline first: build with what is installed and take dependencies from this
     # environment; fall back to pip's isolated build (which fetches the build backend).
     attempts = [[*base, "--no-build-isolation", spec], [*base, spec]]
@@ -119,20 +110,26 @@ def _entry_points(python: Path, dist: str) -> tuple[str, list[tuple[str, str, st
     return data["version"], [(g, n, v) for g, n, v in data["entry_points"]]
 
 
-def _install_location(target: str, root: Path) -> Path:
-    """Install ``target`` into a new plugin.path location, as ``kconnect plugins install`` does."""
-    from kconnect_runtime._plugins_cli import install_plugin
-    from kconnect_sdk import ConnectError
-
-    spec = target
+def _install_spec(target: str, root: Path) -> str:
+    """What to install for ``target``: a directory is copied first (an in-tree build would
+    leave build/ and *.egg-info behind), a file path made absolute, a requirement kept."""
     if Path(target).is_dir():
         copy = root / "source"
         shutil.copytree(
             target, copy, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info")
         )
-        spec = str(copy)
-    elif Path(target).exists():
-        spec = str(Path(target).resolve())
+        return str(copy)
+    if Path(target).exists():
+        return str(Path(target).resolve())
+    return target
+
+
+def _install_location(target: str, root: Path) -> Path:
+    """Install ``target`` into a new plugin.path location, as ``kconnect plugins install`` does."""
+    from kconnect_runtime._plugins_cli import install_plugin
+    from kconnect_sdk import ConnectError
+
+    spec = _install_spec(target, root)
     location = root / "location"
     try:
         install_plugin([spec], location)
