@@ -775,7 +775,9 @@ class Host:
     def op_stop(self, args: Mapping[str, Any]) -> Any:
         # A poll running ahead returns once interrupt() called stop(); its records were
         # never handed out, so their offsets were never committed and nothing is lost.
-        self._take_prefetched()
+        # What it raised while the task was stopping is of no interest any more.
+        with contextlib.suppress(Exception):
+            self._take_prefetched()
         self.obj.stop()
 
     def _acknowledge(self, args: Mapping[str, Any]) -> None:
