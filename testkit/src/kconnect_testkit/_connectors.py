@@ -88,7 +88,7 @@ class _ConnectorSuite(PluginPackageSuite):
         if isolated is None:
             task: Task = self.new_plugin().task_class()()
             return task
-        from kconnect_runtime._isolation import IsolatedSinkTask, IsolatedSourceTask
+        from kconnect_runtime import IsolatedSinkTask, IsolatedSourceTask
 
         proxy = IsolatedSinkTask if self.kind is PluginKind.SINK else IsolatedSourceTask
         self.plugin_class()  # fails with the registry's reason when it cannot load

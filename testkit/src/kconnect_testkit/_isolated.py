@@ -69,7 +69,7 @@ class IsolatedPlugin:
 
 
 def location_python(location: Path) -> Path:
-    from kconnect_runtime._isolation import location_python as runtime_location_python
+    from kconnect_runtime import location_python as runtime_location_python
 
     return runtime_location_python(location)
 
@@ -140,7 +140,7 @@ class Isolation:
 
     def location_for(self, source: str) -> Path:
         """The location ``source`` (a project dir, a wheel or a requirement) is installed in."""
-        from kconnect_runtime._plugins_cli import install_plugin
+        from kconnect_runtime import install_plugin
         from kconnect_sdk import ConnectError
 
         key = str(Path(source).resolve()) if Path(source).exists() else source
@@ -320,8 +320,7 @@ def mutation_in_location(
     isolated: IsolatedPlugin, kind: str, config: Mapping[str, Any], records: Sequence[Any]
 ) -> dict[str, Any]:
     """Run the records through the plugin in its location; the first mutated one, or {}."""
-    from kconnect_runtime._isolation import HOST_SCRIPT
-    from kconnect_runtime._plugin_host import pack_records
+    from kconnect_runtime import HOST_SCRIPT, pack_records
 
     found: dict[str, Any] = run_in_location(
         isolated.location,

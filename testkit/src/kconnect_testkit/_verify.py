@@ -126,7 +126,7 @@ def _install_spec(target: str, root: Path) -> str:
 
 def _install_location(target: str, root: Path) -> Path:
     """Install ``target`` into a new plugin.path location, as ``kconnect plugins install`` does."""
-    from kconnect_runtime._plugins_cli import install_plugin
+    from kconnect_runtime import install_plugin
     from kconnect_sdk import ConnectError
 
     spec = _install_spec(target, root)
