@@ -43,9 +43,8 @@ from kconnect_sdk import (
     SourceRecord,
     Struct,
     Transformation,
-    record_from_plain,
-    record_to_plain,
 )
+from kconnect_sdk.plain import record_from_plain, record_to_plain
 
 REPO = Path(__file__).resolve().parents[1]
 JSON = {

@@ -8,9 +8,8 @@ from kconnect_sdk import (
     ConfigError,
     ConfigType,
     Importance,
-    check_config_tables,
-    plugin_config_defs,
 )
+from kconnect_sdk.docs import check_config_tables, plugin_config_defs
 
 README = "# plugin\n\n<!-- config-table: Demo -->\nstale\n<!-- /config-table -->\n\ntail\n"
 DEMO = ConfigDef().define(

@@ -23,6 +23,8 @@ from kconnect_sdk import (
     Time,
     Timestamp,
     TimestampType,
+)
+from kconnect_sdk.plain import (
     record_from_plain,
     record_to_plain,
     schema_from_plain,

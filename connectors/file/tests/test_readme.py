@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kconnect_sdk import check_config_tables, plugin_config_defs
+from kconnect_sdk.docs import check_config_tables, plugin_config_defs
 
 DOCUMENTED = ["FileStreamSinkConnector", "FileStreamSourceConnector"]
 

@@ -17,7 +17,7 @@ the plugin's environment does not have). It speaks the isolation protocol on std
 
 Records cross many per frame as a *record batch* (:func:`pack_records`): each distinct
 schema is written once per frame in a ``schemas`` table and records refer to it by index;
-a record is a positional row whose values are ``kconnect_sdk.value_to_plain`` data (bytes
+a record is a positional row whose values are ``kconnect_sdk.plain.value_to_plain`` data (bytes
 as base64, decimals and timestamps tagged), so nothing is lost on the way. Converter
 bytes cross as base64 text. Anything the plugin prints goes to stderr so it cannot
 corrupt the protocol stream.
@@ -68,11 +68,8 @@ from kconnect_sdk import (
     TopicPartition,
     Transformation,
     Type,
-    schema_from_plain,
-    schema_to_plain,
-    value_from_plain,
-    value_to_plain,
 )
+from kconnect_sdk.plain import schema_from_plain, schema_to_plain, value_from_plain, value_to_plain
 
 PROTOCOL_VERSION = 2
 

@@ -29,15 +29,16 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import kconnect_sdk
 from kconnect_sdk import (
+    ENTRY_POINT_GROUPS,
     ConfigError,
     Converter,
     HeaderConverter,
+    PluginKind,
     Predicate,
     SinkConnector,
     SourceConnector,
@@ -59,31 +60,6 @@ __all__ = [
 ]
 
 
-class PluginKind(StrEnum):
-    """Plugin kinds, named as Kafka Connect's REST API names them."""
-
-    SOURCE = "source"
-    SINK = "sink"
-    CONVERTER = "converter"
-    HEADER_CONVERTER = "header_converter"
-    TRANSFORMATION = "transformation"
-    PREDICATE = "predicate"
-    CONFIG_PROVIDER = "config_provider"
-
-    @property
-    def group(self) -> str:
-        return _GROUPS[self]
-
-
-_GROUPS = {
-    PluginKind.SOURCE: "kconnect.source_connectors",
-    PluginKind.SINK: "kconnect.sink_connectors",
-    PluginKind.CONVERTER: "kconnect.converters",
-    PluginKind.HEADER_CONVERTER: "kconnect.header_converters",
-    PluginKind.TRANSFORMATION: "kconnect.transforms",
-    PluginKind.PREDICATE: "kconnect.predicates",
-    PluginKind.CONFIG_PROVIDER: "kconnect.config_providers",
-}
 _BASES: dict[PluginKind, str] = {
     PluginKind.SOURCE: SourceConnector.__name__,
     PluginKind.SINK: SinkConnector.__name__,
@@ -499,7 +475,7 @@ class PluginRegistry:
         return self.resolve(name, *kinds, key=key, version=version).load()
 
 
-_KIND_BY_GROUP = {group: kind for kind, group in _GROUPS.items()}
+_KIND_BY_GROUP = {group: kind for kind, group in ENTRY_POINT_GROUPS.items()}
 _SDK_DIST = "kconnect-sdk"
 
 

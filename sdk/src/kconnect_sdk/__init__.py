@@ -54,7 +54,6 @@ from ._connector import (
     Task,
 )
 from ._converter import Converter, ConverterType, HeaderConverter
-from ._docs import check_config_tables, plugin_config_defs, update_config_tables
 from ._errors import (
     AlreadyExistsError,
     ConfigError,
@@ -68,14 +67,7 @@ from ._errors import (
 )
 from ._headers import Header, Headers
 from ._logical import Date, Decimal, Time, Timestamp
-from ._plain import (
-    record_from_plain,
-    record_to_plain,
-    schema_from_plain,
-    schema_to_plain,
-    value_from_plain,
-    value_to_plain,
-)
+from ._plugin_kinds import ENTRY_POINT_GROUPS, PluginKind
 from ._projector import SchemaProjector
 from ._properties import parse_properties
 from ._records import (
@@ -93,6 +85,7 @@ from ._values import Values
 from ._versioned import Versioned, distribution_version
 
 __all__ = [
+    "ENTRY_POINT_GROUPS",
     "NO_DEFAULT",
     "AlreadyExistsError",
     "CaseInsensitiveValidString",
@@ -131,6 +124,7 @@ __all__ = [
     "OffsetStorageReader",
     "ParsedConfig",
     "Password",
+    "PluginKind",
     "Predicate",
     "Range",
     "Recommender",
@@ -164,21 +158,12 @@ __all__ = [
     "Values",
     "Versioned",
     "Width",
-    "check_config_tables",
     "convert_to_string",
     "distribution_version",
     "lambda_validator",
     "non_empty_string",
     "parse_properties",
     "parse_type",
-    "plugin_config_defs",
-    "record_from_plain",
-    "record_to_plain",
     "resolve_placeholders",
-    "schema_from_plain",
-    "schema_to_plain",
-    "update_config_tables",
     "validate_value",
-    "value_from_plain",
-    "value_to_plain",
 ]

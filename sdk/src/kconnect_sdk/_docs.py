@@ -9,16 +9,13 @@ from pathlib import Path
 
 from ._config import ConfigDef
 from ._errors import ConfigError
+from ._plugin_kinds import ENTRY_POINT_GROUPS, PluginKind
 
 __all__ = ["check_config_tables", "plugin_config_defs", "update_config_tables"]
 
-_PLUGIN_GROUPS = (
-    "kconnect.source_connectors",
-    "kconnect.sink_connectors",
-    "kconnect.converters",
-    "kconnect.header_converters",
-    "kconnect.transforms",
-    "kconnect.predicates",
+# Config providers have no README table: their keys are the worker's config.providers.* keys.
+_PLUGIN_GROUPS = tuple(
+    group for kind, group in ENTRY_POINT_GROUPS.items() if kind is not PluginKind.CONFIG_PROVIDER
 )
 _VENDORS = {"io.confluent.": " (Confluent)", "io.debezium.": " (Debezium)"}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kconnect_runtime import PluginKind
-from kconnect_sdk import value_from_plain
+from kconnect_sdk.plain import value_from_plain
 
 from . import _isolated, _support
 from ._doubles import RecordFactory

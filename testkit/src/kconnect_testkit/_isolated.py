@@ -220,6 +220,7 @@ PLUGIN_PROBE = textwrap.dedent(
     """
     import importlib, json, sys
     import kconnect_sdk
+    from kconnect_sdk.plain import value_to_plain
     target, base_name = sys.argv[1], sys.argv[2]
     out = {}
     try:
@@ -243,7 +244,7 @@ PLUGIN_PROBE = textwrap.dedent(
             for entry in examples or ():
                 # Bad values are often what JSON cannot hold (bytes): send them tagged.
                 if "bad_values" in entry:
-                    entry["bad_values"] = [kconnect_sdk.value_to_plain(v) for v in entry["bad_values"]]
+                    entry["bad_values"] = [value_to_plain(v) for v in entry["bad_values"]]
             out["examples"] = examples
             waivers = getattr(obj, "conformance_waivers", None)
             out["waivers"] = dict(waivers) if isinstance(waivers, dict) else {}
@@ -289,7 +290,8 @@ ALTER_OFFSETS_PROBE = textwrap.dedent(
 MUTATION_PROBE = textwrap.dedent(
     """
     import importlib, importlib.util, json, sys
-    from kconnect_sdk import ConfigError, DataError, record_to_plain
+    from kconnect_sdk import ConfigError, DataError
+    from kconnect_sdk.plain import record_to_plain
     spec = importlib.util.spec_from_file_location("kc_plugin_host", sys.argv[1])
     host = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(host)

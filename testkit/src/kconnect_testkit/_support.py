@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import pytest
-from kconnect_sdk import ConnectRecord, record_to_plain
+from kconnect_sdk import ConnectRecord
+from kconnect_sdk.plain import record_to_plain
 
 if TYPE_CHECKING:
     from kconnect_runtime import PluginDesc, PluginKind, PluginRegistry
