@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kconnect_runtime import EmbeddedBroker, PluginRegistry, Worker
-from kconnect_runtime._engine import Engine, LocalEngine
-from kconnect_runtime._offsets import FileOffsetStore
-from kconnect_runtime._spark_engine import SparkEngine
+from kconnect_runtime.engine import Engine, LocalEngine, SparkEngine
+from kconnect_runtime.storage import FileOffsetStore
 
 
 def _worker_props(tmp: Path, bootstrap: str, engine: str, master: str) -> dict[str, str]:

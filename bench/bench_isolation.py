@@ -31,11 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
-from kconnect_runtime import EmbeddedBroker, Standalone
-from kconnect_runtime._isolation import IsolatedSourceTask
-from kconnect_runtime._plugin_host import pack_records, unpack_records
-from kconnect_runtime._plugins_cli import install_plugin
-from kconnect_runtime._registry import PluginKind, PluginRegistry, discover_location
+from kconnect_runtime import (
+    EmbeddedBroker,
+    IsolatedSourceTask,
+    PluginKind,
+    PluginRegistry,
+    Standalone,
+    install_plugin,
+    pack_records,
+    unpack_records,
+)
+from kconnect_runtime.plugins import discover_location
 from kconnect_sdk import (
     Converter,
     Schema,

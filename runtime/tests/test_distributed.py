@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-from kconnect_runtime._embedded_broker import free_port
-from kconnect_runtime._kafka_store import KafkaLog, KafkaOffsetStore
+from kconnect_runtime.modes import free_port
+from kconnect_runtime.storage import KafkaLog, KafkaOffsetStore
 from runtime_harness import (
     SESSION_TIMEOUT,
     file_sink,
@@ -230,7 +230,7 @@ def test_kill_9_then_restart_recovers_connectors_states_and_offsets(
 
 
 def test_config_topic_written_by_java_is_recovered(kafka: str, tmp_path: Path) -> None:
-    from kconnect_runtime._distributed import Distributed
+    from kconnect_runtime.modes import Distributed
 
     group = _unique("kc-java")
     configs = f"{group}-configs"
@@ -285,7 +285,7 @@ def test_config_topic_written_by_java_is_recovered(kafka: str, tmp_path: Path) -
 
 
 def test_config_topic_with_many_partitions_is_refused(kafka: str) -> None:
-    from kconnect_runtime._distributed import Distributed
+    from kconnect_runtime.modes import Distributed
     from kconnect_sdk import ConnectError
 
     group = _unique("kc-parts")

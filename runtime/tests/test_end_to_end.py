@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from kconnect_runtime._embedded_broker import free_port
+from kconnect_runtime.modes import free_port
 from runtime_harness import (
     file_sink,
     file_source,

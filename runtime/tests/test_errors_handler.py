@@ -6,8 +6,8 @@ import logging
 import threading
 
 import pytest
-from kconnect_runtime._errors import ErrorHandler, ErrorPolicy, Failure, Stage
-from kconnect_runtime._metrics import ErrorMetrics
+from kconnect_runtime.errors import ErrorHandler, ErrorPolicy, Failure, Stage
+from kconnect_runtime.metrics import ErrorMetrics
 from kconnect_sdk import ConnectError, DataError, RetriableError
 
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
-from kconnect_runtime._metrics import render_prometheus
+from kconnect_runtime.rest import render_prometheus
 from kconnect_sdk import (
     ConfigDef,
     ConnectError,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from kconnect_runtime._metrics import render_prometheus
+from kconnect_runtime.rest import render_prometheus
 from kconnect_sdk import (
     ConfigDef,
     Header,

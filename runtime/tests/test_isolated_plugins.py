@@ -22,9 +22,8 @@ from typing import Any
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from kconnect_runtime import Standalone
-from kconnect_runtime._embedded_broker import free_port
-from kconnect_runtime._plugins_cli import install_plugin
-from kconnect_runtime._registry import PluginKind, PluginRegistry, discover_location
+from kconnect_runtime.modes import free_port
+from kconnect_runtime.plugins import PluginKind, PluginRegistry, discover_location, install_plugin
 from kconnect_sdk import (
     ConfigError,
     ConnectError,
@@ -381,7 +380,7 @@ def test_hung_transform_host_fails_the_call_with_a_timeout(registry: PluginRegis
 
 
 def test_describe_runs_in_the_location(semver_path: Path) -> None:
-    from kconnect_runtime._isolation import PluginProcess
+    from kconnect_runtime.isolation import PluginProcess
 
     host = PluginProcess(str(semver_path / "semver-bump"), "", "", load=False)
     try:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from kconnect_runtime import Standalone
-from kconnect_runtime._isolation import IsolatedSinkTask
-from kconnect_runtime._plugins_cli import install_plugin
-from kconnect_runtime._registry import PluginKind, PluginRegistry
+from kconnect_runtime.isolation import IsolatedSinkTask
+from kconnect_runtime.plugins import PluginKind, PluginRegistry, install_plugin
 from kconnect_sdk import ConnectError, SinkRecord, TopicPartition
 from kconnect_testkit import RecordingErrantReporter, RecordingSinkContext
 from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props

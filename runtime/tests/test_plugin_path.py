@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from kconnect_runtime._plugins_cli import plugins_table
-from kconnect_runtime._registry import PluginKind, PluginRegistry
+from kconnect_runtime.cli import plugins_table
+from kconnect_runtime.plugins import PluginKind, PluginRegistry
 
 SITE = f"lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
 SDK_VERSION = md.version("kconnect-sdk")

@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 from kconnect_runtime import Standalone
-from kconnect_runtime._pipeline import TransformChain, build_converters
-from kconnect_runtime._plugins_cli import describe_plugin
-from kconnect_runtime._registry import PluginDesc, PluginKind, PluginRegistry
+from kconnect_runtime.cli import describe_plugin
+from kconnect_runtime.plugins import PluginDesc, PluginKind, PluginRegistry
+from kconnect_runtime.tasks import TransformChain, build_converters
 from kconnect_sdk import Schema, SourceRecord
 from runtime_harness import file_sink, line_count, wait_for, worker_props
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 from kconnect_runtime import PluginKind, PluginRegistry
-from kconnect_runtime._registry import PluginDesc
+from kconnect_runtime.plugins import PluginDesc
 from kconnect_sdk import ConfigError, SourceConnector
 
 SOURCE_JAVA = "org.apache.kafka.connect.file.FileStreamSourceConnector"

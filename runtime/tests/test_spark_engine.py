@@ -16,12 +16,11 @@ import pytest
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_runtime import PluginRegistry, Worker
-from kconnect_runtime._configs import parse_worker_config
-from kconnect_runtime._offsets import FileOffsetStore, MemoryOffsetStore
-from kconnect_runtime._plugins_cli import install_plugin
-from kconnect_runtime._spark_config import spark_session_conf
-from kconnect_runtime._spark_engine import SparkEngine
-from kconnect_runtime._status import State
+from kconnect_runtime.config import parse_worker_config, spark_session_conf
+from kconnect_runtime.engine import SparkEngine
+from kconnect_runtime.plugins import install_plugin
+from kconnect_runtime.status import State
+from kconnect_runtime.storage import FileOffsetStore, MemoryOffsetStore
 from kconnect_sdk import ConfigError, ConnectError
 from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
 from test_errors_sink import (

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from kconnect_runtime._logging import ConnectorContextFilter
+from kconnect_runtime.logcontext import ConnectorContextFilter
 from kconnect_sdk import ConfigDef, SourceConnector, SourceRecord, SourceTask, Task
 from runtime_harness import standalone, wait_for, worker_props
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kconnect_runtime import PluginKind
+from kconnect_sdk import PluginKind
 from kconnect_sdk.plain import value_from_plain
 
 from . import _isolated, _support

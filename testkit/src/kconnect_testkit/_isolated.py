@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:
-    from kconnect_runtime import PluginDesc, PluginKind, PluginRegistry
+    from kconnect_runtime.plugins import PluginDesc, PluginRegistry
+    from kconnect_sdk import PluginKind
 
 __all__ = [
     "IsolatedPlugin",
@@ -69,7 +70,7 @@ class IsolatedPlugin:
 
 
 def location_python(location: Path) -> Path:
-    from kconnect_runtime import location_python as runtime_location_python
+    from kconnect_runtime.isolation import location_python as runtime_location_python
 
     return runtime_location_python(location)
 
@@ -140,7 +141,7 @@ class Isolation:
 
     def location_for(self, source: str) -> Path:
         """The location ``source`` (a project dir, a wheel or a requirement) is installed in."""
-        from kconnect_runtime import install_plugin
+        from kconnect_runtime.plugins import install_plugin
         from kconnect_sdk import ConnectError
 
         key = str(Path(source).resolve()) if Path(source).exists() else source
@@ -167,7 +168,7 @@ class Isolation:
 
     def registry(self, location: Path) -> PluginRegistry:
         """The plugins of ``location`` only, as the runtime's registry lists them."""
-        from kconnect_runtime import PluginRegistry
+        from kconnect_runtime.plugins import PluginRegistry
 
         with self._lock:
             found = self._registries.get(location)
@@ -322,7 +323,7 @@ def mutation_in_location(
     isolated: IsolatedPlugin, kind: str, config: Mapping[str, Any], records: Sequence[Any]
 ) -> dict[str, Any]:
     """Run the records through the plugin in its location; the first mutated one, or {}."""
-    from kconnect_runtime import HOST_SCRIPT, pack_records
+    from kconnect_runtime.isolation import HOST_SCRIPT, pack_records
 
     found: dict[str, Any] = run_in_location(
         isolated.location,

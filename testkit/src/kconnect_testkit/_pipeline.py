@@ -115,7 +115,7 @@ def task_failures(app: Standalone, name: str) -> list[str]:
 
 def converter(*, is_key: bool = False) -> Converter:
     """The pipeline's converter, configured as the worker configures it."""
-    from kconnect_runtime import PluginKind
+    from kconnect_sdk import PluginKind
 
     try:
         conv: Converter = _support.registry().load(CONVERTER, PluginKind.CONVERTER)()
@@ -139,7 +139,7 @@ _ROUTE_ALIAS = "kcTestkitPipelineRoute"
 def route_to_unique_topics(props: Mapping[str, str]) -> tuple[dict[str, str], str]:
     """``props`` with a last transform that appends a unique suffix to every topic, and the
     suffix: the session's broker is shared, and the scenario names fixed topics."""
-    from kconnect_runtime import PluginKind
+    from kconnect_sdk import PluginKind
 
     try:
         _support.registry().resolve(ROUTER, PluginKind.TRANSFORMATION)

@@ -21,7 +21,8 @@ from kconnect_sdk import ConnectRecord
 from kconnect_sdk.plain import record_to_plain
 
 if TYPE_CHECKING:
-    from kconnect_runtime import PluginDesc, PluginKind, PluginRegistry
+    from kconnect_runtime.plugins import PluginDesc, PluginRegistry
+    from kconnect_sdk import PluginKind
 
 __all__ = [
     "call_bounded",
@@ -45,7 +46,7 @@ def fail(message: str) -> NoReturn:
 @functools.cache
 def registry() -> PluginRegistry:
     """Every plugin installed in this environment (discovered once per process)."""
-    from kconnect_runtime import PluginRegistry
+    from kconnect_runtime.plugins import PluginRegistry
 
     return PluginRegistry.discover()
 

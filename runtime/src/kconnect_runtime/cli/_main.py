@@ -1,0 +1,208 @@
+"""The ``kconnect`` command line.
+
+kconnect standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]
+kconnect distributed WORKER.properties
+kconnect quickstart [--config-dir config] [--lines N]
+kconnect plugins list|install|describe
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from kconnect_sdk import ConfigError, ConnectError
+
+from kconnect_runtime._version import __version__
+from kconnect_runtime.config import load_connector_config, load_properties
+from kconnect_runtime.logcontext import install_record_factory
+from kconnect_runtime.modes import Distributed, Standalone, describe_progress
+
+from ._plugins import add_plugin_commands
+
+log = logging.getLogger("kconnect")
+
+
+def _setup_logging(verbose: bool) -> None:
+    # Every record gets connector_context ("[name|task-0] " on task threads), as Kafka's MDC.
+    install_record_factory()
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="[%(asctime)s] %(levelname)s %(connector_context)s%(message)s (%(name)s)",
+        stream=sys.stderr,
+    )
+    logging.getLogger("uvicorn").setLevel(logging.WARNING)
+
+
+def _wait_for_signal() -> None:
+    stop = threading.Event()
+
+    def handler(signum: int, _frame: object) -> None:
+        log.info("received %s; stopping", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    while not stop.wait(1.0):
+        pass
+
+
+def cmd_standalone(args: argparse.Namespace) -> int:
+    worker_props = load_properties(args.worker_config)
+    connectors = [load_connector_config(path) for path in args.connector_configs]
+    app = Standalone(worker_props, connectors)
+    app.start()
+    app.start_progress_log(args.progress_interval)
+    try:
+        _wait_for_signal()
+    finally:
+        app.stop()
+    return 0
+
+
+def cmd_distributed(args: argparse.Namespace) -> int:
+
+    app = Distributed(load_properties(args.worker_config))
+    app.start()
+    app.start_progress_log(args.progress_interval)
+    try:
+        _wait_for_signal()
+    finally:
+        app.stop()
+    return 0
+
+
+def _count_lines(path: Path) -> int:
+    try:
+        with path.open("rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    """Apache Kafka's Connect quickstart, with the same three config files, ending by itself."""
+    config_dir = Path(args.config_dir)
+    worker_file = config_dir / "connect-standalone.properties"
+    source_file = config_dir / "connect-file-source.properties"
+    sink_file = config_dir / "connect-file-sink.properties"
+    worker_props = load_properties(worker_file)
+    source = load_connector_config(source_file)
+    sink = load_connector_config(sink_file)
+    input_path = Path(source.get("file") or "test.txt")
+    output_path = Path(sink.get("file") or "test.sink.txt")
+    offsets = Path(worker_props.get("offset.storage.file.filename", ""))
+    # A fresh run: new sample, no output and no offsets left from an earlier run.
+    for stale in (output_path, offsets):
+        if stale.name and stale.is_file():
+            stale.unlink()
+    with input_path.open("w", encoding="utf-8") as f:
+        f.writelines(
+            f"kconnect quickstart line {i}: the quick brown fox jumps over the lazy dog\n"
+            for i in range(1, args.lines + 1)
+        )
+    print(
+        f"quickstart: {args.lines} lines in {input_path} will travel {source['name']} → topic "
+        f"{source.get('topic')} → {sink['name']} → {output_path}\n"
+        f"  (the same as: kconnect standalone {worker_file} {source_file} {sink_file})",
+        flush=True,
+    )
+    started = time.monotonic()
+    app = Standalone(worker_props, [source, sink])
+    worker = app.start()
+    try:
+        deadline = started + args.timeout
+        last_report = 0.0
+        while (arrived := _count_lines(output_path)) < args.lines:
+            for runtime in worker.connectors.values():
+                for task in runtime.tasks:
+                    if task.status.state.value == "FAILED":
+                        print(
+                            f"quickstart: task {task.name} FAILED:\n{task.status.trace}",
+                            file=sys.stderr,
+                        )
+                        return 1
+            if time.monotonic() > deadline:
+                print(
+                    f"quickstart: only {arrived} of {args.lines} lines arrived within {args.timeout}s",
+                    file=sys.stderr,
+                )
+                return 1
+            if time.monotonic() - last_report >= 1.0:
+                print(f"  progress: {describe_progress(worker.progress())}", flush=True)
+                last_report = time.monotonic()
+            time.sleep(0.1)
+        elapsed = time.monotonic() - started
+        same = input_path.read_bytes() == output_path.read_bytes()
+        print(f"  progress: {describe_progress(worker.progress())}")
+        print(
+            f"quickstart: done. {arrived} lines arrived in {output_path} in {elapsed:.1f}s "
+            f"(broker: {'embedded Tansu' if app.broker else app.bootstrap_servers}); "
+            f"output {'matches' if same else 'DIFFERS FROM'} the input",
+            flush=True,
+        )
+        return 0 if same else 1
+    finally:
+        app.stop()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kconnect", description="Kafka Connect for Python.")
+    parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("standalone", help="run a standalone worker until SIGINT/SIGTERM")
+    p.add_argument("worker_config", help="worker .properties file")
+    p.add_argument("connector_configs", nargs="*", help="connector configs (.properties or .json)")
+    p.add_argument(
+        "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
+    )
+    p.set_defaults(func=cmd_standalone)
+
+    p = sub.add_parser(
+        "distributed",
+        help="run a worker whose connectors, offsets and statuses live in Kafka topics",
+    )
+    p.add_argument("worker_config", help="worker .properties file (group.id, *.storage.topic)")
+    p.add_argument(
+        "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
+    )
+    p.set_defaults(func=cmd_distributed)
+
+    p = sub.add_parser(
+        "quickstart", help="move a sample file through Kafka with the config/ files, then stop"
+    )
+    p.add_argument("--config-dir", default="config")
+    p.add_argument("--lines", type=int, default=10000)
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.set_defaults(func=cmd_quickstart)
+
+    p = sub.add_parser("plugins", help="install and inspect plugins")
+    psub = p.add_subparsers(dest="plugins_command", required=True)
+    add_plugin_commands(psub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _setup_logging(args.verbose)
+    try:
+        code: int = args.func(args)
+    except (ConfigError, ConnectError) as exc:
+        print(f"kconnect: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,488 @@
+"""The spark engine (``engine=spark``): connector tasks run as Spark jobs through PySpark.
+
+The worker process is the Spark driver and keeps the control plane (configs, status,
+connector instances, offsets). Each task gets a driver thread that runs it in cycles; one
+cycle is one Spark job of one Spark task, which rebuilds the task's pipeline on an executor
+from plain configs (see ``_executor``):
+
+- source: the driver passes the connector's committed offsets in; the Spark task starts a
+  fresh task object on them, polls a bounded batch, produces it with an idempotent
+  producer, waits for every acknowledgement and returns the last offsets. The driver
+  commits them to the offset store only after the job succeeded. A failed Spark task is
+  retried by Spark from the same offsets; a job that fails for good fails the task.
+- sink: the driver plans, per topic partition, the range from the consumer group's
+  committed offset (``connect-<name>``) to the high watermark (bounded); the Spark task
+  consumes it with an assigned consumer, puts and pre-commits; the driver commits the
+  offsets pre_commit reported to the group, so lag tooling sees progress.
+
+Delivery is at-least-once: a source cycle that fails after some of its records reached
+Kafka sends them again (at most ``spark.source.batch.max.records`` per failed attempt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from confluent_kafka import OFFSET_INVALID, Consumer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from kconnect_sdk import ConnectError
+
+from kconnect_runtime.config import parse_spark_engine_config, spark_session_conf
+from kconnect_runtime.plugins import PluginRegistry, plugin_locations
+from kconnect_runtime.status import State, Status
+from kconnect_runtime.storage import OffsetStore, offset_key
+from kconnect_runtime.tasks import (
+    SinkPipeline,
+    SourcePipeline,
+    TaskRunner,
+    TaskSpec,
+    build_pipeline,
+)
+
+from ._executor import (
+    PartitionRange,
+    PluginLocation,
+    SinkCycle,
+    SinkCycleResult,
+    SourceCycle,
+    SourceCycleResult,
+    merge_error_counts,
+    run_sink_cycle,
+    run_source_cycle,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["CycleStats", "SparkEngine"]
+
+log = logging.getLogger("kconnect.engine.spark")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(slots=True)
+class CycleStats:
+    """Cycles run by the engine (all tasks), for monitoring and the benchmark."""
+
+    cycles: int = 0
+    empty_cycles: int = 0
+    seconds: float = 0.0
+    failed_tasks: int = 0
+    """Task loops ended by an error (a Spark job that failed for good, an unreachable broker)."""
+
+
+class SparkEngine:
+    """Runs tasks as Spark jobs; the calling process is the Spark driver.
+
+    Args:
+        worker_props: The worker config; its ``spark.*`` keys configure the session and the
+            cycles (see ``docs/spark.md``).
+        session: An existing classic SparkSession to use instead of building one; the
+            engine then leaves it running on ``close()``.
+    """
+
+    name = "spark"
+
+    def __init__(
+        self, worker_props: Mapping[str, str], *, session: SparkSession | None = None
+    ) -> None:
+        parsed = parse_spark_engine_config(worker_props)
+        self.source_max_records: int = parsed["spark.source.batch.max.records"]
+        self.source_max_ms: int = parsed["spark.source.batch.max.ms"]
+        self.sink_max_records: int = parsed["spark.sink.batch.max.records"]
+        self.sink_max_ms: int = parsed["spark.sink.batch.max.ms"]
+        self.idle_s: float = parsed["spark.cycle.idle.ms"] / 1000
+        self.stats = CycleStats()
+        if worker_props.get("spark.remote") or (
+            session is not None and type(session).__module__.startswith("pyspark.sql.connect")
+        ):
+            raise ConnectError(
+                "engine=spark needs a classic SparkSession (it runs RDD jobs and cancels job "
+                "groups); Spark Connect (spark.remote) cannot run it: set spark.master instead"
+            )
+        self._owns_session = session is None
+        self.session = session if session is not None else _build_session(worker_props)
+        self._archive_dir: tempfile.TemporaryDirectory[str] | None = None
+        self.plugin_locations: tuple[PluginLocation, ...] = self._plugin_locations(
+            worker_props, str(parsed["spark.plugin.path.ship"]).lower()
+        )
+        self._lock = threading.Lock()
+        # The running sink tasks of each connector, among which its partitions are shared.
+        self._sink_tasks: dict[str, dict[int, TaskRunner]] = {}
+        # Sink partitions a cycle is working on, so that two tasks of a connector never
+        # read (or commit) the same partition at once.
+        self._in_flight: dict[str, set[tuple[str, int]]] = {}
+        self._groups: dict[str, _GroupOffsets] = {}  # per sink task, used by its loop only
+        self._registry: PluginRegistry | None = None
+        self._offset_store: OffsetStore | None = None
+
+    # -- Engine protocol -----------------------------------------------------------------
+    def bind(self, *, registry: PluginRegistry, offset_store: OffsetStore) -> None:
+        self._registry = registry
+        self._offset_store = offset_store
+
+    def start_task(self, spec: TaskSpec, status: Status) -> TaskRunner:
+        from pyspark import InheritableThread
+
+        if self._registry is None or self._offset_store is None:
+            raise RuntimeError("SparkEngine.start_task before bind(): the worker binds its engine")
+        # Built on the driver too, as the local engine builds it: bad plugin configs fail
+        # here, at once, and the task object reports the version the status shows. Its
+        # cycles build their own pipelines on executors; this one is never started.
+        runner, pipeline = build_pipeline(
+            spec, status, registry=self._registry, offset_store=self._offset_store
+        )
+        if spec.start_paused:
+            runner.pause()
+        body = self._run_source if runner.kind == "source" else self._run_sink
+        if runner.kind == "sink":
+            with self._lock:
+                self._sink_tasks.setdefault(runner.id.connector, {})[runner.id.task] = runner
+        # InheritableThread keeps this thread's Spark job group its own (pinned thread mode).
+        thread = InheritableThread(
+            target=self._loop, args=(runner, pipeline, body), name=f"spark-{runner.name}"
+        )
+        thread.daemon = True
+        runner.thread = thread
+        # RUNNING from now: the task's cycles are scheduled (each starts the plugin task anew).
+        runner.status.set(State.RUNNING)
+        thread.start()
+        return runner
+
+    def stop_task(self, runner: TaskRunner, timeout_s: float) -> bool:
+        """Stop after the current cycle; cancel its Spark job when that takes longer than ``timeout_s``."""
+        runner.stop()
+        thread = runner.thread
+        if thread is None:
+            return True
+        thread.join(timeout_s)
+        if thread.is_alive():
+            log.error(
+                "task %s: its Spark job did not finish within task.shutdown.graceful.timeout.ms "
+                "(%.0f ms); cancelling it (its uncommitted records are sent again on restart)",
+                runner.name,
+                timeout_s * 1000,
+            )
+            self.session.sparkContext.cancelJobGroup(_job_group(runner))
+            thread.join(5)
+            return not thread.is_alive()
+        return True
+
+    def close(self) -> None:
+        """Stop the SparkSession when the engine built it; remove the packed plugin locations."""
+        try:
+            if self._owns_session:
+                self.session.stop()
+        finally:
+            if self._archive_dir is not None:
+                self._archive_dir.cleanup()
+                self._archive_dir = None
+
+    # -- plugin.path on executors ----------------------------------------------------------
+    def _plugin_locations(
+        self, worker_props: Mapping[str, str], ship: str
+    ) -> tuple[PluginLocation, ...]:
+        """The worker's plugin.path locations, each packed and shipped to executors if asked.
+
+        ``auto`` ships unless the master is local (whose executors see the driver's disk).
+        A shipped location is a tar.gz of the venv added with ``SparkContext.addArchive``;
+        executors unpack it and run its plugin hosts from the copy (see docs/spark.md for
+        what must match on the cluster).
+        """
+        locations = plugin_locations(worker_props.get("plugin.path"))
+        if not locations:
+            return ()
+        sc = self.session.sparkContext
+        if ship == "false" or (ship == "auto" and str(sc.master).startswith("local")):
+            return tuple(PluginLocation(str(loc)) for loc in locations)
+        self._archive_dir = tempfile.TemporaryDirectory(prefix="kconnect-plugin-archives-")
+        out = []
+        for location in locations:
+            digest = hashlib.sha256(str(location.resolve()).encode()).hexdigest()[:10]
+            name = f"kconnect-plugins-{location.name}-{digest}.tar.gz"
+            archive = os.path.join(self._archive_dir.name, name)
+            started = time.monotonic()
+            with tarfile.open(archive, "w:gz", compresslevel=1) as tar:
+                # Symlinks stay symlinks: a venv's bin/python points at its base interpreter.
+                tar.add(str(location), arcname=".")
+            sc.addArchive(archive)
+            log.info(
+                "plugin.path location %s shipped to executors as %s (%.1f MB, packed in %.1f s)",
+                location,
+                name,
+                os.path.getsize(archive) / 1e6,
+                time.monotonic() - started,
+            )
+            out.append(PluginLocation(str(location), name))
+        return tuple(out)
+
+    # -- driver loops --------------------------------------------------------------------
+    def _loop(
+        self,
+        runner: TaskRunner,
+        pipeline: SourcePipeline | SinkPipeline,
+        body: Callable[[TaskRunner], bool],
+    ) -> None:
+        sc = self.session.sparkContext
+        sc.setJobGroup(_job_group(runner), f"kconnect {runner.kind} task {runner.name}", True)
+        log.info("%s task %s runs on Spark (%s)", runner.kind, runner.name, sc.master)
+        try:
+            while not runner.stopping:
+                if not runner.wait_if_paused():
+                    break
+                started = time.monotonic()
+                moved = body(runner)
+                runner.beat()
+                with self._lock:
+                    self.stats.cycles += 1
+                    self.stats.seconds += time.monotonic() - started
+                    if not moved:
+                        self.stats.empty_cycles += 1
+                if not moved and runner.wait_stopping(self.idle_s):
+                    break
+        except BaseException as exc:
+            with self._lock:
+                self.stats.failed_tasks += 1
+            log.error("task %s failed; it stays FAILED until restarted", runner.name, exc_info=exc)
+            runner.status.set(State.FAILED, exc)
+        else:
+            runner.status.set(State.UNASSIGNED)
+        finally:
+            with self._lock:
+                running = self._sink_tasks.get(runner.id.connector, {})
+                # A restarted task's new runner may be registered already: keep that one.
+                if running.get(runner.id.task) is runner:
+                    del running[runner.id.task]
+                group = self._groups.pop(runner.name, None)
+            if group is not None:
+                group.close()
+            # The driver-side pipeline was built but never started.
+            runner.stop_plugin_task()
+            pipeline.converters.close()
+            pipeline.transforms.close()
+
+    def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T) -> R:
+        sc = self.session.sparkContext
+        try:
+            results: list[R] = sc.parallelize([plan], 1).map(func).collect()
+        except Exception as exc:
+            raise ConnectError(
+                f"connector {runner.id.connector!r} task {runner.id.task}: its Spark job failed "
+                f"(after spark.task.maxFailures attempts); the executor reported:\n"
+                f"{_executor_trace(exc)}"
+            ) from None
+        return results[0]
+
+    def _run_source(self, runner: TaskRunner) -> bool:
+        connector = runner.id.connector
+        spec = runner.spec
+        store = self._offset_store
+        assert store is not None  # bound before any task starts
+        plan = SourceCycle(
+            connector=connector,
+            task=runner.id.task,
+            task_config=dict(spec.task_config),
+            connector_config=dict(spec.connector_config),
+            parsed_config=dict(spec.parsed_config),
+            worker_props=dict(spec.worker_props),
+            producer_config=dict(spec.client_config),
+            committed=tuple(store.connector_offsets(connector)),
+            max_records=self.source_max_records,
+            max_ms=self.source_max_ms,
+            flush_timeout_s=spec.flush_timeout_s,
+            topic_creation=spec.topic_creation,
+            plugin_locations=self.plugin_locations,
+        )
+        result: SourceCycleResult = self._run_job(runner, run_source_cycle, plan)
+        merge_error_counts(runner.metrics.errors, result.errors)
+        if result.offsets:
+            store.put(connector, {offset_key(connector, p): (p, o) for p, o in result.offsets})
+            store.flush()
+        runner.records_in += result.polled
+        runner.records_out += result.produced
+        return result.polled > 0
+
+    def _run_sink(self, runner: TaskRunner) -> bool:
+        connector = runner.id.connector
+        group = self._groups.get(runner.name)
+        if group is None:
+            group = self._groups[runner.name] = _GroupOffsets(runner)
+        partitions = group.partitions()
+        with self._lock:
+            tasks = sorted(self._sink_tasks.get(connector) or {runner.id.task: runner})
+            index = tasks.index(runner.id.task) if runner.id.task in tasks else 0
+            busy = self._in_flight.setdefault(connector, set())
+            # Round-robin over the connector's running tasks, as a range of the group would.
+            mine = [tp for i, tp in enumerate(partitions) if i % len(tasks) == index]
+            mine = [tp for tp in mine if tp not in busy]
+            busy.update(mine)
+        try:
+            ranges = group.plan(mine, self.sink_max_records)
+            if not ranges:
+                return False
+            spec = runner.spec
+            plan = SinkCycle(
+                connector=connector,
+                task=runner.id.task,
+                task_config=dict(spec.task_config),
+                connector_config=dict(spec.connector_config),
+                parsed_config=dict(spec.parsed_config),
+                worker_props=dict(spec.worker_props),
+                consumer_config=dict(spec.client_config),
+                ranges=tuple(ranges),
+                max_ms=self.sink_max_ms,
+                plugin_locations=self.plugin_locations,
+            )
+            result: SinkCycleResult = self._run_job(runner, run_sink_cycle, plan)
+            merge_error_counts(runner.metrics.errors, result.errors)
+            group.commit(result.commit)
+            group.saw_high_watermarks(result.high_watermarks)
+            runner.records_in += result.consumed
+            runner.records_out += result.put
+            return result.consumed > 0
+        finally:
+            with self._lock:
+                busy.difference_update(mine)
+
+    def measure_empty_cycle(self, repeat: int = 5) -> float:
+        """Seconds of the fastest one-task Spark job that does nothing: the floor of any cycle."""
+        sc = self.session.sparkContext
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.monotonic()
+            sc.parallelize([0], 1).map(_identity).collect()
+            best = min(best, time.monotonic() - started)
+        return best
+
+
+def _identity(value: int) -> int:
+    return value
+
+
+class _GroupOffsets:
+    """The driver's view of a sink connector's consumer group: plan ranges, commit offsets.
+
+    The consumer never subscribes, so it never joins the group; it only reads and commits
+    the group's offsets (as an admin tool would).
+    """
+
+    def __init__(self, runner: TaskRunner) -> None:
+        config = dict(runner.spec.client_config)
+        self.where = f"connector {runner.id.connector!r} task {runner.id.task}"
+        self.reset = str(config.get("auto.offset.reset", "latest")).lower()
+        self.subscription: list[str] = runner.spec.subscription
+        config["enable.auto.commit"] = False
+        self.consumer = Consumer(config)
+        # Some brokers (Tansu) answer ListOffsets with the start of the last batch, not
+        # its end; the fetches of the last cycle know better.
+        self.fetched_high: dict[tuple[str, int], int] = {}
+
+    def close(self) -> None:
+        self.consumer.close()
+
+    def partitions(self) -> list[tuple[str, int]]:
+        metadata = self.consumer.list_topics(timeout=10)
+        patterns = [re.compile(s[1:]) for s in self.subscription if s.startswith("^")]
+        names = {s for s in self.subscription if not s.startswith("^")}
+        out: list[tuple[str, int]] = []
+        for topic, meta in metadata.topics.items():
+            if meta.error is not None:
+                continue
+            if topic in names or any(p.fullmatch(topic) for p in patterns):
+                out.extend((topic, p) for p in meta.partitions)
+        return sorted(out)
+
+    def plan(self, partitions: list[tuple[str, int]], max_records: int) -> list[PartitionRange]:
+        if not partitions:
+            return []
+        committed = self.consumer.committed(
+            [KafkaTopicPartition(t, p) for t, p in partitions], timeout=10
+        )
+        ranges = []
+        first_positions = []
+        for kp in committed:
+            low, high = self.consumer.get_watermark_offsets(
+                KafkaTopicPartition(kp.topic, kp.partition), timeout=10
+            )
+            start = kp.offset
+            if start == OFFSET_INVALID or start < 0:
+                start = low if self.reset in ("earliest", "smallest", "beginning") else high
+                first_positions.append((kp.topic, kp.partition, start))
+            start = max(start, low)
+            high = max(high, self.fetched_high.get((kp.topic, kp.partition), high))
+            if start < high:
+                # The bound, not the watermark, ends the range: the executor reads on to
+                # the partition's end as its fetches see it.
+                ranges.append(PartitionRange(kp.topic, kp.partition, start, start + max_records))
+        if self.reset not in ("earliest", "smallest", "beginning") and first_positions:
+            # 'latest' means "from now on": pin that position, or every cycle would skip ahead.
+            self.commit(tuple(first_positions))
+        return ranges
+
+    def saw_high_watermarks(self, highs: tuple[tuple[str, int, int], ...]) -> None:
+        for topic, partition, high in highs:
+            key = (topic, partition)
+            self.fetched_high[key] = max(high, self.fetched_high.get(key, high))
+
+    def commit(self, offsets: tuple[tuple[str, int, int], ...]) -> None:
+        if not offsets:
+            return
+        self.consumer.commit(
+            offsets=[KafkaTopicPartition(t, p, o) for t, p, o in offsets], asynchronous=False
+        )
+
+
+def _job_group(runner: TaskRunner) -> str:
+    return f"kconnect-{runner.name}"
+
+
+_PY_TRACE = re.compile(r"Traceback \(most recent call last\):.*?(?=\n\tat |\n\s*at org\.|\Z)", re.S)
+
+
+def _executor_trace(exc: BaseException) -> str:
+    """The Python traceback from the executor inside a Spark error, without the JVM frames."""
+    text = str(exc)
+    found = _PY_TRACE.findall(text)
+    return found[-1].strip() if found else text
+
+
+def _build_session(worker_props: Mapping[str, str]) -> SparkSession:
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ConnectError(
+            "engine=spark needs PySpark: install kconnect-runtime[spark] (and Java 17)"
+        ) from None
+    conf = spark_session_conf(worker_props)
+    if conf["spark.master"].startswith("local"):
+        # Local executors run Python workers on this machine: make them use this interpreter
+        # (and so this environment's plugins).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # A worker logs; Spark's console progress bar would garble that log.
+    conf.setdefault("spark.ui.showConsoleProgress", "false")
+    builder: Any = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    try:
+        session: SparkSession = builder.getOrCreate()
+    except Exception as exc:
+        raise ConnectError(
+            f"engine=spark: cannot start a SparkSession with spark.master={conf['spark.master']} "
+            f"({type(exc).__name__}: {exc}); check that Java 17 is installed (JAVA_HOME) and the "
+            "master is reachable"
+        ) from None
+    return session

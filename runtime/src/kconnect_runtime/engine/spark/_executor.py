@@ -1,0 +1,375 @@
+"""What runs inside a Spark task (on an executor) for the spark engine: one bounded cycle.
+
+Everything here arrives and leaves as plain, picklable data. The executor rebuilds the
+task's spec and pipeline from its configs through the plugin registry and drives the same
+:class:`~kconnect_runtime.tasks.SourcePipeline`/:class:`~kconnect_runtime.tasks.SinkPipeline`
+the local engine drives, through their public methods, for one cycle, so conversion,
+transforms, ``errors.*`` handling and the dead letter queue behave exactly as on the local
+engine. It returns what the driver must commit. PySpark is imported only to
+find plugin.path locations shipped as archives, so executors need ``kconnect_runtime``
+installed (or shipped with ``spark.archives``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import KafkaError
+from kconnect_sdk import ConnectError, TopicPartition
+
+from kconnect_runtime.metrics import ErrorMetrics
+from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG, PluginKind, PluginRegistry
+from kconnect_runtime.status import ConnectorTaskId, Status
+from kconnect_runtime.storage import MemoryOffsetStore, offset_key
+from kconnect_runtime.tasks import SinkPipeline, SourcePipeline, TaskSpec, build_pipeline
+
+__all__ = [
+    "PartitionRange",
+    "PluginLocation",
+    "SinkCycle",
+    "SinkCycleResult",
+    "SourceCycle",
+    "SourceCycleResult",
+    "run_sink_cycle",
+    "run_source_cycle",
+]
+
+log = logging.getLogger("kconnect.spark.task")
+
+_Offsets = tuple[tuple[dict[str, Any] | None, dict[str, Any] | None], ...]
+_MAX_BATCH = 5000
+_EXECUTOR = "spark-executor"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginLocation:
+    """A plugin.path location as the driver sees it, and the archive it was shipped as."""
+
+    path: str
+    archive: str = ""
+    """The name to give ``SparkFiles.get``; empty when the location was not shipped."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCycle:
+    """One source task's cycle, as the driver plans it."""
+
+    connector: str
+    task: int
+    task_config: dict[str, str]
+    connector_config: dict[str, str]
+    parsed_config: dict[str, Any]
+    worker_props: dict[str, str]
+    producer_config: dict[str, Any]
+    committed: _Offsets
+    """The connector's committed (partition, offset) pairs, served by the task's reader."""
+    max_records: int
+    max_ms: int
+    flush_timeout_s: float
+    topic_creation: tuple[int, int] | None = None
+    plugin_locations: tuple[PluginLocation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCycleResult:
+    polled: int
+    produced: int
+    offsets: _Offsets
+    """The last (partition, offset) of each source partition whose records are all done
+    (acknowledged by Kafka, or failed and tolerated)."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionRange:
+    """Where a sink cycle reads one topic partition: from ``start`` up to, not including,
+    ``end`` (the cycle's bound), and never past the partition's end at that time."""
+
+    topic: str
+    partition: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class SinkCycle:
+    connector: str
+    task: int
+    task_config: dict[str, str]
+    connector_config: dict[str, str]
+    parsed_config: dict[str, Any]
+    worker_props: dict[str, str]
+    consumer_config: dict[str, Any]
+    ranges: tuple[PartitionRange, ...]
+    max_ms: int
+    plugin_locations: tuple[PluginLocation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SinkCycleResult:
+    consumed: int
+    put: int
+    commit: tuple[tuple[str, int, int], ...] = field(default=())
+    """(topic, partition, next offset) that the task's pre_commit reported durable."""
+    high_watermarks: tuple[tuple[str, int, int], ...] = field(default=())
+    """(topic, partition, high watermark) as the cycle's fetches last saw them."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
+
+
+# A reused Python worker runs many cycles; discovery reads every installed distribution's
+# metadata, so it is done once per worker process (and set of plugin locations).
+_known_topics: set[tuple[str, str]] = set()
+
+
+@functools.cache
+def _plugins(locations: tuple[str, ...]) -> PluginRegistry:
+    return PluginRegistry.discover(plugin_path=list(locations))
+
+
+def _executor_locations(locations: tuple[PluginLocation, ...]) -> tuple[str, ...]:
+    """Where this executor finds each plugin.path location: its shipped copy, if any."""
+    out = []
+    for location in locations:
+        if not location.archive:
+            out.append(location.path)
+            continue
+        from pyspark import SparkFiles  # only executors of a shipping engine get here
+
+        unpacked = SparkFiles.get(location.archive)
+        if not os.path.isdir(unpacked):
+            raise ConnectError(
+                f"plugin.path location {location.path!r} was shipped as archive "
+                f"{location.archive!r}, but this executor has no unpacked copy at {unpacked!r}; "
+                "check that the cluster manager supports SparkContext.addArchive (Spark >= 3.1)"
+            )
+        out.append(unpacked)
+    return tuple(out)
+
+
+def _registry(locations: tuple[PluginLocation, ...]) -> PluginRegistry:
+    return _plugins(_executor_locations(locations))
+
+
+def _spec(
+    cycle: SourceCycle | SinkCycle, registry: PluginRegistry, client_config: Mapping[str, Any]
+) -> TaskSpec:
+    """The task's spec on this executor: the plugin as this executor's registry finds it."""
+    config = cycle.connector_config
+    plugin = registry.resolve(
+        config.get("connector.class", ""),
+        PluginKind.SOURCE,
+        PluginKind.SINK,
+        key="connector.class",
+        version=config.get(CONNECTOR_VERSION_CONFIG),
+    )
+    return TaskSpec(
+        id=ConnectorTaskId(cycle.connector, cycle.task),
+        plugin=plugin,
+        task_config=cycle.task_config,
+        connector_config=config,
+        parsed_config=cycle.parsed_config,
+        worker_props=cycle.worker_props,
+        worker_id=_EXECUTOR,
+        client_config=client_config,
+        topic_creation=cycle.topic_creation if isinstance(cycle, SourceCycle) else None,
+        commit_interval_s=0.0,
+        flush_timeout_s=cycle.flush_timeout_s if isinstance(cycle, SourceCycle) else 5.0,
+    )
+
+
+def _pipeline(
+    cycle: SourceCycle | SinkCycle, client_config: Mapping[str, Any], *, sink: bool, **kwargs: Any
+) -> SourcePipeline | SinkPipeline:
+    registry = _registry(cycle.plugin_locations)
+    spec = _spec(cycle, registry, client_config)
+    if (spec.kind is PluginKind.SINK) != sink:
+        want = "SinkTask" if sink else "SourceTask"
+        raise ConnectError(
+            f"connector {cycle.connector!r} task {cycle.task}: task_class() of a "
+            f"{'sink' if sink else 'source'} connector must be a {want}"
+        )
+    _, pipeline = build_pipeline(spec, Status(worker_id=_EXECUTOR), registry=registry, **kwargs)
+    return pipeline
+
+
+def _error_counts(metrics: ErrorMetrics) -> dict[str, int]:
+    return {f.name: int(getattr(metrics, f.name)) for f in dataclasses.fields(metrics)}
+
+
+def merge_error_counts(metrics: ErrorMetrics, counts: Mapping[str, int]) -> None:
+    """Add one cycle's error counters to a task's metrics on the driver."""
+    for name, value in counts.items():
+        if name == "last_error_timestamp":
+            metrics.last_error_timestamp = max(metrics.last_error_timestamp, value)
+        elif hasattr(metrics, name):
+            setattr(metrics, name, getattr(metrics, name) + value)
+
+
+def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
+    """Run one source cycle on an executor.
+
+    Starts the task on the committed offsets, polls a bounded batch, sends it and waits for
+    every acknowledgement. Raises (failing the Spark task, which Spark retries) when a
+    record is neither acknowledged nor tolerated: the driver then commits nothing, and the
+    next attempt starts from the same offsets.
+    """
+    store = MemoryOffsetStore()
+    store.put(
+        cycle.connector,
+        {offset_key(cycle.connector, p): (p, o) for p, o in cycle.committed},
+    )
+    bootstrap = str(cycle.producer_config["bootstrap.servers"])
+    pipeline = _pipeline(
+        cycle,
+        cycle.producer_config,
+        sink=False,
+        offset_store=store,
+        known_topics={t for b, t in _known_topics if b == bootstrap},
+    )
+    assert isinstance(pipeline, SourcePipeline)
+    runner = pipeline.runner
+    label = f"connector {cycle.connector!r} task {cycle.task}"
+    pipeline.open()
+    try:
+        pipeline.start_task()
+        deadline = time.monotonic() + cycle.max_ms / 1000
+        while runner.records_in < cycle.max_records and time.monotonic() < deadline:
+            if not pipeline.poll_and_send():
+                # A source that had data and now has none is drained for this cycle; one
+                # that has produced nothing yet may still be warming up, so it gets the
+                # whole cycle.
+                if runner.records_in:
+                    break
+                continue
+            pipeline.serve_acks()
+        remaining = pipeline.flush(cycle.flush_timeout_s)
+        if remaining:
+            raise ConnectError(
+                f"{label}: {remaining} records were not acknowledged by Kafka within "
+                f"offset.flush.timeout.ms ({cycle.flush_timeout_s * 1000:.0f} ms); the cycle "
+                "fails so that its records are sent again from the last committed offsets"
+            )
+        pipeline.collect_acks()  # raises when the broker refused a record not tolerated
+        # Records sent to the DLQ must be there before the driver commits offsets past them.
+        pipeline.flush_errors()
+        try:
+            # Every record of the cycle is in Kafka now, so upstream may be acknowledged.
+            pipeline.task.commit()
+        except Exception:
+            log.exception("%s: commit() raised", label)
+        return SourceCycleResult(
+            runner.records_in,
+            runner.records_out,
+            pipeline.committable_offsets(),
+            _error_counts(runner.metrics.errors),
+        )
+    finally:
+        _known_topics.update((bootstrap, t) for t in pipeline.known_topics)
+        pipeline.close()
+
+
+def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
+    """Run one sink cycle on an executor: consume the planned ranges, put, pre-commit.
+
+    Its consumer is assigned (never subscribed), so it joins no group: the driver owns the
+    group's offsets and commits what the cycle returns.
+    """
+    pipeline = _pipeline(
+        cycle,
+        cycle.consumer_config,
+        sink=True,
+        offset_store=MemoryOffsetStore(),
+        # As Kafka Connect: a failed pre_commit is not a task failure. Nothing is
+        # committed, so the next cycle starts again from the last committed offsets.
+        rewind_on_failed_pre_commit=False,
+    )
+    assert isinstance(pipeline, SinkPipeline)
+    runner = pipeline.runner
+    ends = {TopicPartition(r.topic, r.partition): r.end for r in cycle.ranges}
+    starts = {TopicPartition(r.topic, r.partition): r.start for r in cycle.ranges}
+    current = pipeline.current
+    pipeline.open(
+        # The end of a partition is where a range ends when it holds fewer records than the
+        # bound (some brokers' ListOffsets, which the driver plans with, lag).
+        {"enable.auto.commit": False, "enable.partition.eof": True}
+    )
+    try:
+        pipeline.start_task()
+        tps = sorted(ends)
+        pipeline.open_partitions(tps)
+        for tp, offset in pipeline.take_seeks().items():
+            if tp in starts:
+                starts[tp] = offset
+                current[tp] = offset
+        pending = {tp for tp in tps if starts[tp] < ends[tp]}
+        if pending:
+            pipeline.assign({tp: starts[tp] for tp in pending})
+        deadline = time.monotonic() + cycle.max_ms / 1000
+        while pending and time.monotonic() < deadline:
+            _consume_once(pipeline, pending, starts, ends)
+        commit: Mapping[TopicPartition, int] = {}
+        if current:
+            to_commit = pipeline.pre_commit(current)
+            if to_commit:
+                # Records reported to the DLQ must be there before offsets past them are
+                # committed; a DLQ that does not acknowledge fails the cycle.
+                pipeline.flush_errors()
+                commit = to_commit
+        pipeline.close_partitions(tps)
+        return SinkCycleResult(
+            runner.records_in,
+            runner.records_out,
+            tuple((tp.topic, tp.partition, off) for tp, off in commit.items() if tp in ends),
+            pipeline.high_watermarks(tps),
+            _error_counts(runner.metrics.errors),
+        )
+    finally:
+        pipeline.close()
+
+
+def _consume_once(
+    pipeline: SinkPipeline,
+    pending: set[TopicPartition],
+    starts: Mapping[TopicPartition, int],
+    ends: Mapping[TopicPartition, int],
+) -> None:
+    current = pipeline.current
+    messages = pipeline.consume(_MAX_BATCH, 0.2)
+    good: list[Any] = []
+    at_end: dict[TopicPartition, int] = {}
+    for m in messages:
+        err = m.error()
+        tp = TopicPartition(m.topic(), m.partition())
+        if err is None:
+            if tp in pending and m.offset() < ends[tp]:
+                good.append(m)
+        elif err.code() == KafkaError._PARTITION_EOF:
+            if tp in pending:
+                pending.discard(tp)
+                at_end[tp] = min(m.offset(), ends[tp])
+        elif err.fatal():
+            raise ConnectError(
+                f"connector {pipeline.runner.id.connector!r} task {pipeline.runner.id.task}: "
+                f"consumer error: {err.str()}"
+            )
+    if good:
+        # Conversion, transforms, put and errors.* exactly as on the local engine.
+        pipeline.deliver(good)
+    for tp, eof in at_end.items():
+        # Past the last record: offsets without records (transaction markers) count.
+        current[tp] = max(current.get(tp, starts[tp]), eof)
+    # Positions, not record offsets, end a range: transaction markers and compaction
+    # leave offsets that no record carries.
+    for tp, position in pipeline.positions(sorted(pending)).items():
+        if position >= ends[tp]:
+            pending.discard(tp)
+            current[tp] = max(current.get(tp, ends[tp]), ends[tp])

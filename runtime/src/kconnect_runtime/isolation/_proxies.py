@@ -1,0 +1,861 @@
+"""Process isolation: plugins from a plugin.path location run in a subprocess.
+
+Each isolated plugin instance — a connector, a task, a converter, a header converter, a
+transformation or a predicate — owns one plugin host process, started with the
+location's own interpreter (``<location>/bin/python``) on the self-contained script
+``host/_plugin_host.py``. The classes here are ordinary SDK plugins that forward every call
+over the host's batched, length-prefixed JSON protocol, so the worker, the task runners
+and the record pipeline drive them unchanged: a converter or transform crosses once per
+batch, never once per record.
+
+A host that exits, or that does not answer a call within the call timeout, fails the
+call with a ConnectError carrying the host's stderr (its Python traceback): the runner
+then handles it as any failure of that stage (the task FAILS with the trace, or
+``errors.tolerance=all`` routes the records), and a restart starts a fresh host.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import importlib.metadata as md
+import logging
+import os
+import queue
+import subprocess
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+from kconnect_sdk import (
+    NO_DEFAULT,
+    ConfigDef,
+    ConfigError,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    ConnectError,
+    ConnectorContext,
+    Converter,
+    DataError,
+    HeaderConverter,
+    Headers,
+    Importance,
+    Predicate,
+    RecordMetadata,
+    RetriableError,
+    Schema,
+    SchemaAndValue,
+    SinkConnector,
+    SinkRecord,
+    SinkTask,
+    SinkTaskContext,
+    SourceConnector,
+    SourceRecord,
+    SourceTask,
+    SourceTaskContext,
+    Task,
+    TopicPartition,
+    Transformation,
+)
+
+from .host._plugin_host import (
+    PROTOCOL_VERSION,
+    _b64,
+    _unb64,
+    pack_records,
+    pack_values,
+    read_frame,
+    unpack_records,
+    unpack_values,
+    write_frame,
+)
+
+__all__ = [
+    "CALL_TIMEOUT_CONFIG",
+    "HOST_SCRIPT",
+    "IsolatedSinkTask",
+    "IsolatedSourceTask",
+    "PluginProcess",
+    "call_timeout_s",
+    "isolated_connector_class",
+    "isolated_plugin_class",
+    "location_python",
+]
+
+log = logging.getLogger(__name__)
+
+HOST_SCRIPT = Path(__file__).parent / "host" / "_plugin_host.py"
+CALL_TIMEOUT_CONFIG = "plugin.call.timeout.ms"
+DEFAULT_CALL_TIMEOUT_S = 60.0
+_STDERR_LINES = 200
+_EOF = object()
+
+
+def location_python(location: str | os.PathLike[str]) -> Path:
+    """The interpreter of a plugin.path location (a venv)."""
+    root = Path(location)
+    for candidate in (root / "bin" / "python", root / "Scripts" / "python.exe"):
+        if candidate.exists():
+            return candidate
+    raise ConnectError(
+        f"plugin location {str(root)!r} has no bin/python; "
+        "create it with `kconnect plugins install ... --path <location>`"
+    )
+
+
+def call_timeout_s(config: Mapping[str, str]) -> float:
+    """The per-call timeout an isolated connector's config asks for (default 60 s)."""
+    raw = config.get(CALL_TIMEOUT_CONFIG)
+    if raw is None:
+        return DEFAULT_CALL_TIMEOUT_S
+    try:
+        return max(int(raw), 1) / 1000.0
+    except ValueError as exc:
+        raise ConnectError(
+            f"config {CALL_TIMEOUT_CONFIG!r} must be an integer, got {raw!r}"
+        ) from exc
+
+
+class PluginProcess:
+    """One plugin host subprocess and the request/response channel to it.
+
+    Calls are serialised by a lock: the protocol has one request in flight at a time.
+    ``callbacks`` answer the host's requests for runtime data made during a call.
+    """
+
+    def __init__(
+        self,
+        location: str,
+        kind: str,
+        target: str,
+        *,
+        timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        callbacks: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
+        label: str = "",
+        load: bool = True,
+    ) -> None:
+        self.location, self.kind, self.target = location, kind, target
+        self.timeout_s = timeout_s
+        self.callbacks = dict(callbacks or {})
+        self.label = label or target
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._frames: queue.Queue[Any] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.closed = False
+        self._gone = ""  # how the host went away, for the calls that come after
+        python = location_python(location)
+        env = dict(os.environ)
+        # The host must see only its location's packages, never the runtime's.
+        for var in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
+            env.pop(var, None)
+        env["PYTHONUNBUFFERED"] = "1"
+        self._proc = subprocess.Popen(
+            [str(python), "-I", str(HOST_SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=location,
+        )
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        threading.Thread(
+            target=self._read_frames, args=(self._proc.stdout,), daemon=True, name="plugin-host-rx"
+        ).start()
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, args=(self._proc.stderr,), daemon=True, name="plugin-host-err"
+        )
+        self._stderr_reader.start()
+        hello = self._next_frame(self.timeout_s, "handshake")
+        info = hello.get("hello") if isinstance(hello, dict) else None
+        if not isinstance(info, dict) or info.get("protocol") != PROTOCOL_VERSION:
+            self.kill()
+            raise ConnectError(
+                f"plugin {self.label}: host speaks protocol {info and info.get('protocol')!r}, "
+                f"the runtime speaks {PROTOCOL_VERSION}"
+            )
+        self.sdk_version = str(info.get("sdk"))
+        runtime_sdk = md.version("kconnect-sdk")
+        if self.sdk_version != runtime_sdk:
+            log.warning(
+                "plugin %s: location %s has kconnect-sdk %s, the runtime has %s",
+                self.label,
+                location,
+                self.sdk_version,
+                runtime_sdk,
+            )
+        # load=False gives a bare host, e.g. for ``describe`` of any plugin of the location.
+        self.loaded: dict[str, Any] = (
+            self.call("load", {"kind": kind, "target": target}) if load else {}
+        )
+
+    def _read_frames(self, stream: IO[bytes]) -> None:
+        with stream:
+            self._pump_frames(stream)
+
+    def _pump_frames(self, stream: IO[bytes]) -> None:
+        while True:
+            try:
+                frame = read_frame(stream)
+            except Exception:  # a torn frame means the host died mid-write
+                frame = None
+            if frame is None:
+                self._frames.put(_EOF)
+                return
+            self._frames.put(frame)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        with stream:
+            for raw in stream:
+                line = raw.decode(errors="replace").rstrip("\n")
+                self._stderr.append(line)
+                log.debug("plugin %s: %s", self.label, line)
+
+    def stderr(self) -> str:
+        return "\n".join(self._stderr)
+
+    def _failure(self, what: str) -> ConnectError:
+        # Give the stderr reader a moment to drain the dying host's traceback.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=1.0)
+            self._stderr_reader.join(timeout=1.0)
+        tail = self.stderr().strip()
+        detail = f"\n--- plugin host stderr ---\n{tail}" if tail else ""
+        return ConnectError(f"plugin {self.label} (location {self.location}): {what}{detail}")
+
+    def _next_frame(self, timeout_s: float, op: str) -> Any:
+        try:
+            frame = self._frames.get(timeout=timeout_s)
+        except queue.Empty:
+            self.kill()
+            self._gone = f"was killed after no answer to {op!r} within {timeout_s:g}s"
+            raise self._failure(f"no answer to {op!r} within {timeout_s:g}s; host killed") from None
+        if frame is _EOF:
+            self.closed = True
+            raise self._failure(f"plugin host {self._exited(op)}")
+        return frame
+
+    def _exited(self, op: str) -> str:
+        self.closed = True
+        # The pipe closes a moment before the process can be reaped.
+        code: int | None = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = self._proc.wait(timeout=2.0)
+        self._gone = f"exited (code {code}) during {op!r}"
+        return self._gone
+
+    def call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
+        """Send one request and return its result (answering host callbacks meanwhile).
+
+        Raises:
+            RetriableError: the plugin raised a RetriableError.
+            ConnectError: the plugin raised anything else, or the host died or timed out.
+        """
+        with self._lock:
+            if self.closed:
+                why = f"; it {self._gone}" if self._gone else ""
+                raise self._failure(f"plugin host is not running (call {op!r}){why}")
+            assert self._proc.stdin is not None
+            try:
+                self._write({"op": op, "args": dict(args or {})})
+            except (BrokenPipeError, OSError):
+                raise self._failure(f"plugin host {self._exited(op)}") from None
+            while True:
+                frame = self._next_frame(self.timeout_s, op)
+                if "callback" in frame:
+                    handler = self.callbacks.get(frame["callback"])
+                    result = handler(frame.get("args", {})) if handler else None
+                    self._write({"result": result})
+                    continue
+                if "error" in frame:
+                    err = frame["error"]
+                    message = f"plugin {self.label}: {op} raised {err['type']}: {err['message']}"
+                    if err.get("retriable"):
+                        raise RetriableError(message)
+                    if err.get("config"):  # keeps validation answering 400, not 500
+                        raise ConfigError(message, name=err.get("config_name"))
+                    detailed = f"{message}\n--- plugin traceback ---\n{err['trace']}"
+                    if err.get("data"):  # errors.tolerance treats it as it would in-process
+                        raise DataError(detailed)
+                    raise ConnectError(detailed)
+                self.last_effects: dict[str, Any] = frame.get("effects") or {}
+                return frame.get("ok")
+
+    def _write(self, message: Any) -> None:
+        assert self._proc.stdin is not None
+        with self._write_lock:
+            write_frame(self._proc.stdin, message)
+
+    def interrupt(self) -> None:
+        """Have the host call the task's stop() now, even while a call is in flight."""
+        if not self.closed:
+            with contextlib.suppress(OSError):
+                self._write({"op": "interrupt"})
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until no call is in flight; False after ``timeout_s``."""
+        if not self._lock.acquire(timeout=timeout_s):
+            return False
+        self._lock.release()
+        return True
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Ask the host to exit; kill it if it does not."""
+        if self._proc.poll() is None:
+            try:
+                if self._lock.acquire(timeout=timeout_s):
+                    try:
+                        self._write({"op": "exit"})
+                        self._close_stdin()
+                    finally:
+                        self._lock.release()
+                self._proc.wait(timeout=timeout_s)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self.closed = True
+        self._close_stdin()
+
+    def kill(self) -> None:
+        self.closed = True
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        with contextlib.suppress(OSError):
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+
+def config_def_from_plain(keys: Sequence[Mapping[str, Any]]) -> ConfigDef:
+    """A ConfigDef from the key dicts the host's ``config`` and ``describe`` return.
+
+    Validators stay in the plugin's process; the plugin checks its config itself.
+    """
+    config = ConfigDef()
+    for key in keys:
+        default = key["default"] if key["has_default"] else NO_DEFAULT
+        config.define_key(
+            ConfigKey(
+                name=key["name"],
+                type=ConfigType(key["type"]),
+                default=default,
+                validator=None,
+                importance=Importance(key["importance"]),
+                documentation=key["documentation"],
+                group=key["group"],
+                internal=bool(key["internal"]),
+            )
+        )
+    return config
+
+
+def _offsets_callback(
+    reader_of: Callable[[], Any],
+) -> Callable[[Mapping[str, Any]], Any]:
+    def answer(args: Mapping[str, Any]) -> Any:
+        reader = reader_of()
+        partitions = args.get("partitions", [])
+        if reader is None:
+            return [None for _ in partitions]
+        return [dict(o) if o is not None else None for o in reader.offsets(partitions)]
+
+    return answer
+
+
+# Tasks.
+
+
+class _IsolatedTask(Task):
+    _kind: ClassVar[str]
+
+    def __init__(
+        self, location: str, connector_target: str, *, timeout_s: float, label: str
+    ) -> None:
+        self.location, self.connector_target = location, connector_target
+        self.timeout_s, self.label = timeout_s, label
+        self.process: PluginProcess | None = None
+        self._stopping = threading.Event()
+
+    def _spawn(self, callbacks: Mapping[str, Callable[[Mapping[str, Any]], Any]]) -> PluginProcess:
+        self._stopping.clear()
+        self.process = PluginProcess(
+            self.location,
+            self._kind,
+            self.connector_target,
+            timeout_s=self.timeout_s,
+            callbacks=callbacks,
+            label=self.label,
+        )
+        return self.process
+
+    def _proc(self) -> PluginProcess:
+        if self.process is None:
+            raise ConnectError(f"plugin {self.label}: task used before start()")
+        return self.process
+
+    def version(self) -> str:
+        if self.process is not None:
+            return str(self.process.loaded.get("version", "unknown"))
+        return "unknown"
+
+    def stop(self) -> None:
+        # stop() may come from another thread while a call is in flight: the interrupt
+        # has the host call the task's stop() at once, so a blocked poll() returns; then
+        # the task is stopped in order and the host asked to exit.
+        self._stopping.set()
+        process = self.process
+        if process is None:
+            return
+        if process.closed:
+            process.kill()  # the host died earlier: reap it and close our end of its pipes
+            return
+        try:
+            if not process.wait_idle(0):
+                process.interrupt()
+            if process.wait_idle(self.timeout_s):
+                process.call("stop")
+        except ConnectError as exc:
+            log.warning("%s", exc)
+        finally:
+            process.close()
+
+
+class IsolatedSourceTask(_IsolatedTask, SourceTask):
+    """A SourceTask whose plugin runs in a plugin host process.
+
+    ``commit_record`` acknowledgements are batched onto the next ``poll``/``commit``.
+    """
+
+    _kind = "source_task"
+
+    def __init__(
+        self, location: str, connector_target: str, *, timeout_s: float, label: str
+    ) -> None:
+        super().__init__(location, connector_target, timeout_s=timeout_s, label=label)
+        self._seq: dict[int, tuple[int, SourceRecord]] = {}
+        self._acks: list[list[Any]] = []
+        self._acks_lock = threading.Lock()
+
+    @property
+    def forwards_commit_record(self) -> bool:
+        """Whether the plugin's task implements ``commit_record`` (known once started)."""
+        process = self.process
+        return process is None or bool(process.loaded.get("commit_record", True))
+
+    def start(self, props: Mapping[str, str]) -> None:
+        context: SourceTaskContext = self.context
+        proc = self._spawn({"offsets": _offsets_callback(lambda: context.offset_storage_reader)})
+        proc.call("start", {"props": dict(props)})
+
+    def _take_acks(self) -> list[list[Any]]:
+        with self._acks_lock:
+            acks, self._acks = self._acks, []
+        return acks
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self._stopping.is_set():
+            return None
+        result = self._proc().call("poll", {"acks": self._take_acks()})
+        if result is None:
+            return None
+        records: list[SourceRecord] = unpack_records(result["batch"])
+        if not self.forwards_commit_record:
+            return records
+        seq = int(result["first_seq"])
+        for record in records:
+            # Keyed by identity: the runner hands the same object back to commit_record.
+            self._seq[id(record)] = (seq, record)
+            seq += 1
+        return records
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        if not self.forwards_commit_record:
+            return
+        entry = self._seq.pop(id(record), None)
+        if entry is None:
+            return
+        meta = list(metadata) if metadata is not None else None
+        with self._acks_lock:
+            self._acks.append([entry[0], meta])
+
+    def commit(self) -> None:
+        if self.process is None or self.process.closed or self._stopping.is_set():
+            return
+        self.process.call("commit", {"acks": self._take_acks()})
+
+
+def _tp_list(partitions: Sequence[TopicPartition]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition] for tp in partitions]
+
+
+def _offset_list(offsets: Mapping[TopicPartition, int]) -> list[list[Any]]:
+    return [[tp.topic, tp.partition, off] for tp, off in offsets.items()]
+
+
+class IsolatedSinkTask(_IsolatedTask, SinkTask):
+    """A SinkTask whose plugin runs in a plugin host process.
+
+    Requests the plugin makes of its context (offset rewinds, timeout, pause/resume,
+    request_commit) come back with each reply and are applied to the real context.
+    """
+
+    _kind = "sink_task"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._spawn({})
+        reporter = self.context.errant_record_reporter is not None
+        self._call("start", {"props": dict(props), "errant_reporter": reporter})
+
+    def _call(self, op: str, args: Mapping[str, Any]) -> Any:
+        proc = self._proc()
+        result = proc.call(op, args)
+        self._apply(proc.last_effects)
+        return result
+
+    def _apply(self, effects: Mapping[str, Any]) -> None:
+        if not effects:
+            return
+        context: SinkTaskContext = self.context
+        if "offset" in effects:
+            context.offset({TopicPartition(t, p): o for t, p, o in effects["offset"]})
+        if "timeout" in effects:
+            context.timeout(int(effects["timeout"]))
+        if "pause" in effects:
+            context.pause(*(TopicPartition(t, p) for t, p in effects["pause"]))
+        if "resume" in effects:
+            context.resume(*(TopicPartition(t, p) for t, p in effects["resume"]))
+        if effects.get("request_commit"):
+            context.request_commit()
+        errant = effects.get("errant")
+        reporter = context.errant_record_reporter
+        if errant and reporter is not None:
+            records = unpack_records(errant["batch"])
+            for record, (kind, message) in zip(records, errant["errors"], strict=True):
+                reporter.report(record, ConnectError(f"{self.label}: {kind}: {message}"))
+
+    def open(self, partitions: Sequence[TopicPartition]) -> None:
+        self._call("open", {"partitions": _tp_list(partitions)})
+
+    def close(self, partitions: Sequence[TopicPartition]) -> None:
+        if self.process is not None and not self.process.closed:
+            self._call("close", {"partitions": _tp_list(partitions)})
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        self._call("put", {"records": pack_records(records)})
+
+    def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
+        self._call("flush", {"offsets": _offset_list(offsets)})
+
+    def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
+        result = self._call("pre_commit", {"offsets": _offset_list(offsets)})
+        return {TopicPartition(t, p): int(o) for t, p, o in result}
+
+
+# Connectors.
+
+
+class _HostOwner:
+    """An isolated plugin instance that owns (at most) one plugin host process."""
+
+    _process: PluginProcess | None = None
+
+    def _shut_host(self, op: str) -> None:
+        """Have the plugin finish (``op``), then the host exit; a dead host is just reaped."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if not process.closed:
+                process.call(op)
+        finally:
+            process.close()
+
+    def __del__(self) -> None:
+        # An instance built only to validate a config may be dropped without stop/close.
+        process = self._process
+        if process is not None and not process.closed:
+            process.kill()
+
+
+class _IsolatedConnectorMixin(_HostOwner):
+    """Forwards a connector's calls to a plugin host process of its location."""
+
+    location: ClassVar[str]
+    target: ClassVar[str]
+    plugin_version: ClassVar[str]
+    _task_class: ClassVar[type[Task]]
+
+    _context: ConnectorContext | None = None
+
+    def _host(self) -> PluginProcess:
+        if self._process is None or self._process.closed:
+            context = self._context
+
+            def reader() -> Any:
+                return context.offset_storage_reader if context is not None else None
+
+            self._process = PluginProcess(
+                self.location,
+                "connector",
+                self.target,
+                callbacks={"offsets": _offsets_callback(reader)},
+                label=self.target,
+            )
+        return self._process
+
+    def version(self) -> str:
+        return self.plugin_version
+
+    def initialize(self, context: ConnectorContext) -> None:
+        self._context = context
+
+    def config(self) -> ConfigDef:
+        return config_def_from_plain(self._host().call("config"))
+
+    def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
+        return [
+            ConfigValue(
+                name=v["name"],
+                value=v["value"],
+                recommended_values=list(v["recommended_values"]),
+                error_messages=list(v["error_messages"]),
+                visible=bool(v["visible"]),
+            )
+            for v in self._host().call("validate", {"props": dict(props)})
+        ]
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._host().call("connector_start", {"props": dict(props)})
+
+    def task_class(self) -> type[Task]:
+        return self._task_class
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [dict(c) for c in self._host().call("task_configs", {"max_tasks": max_tasks})]
+
+    def stop(self) -> None:
+        self._shut_host("stop")
+
+
+class _IsolatedSourceConnector(_IsolatedConnectorMixin, SourceConnector):
+    _task_class = IsolatedSourceTask
+
+    def alter_offsets(
+        self,
+        props: Mapping[str, str],
+        offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    ) -> bool:
+        """Asks the plugin in its host; a ConnectError it raises refuses the change."""
+        pairs = [[dict(p), None if o is None else dict(o)] for p, o in offsets]
+        return bool(self._host().call("alter_offsets", {"props": dict(props), "source": pairs}))
+
+
+class _IsolatedSinkConnector(_IsolatedConnectorMixin, SinkConnector):
+    _task_class = IsolatedSinkTask
+
+    def alter_offsets(
+        self, props: Mapping[str, str], offsets: Mapping[TopicPartition, int | None]
+    ) -> bool:
+        """Asks the plugin in its host; a ConnectError it raises refuses the change."""
+        rows = [[tp.topic, tp.partition, offset] for tp, offset in offsets.items()]
+        return bool(self._host().call("alter_offsets", {"props": dict(props), "sink": rows}))
+
+
+def isolated_connector_class(
+    *, sink: bool, location: str, target: str, version: str, name: str
+) -> type[SourceConnector] | type[SinkConnector]:
+    """A connector class whose instances run ``target`` in a host of ``location``."""
+    base: type[SourceConnector] | type[SinkConnector] = (
+        _IsolatedSinkConnector if sink else _IsolatedSourceConnector
+    )
+    attrs = {"location": location, "target": target, "plugin_version": version}
+    return type(f"Isolated{_simple_name(name)}", (base,), attrs)
+
+
+def is_isolated_connector(instance: object) -> bool:
+    return isinstance(instance, _IsolatedConnectorMixin)
+
+
+# Converters, header converters, transformations and predicates.
+
+
+class _IsolatedPluginMixin(_HostOwner):
+    """Forwards a pipeline plugin's calls, a batch per call, to its own plugin host.
+
+    The host starts on first use (``configure`` or ``config``) and lives until ``close``.
+    A host that died is not restarted: every later call fails with its stderr, so the
+    task fails (or tolerates) as for any failing stage, and a task restart, which builds
+    a new pipeline, starts a fresh host.
+    """
+
+    location: ClassVar[str]
+    target: ClassVar[str]
+    plugin_version: ClassVar[str]
+    plugin_name: ClassVar[str]
+    _kind: ClassVar[str]
+
+    _timeout_s: float = DEFAULT_CALL_TIMEOUT_S
+
+    def _host(self) -> PluginProcess:
+        process = self._process
+        if process is None:
+            process = self._process = PluginProcess(
+                self.location,
+                self._kind,
+                self.target,
+                timeout_s=self._timeout_s,
+                label=self.plugin_name,
+            )
+        return process
+
+    def _call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
+        return self._host().call(op, args)
+
+    def _configure_host(self, configs: Mapping[str, Any], **extra: Any) -> None:
+        # plugin.call.timeout.ms among the plugin's own settings is the runtime's, not the
+        # plugin's: e.g. transforms.<alias>.plugin.call.timeout.ms.
+        settings = {k: v for k, v in configs.items() if k != CALL_TIMEOUT_CONFIG}
+        self._timeout_s = call_timeout_s(configs)
+        if self._process is not None:
+            self._process.timeout_s = self._timeout_s
+        self._call("configure", {"configs": settings, **extra})
+
+    def config(self) -> ConfigDef:
+        return config_def_from_plain(self._call("config"))
+
+    def version(self) -> str:
+        if self._process is not None:
+            return str(self._process.loaded.get("version", self.plugin_version))
+        return self.plugin_version
+
+    def close(self) -> None:
+        self._shut_host("close_plugin")
+
+
+class _IsolatedConverter(_IsolatedPluginMixin, Converter):
+    _kind = "converter"
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool) -> None:
+        self.is_key = is_key
+        self._configure_host(configs, is_key=is_key)
+
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        return self.from_connect_batch([(topic, schema, value)])[0]
+
+    def to_connect_data(
+        self, topic: str, data: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        return self.to_connect_batch([(topic, data)])[0]
+
+    def from_connect_batch(
+        self, items: Sequence[tuple[str, Schema | None, Any]]
+    ) -> list[bytes | None]:
+        if not items:
+            return []
+        args = {
+            "topics": [topic for topic, _, _ in items],
+            "values": pack_values((schema, value) for _, schema, value in items),
+        }
+        return [_unb64(data) for data in self._call("from_connect_batch", args)]
+
+    def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
+        if not items:
+            return []
+        result = self._call("to_connect_batch", {"items": [[t, _b64(d)] for t, d in items]})
+        return [SchemaAndValue(schema, value) for schema, value in unpack_values(result)]
+
+
+class _IsolatedHeaderConverter(_IsolatedPluginMixin, HeaderConverter):
+    _kind = "header_converter"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
+        result = self._call("to_connect_headers", {"items": [[topic, header_key, _b64(data)]]})
+        ((schema, value),) = unpack_values(result)
+        return SchemaAndValue(schema, value)
+
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        args = {"keys": [[topic, header_key]], "values": pack_values([(schema, value)])}
+        (data,) = self._call("from_connect_headers", args)
+        return _unb64(data)
+
+
+class _IsolatedTransformation(_IsolatedPluginMixin, Transformation[Any]):
+    _kind = "transformation"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def apply(self, record: Any) -> Any:
+        out = self.apply_batch([record])
+        return out[0] if out else None
+
+    def apply_batch(self, records: Sequence[Any]) -> list[Any]:
+        if not records:
+            return []
+        return unpack_records(self._call("apply_batch", {"records": pack_records(records)}))
+
+
+class _IsolatedPredicate(_IsolatedPluginMixin, Predicate[Any]):
+    _kind = "predicate"
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._configure_host(configs)
+
+    def test(self, record: Any) -> bool:
+        return self.test_batch([record])[0]
+
+    def test_batch(self, records: Sequence[Any]) -> list[bool]:
+        """Test many records in one call to the host."""
+        if not records:
+            return []
+        return [bool(r) for r in self._call("test_batch", {"records": pack_records(records)})]
+
+
+_PLUGIN_PROXIES: dict[str, type[_IsolatedPluginMixin]] = {
+    "converter": _IsolatedConverter,
+    "header_converter": _IsolatedHeaderConverter,
+    "transformation": _IsolatedTransformation,
+    "predicate": _IsolatedPredicate,
+}
+
+
+def isolated_plugin_class(
+    *, kind: str, location: str, target: str, version: str, name: str
+) -> type:
+    """A converter, header converter, transformation or predicate class whose instances
+    each run ``target`` in their own plugin host of ``location``.
+
+    Args:
+        kind: ``converter``, ``header_converter``, ``transformation`` or ``predicate``
+            (the registry's PluginKind values).
+
+    Raises:
+        ConnectError: for another kind.
+    """
+    base = _PLUGIN_PROXIES.get(kind)
+    if base is None:
+        raise ConnectError(
+            f"plugin {name!r} is a {kind}; only connectors, converters, header converters, "
+            "transformations and predicates run isolated from plugin.path"
+        )
+    attrs = {"location": location, "target": target, "plugin_version": version, "plugin_name": name}
+    return type(f"Isolated{_simple_name(name)}", (base,), attrs)
+
+
+def _simple_name(name: str) -> str:
+    return name.rsplit(".", 1)[-1].rsplit(":", 1)[-1]

@@ -1,0 +1,16 @@
+"""The REST API: Kafka Connect's paths, verbs, JSON bodies and status codes, on FastAPI."""
+
+from __future__ import annotations
+
+from ._app import create_app
+from ._auth import BasicAuthMiddleware, load_users
+from ._prometheus import render_prometheus
+from ._server import RestServer
+
+__all__ = [
+    "BasicAuthMiddleware",
+    "RestServer",
+    "create_app",
+    "load_users",
+    "render_prometheus",
+]

@@ -1,0 +1,93 @@
+"""The REST API, with Apache Kafka Connect's paths, JSON bodies and status codes.
+
+Served by FastAPI/uvicorn on ``listeners`` (http or https); the OpenAPI document is at
+``/openapi.json``. Every error is Kafka's ``{"error_code": …, "message": …}``; PASSWORD-typed
+values and values resolved from config providers are never returned.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from kconnect_runtime._version import __version__
+from kconnect_runtime.storage import BadRequestError, ForbiddenError
+from kconnect_runtime.worker import WorkerApi
+
+from ._admin import admin_router
+from ._auth import BasicAuthMiddleware
+from ._connectors import connectors_router
+from ._plugins import plugins_router
+from ._views import error
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("kconnect.rest")
+
+_USER_ERROR_STATUS: tuple[tuple[type[Exception], int], ...] = (
+    (NotFoundError, 404),
+    (AlreadyExistsError, 409),
+    (ConfigError, 400),
+    (BadRequestError, 400),
+    (ForbiddenError, 403),
+)
+
+
+def _status_handler(status: int) -> Any:
+    async def handle(request: Request, exc: Exception) -> JSONResponse:
+        return error(status, str(exc))
+
+    return handle
+
+
+def create_app(
+    worker: WorkerApi,
+    *,
+    kafka_cluster_id: str | None = None,
+    basic_auth_users: dict[str, str] | None = None,
+) -> FastAPI:
+    """The FastAPI application serving ``worker``: Kafka Connect's REST API.
+
+    The routes are grouped by resource (``_connectors``, ``_plugins``, ``_admin``); each asks
+    the worker through :class:`~kconnect_runtime.worker.WorkerApi` only.
+    """
+    app = FastAPI(title="kconnect REST API", version=__version__, docs_url=None, redoc_url=None)
+    if basic_auth_users is not None:
+        app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
+
+    # A user's mistake gets Kafka's status code and the error's own message.
+    for error_class, status in _USER_ERROR_STATUS:
+        app.add_exception_handler(error_class, _status_handler(status))
+
+    @app.exception_handler(ConnectError)
+    async def _connect_error(request: Request, exc: ConnectError) -> JSONResponse:
+        log.error("%s %s failed: %s", request.method, request.url.path, exc)
+        return error(500, str(exc))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed unexpectedly", request.method, request.url.path, exc_info=exc)
+        return error(500, f"Internal error: {type(exc).__name__}: {exc}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
+        return error(400, "Invalid request: " + "; ".join(parts))
+
+    app.include_router(admin_router(worker, kafka_cluster_id=kafka_cluster_id))
+    app.include_router(connectors_router(worker))
+    app.include_router(plugins_router(worker))
+    return app

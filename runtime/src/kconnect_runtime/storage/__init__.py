@@ -1,0 +1,34 @@
+"""Where the worker keeps offsets, connector configs, target states and statuses.
+
+Standalone keeps offsets in a file and the rest in memory; distributed mode keeps all of it
+in Kafka topics whose record keys and values follow Apache Kafka Connect's formats.
+"""
+
+from __future__ import annotations
+
+from ._control import BadRequestError, ControlStore, ForbiddenError, MemoryControlStore
+from ._kafka import (
+    KafkaControlStore,
+    KafkaLog,
+    KafkaOffsetStore,
+    RecoveredConnector,
+    replay_configs,
+)
+from ._offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore, TaskOffsetReader, offset_key
+
+__all__ = [
+    "BadRequestError",
+    "ControlStore",
+    "FileOffsetStore",
+    "ForbiddenError",
+    "KafkaControlStore",
+    "KafkaLog",
+    "KafkaOffsetStore",
+    "MemoryControlStore",
+    "MemoryOffsetStore",
+    "OffsetStore",
+    "RecoveredConnector",
+    "TaskOffsetReader",
+    "offset_key",
+    "replay_configs",
+]

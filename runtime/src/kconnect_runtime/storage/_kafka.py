@@ -1,0 +1,383 @@
+"""Kafka-backed stores for distributed mode, in Apache Kafka Connect's record formats.
+
+Each store sits on a :class:`KafkaLog`: at start the whole topic is read to its end with a
+plain consumer (``assign``, no group), then every write goes through an idempotent producer
+and is applied locally at once (read-your-writes). One worker writes each topic, so no
+background reader is needed. Keys and values are the JSON Kafka's internal JsonConverter
+writes with ``schemas.enable=false``: compact (no spaces), UTF-8, e.g. offset key
+``["file-source",{"filename":"/tmp/in.txt"}]`` and value ``{"position":42}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kconnect_sdk import ConnectError
+
+from kconnect_runtime.status import Status, TargetState
+
+from ._offsets import MemoryOffsetStore, offset_key
+
+__all__ = [
+    "KafkaControlStore",
+    "KafkaLog",
+    "KafkaOffsetStore",
+    "RecoveredConnector",
+    "encode_json",
+    "replay_configs",
+]
+
+log = logging.getLogger("kconnect.distributed")
+
+_TIMEOUT_S = 30.0
+
+
+def encode_json(value: Any) -> bytes:
+    """JSON bytes as Kafka's JsonConverter (schemas off) writes them: compact UTF-8."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class KafkaLog:
+    """A compacted topic read fully at start and written through an idempotent producer."""
+
+    def __init__(
+        self,
+        client_config: Mapping[str, Any],
+        topic: str,
+        *,
+        partitions: int,
+        replication_factor: int,
+        key_name: str,
+    ) -> None:
+        self.client_config = dict(client_config)
+        self.topic = topic
+        self.partitions = partitions
+        self.replication_factor = replication_factor
+        self.key_name = key_name  # the worker config key naming this topic, for messages
+        self._producer: Any = None
+        self._errors: list[str] = []
+        self._lock = threading.Lock()
+
+    def ensure_topic(self) -> None:
+        """Create the topic, compacted, when it does not exist."""
+        from confluent_kafka import KafkaError, KafkaException
+        from confluent_kafka.admin import (  # type: ignore[attr-defined]  # stubs omit NewTopic
+            AdminClient,
+            NewTopic,
+        )
+
+        admin = AdminClient(self.client_config)
+        existing = admin.list_topics(timeout=_TIMEOUT_S).topics
+        if self.topic in existing:
+            found = len(existing[self.topic].partitions)
+            if self.partitions == 1 and found != 1:
+                raise ConnectError(
+                    f"{self.key_name}: topic {self.topic!r} must have a single partition, so that "
+                    f"connector configs are read in the order they were written, but it has "
+                    f"{found}; point {self.key_name} at a new topic (or recreate this one with "
+                    "one partition)"
+                )
+            return
+        new = NewTopic(
+            self.topic,
+            num_partitions=self.partitions,
+            replication_factor=self.replication_factor,
+            config={"cleanup.policy": "compact"},
+        )
+        try:
+            admin.create_topics([new], operation_timeout=_TIMEOUT_S)[self.topic].result(_TIMEOUT_S)
+            log.info(
+                "created %s %s (%d partitions, replication factor %d, compacted)",
+                self.key_name,
+                self.topic,
+                self.partitions,
+                self.replication_factor,
+            )
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args else None
+            if isinstance(error, KafkaError) and error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                return
+            raise ConnectError(
+                f"{self.key_name}: cannot create topic {self.topic!r}: {exc}; create it "
+                f"yourself (compacted) or check {self.key_name.rsplit('.', 1)[0]}"
+                ".replication.factor against the number of brokers"
+            ) from None
+
+    def read_to_end(self) -> list[tuple[bytes | None, bytes | None]]:
+        """Every record of the topic, per partition in order, up to the current end."""
+        from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+        consumer = Consumer(
+            {
+                **self.client_config,
+                # Required by the client, never joined: partitions are assigned by hand.
+                "group.id": f"kconnect-log-reader-{uuid.uuid4().hex}",
+                "enable.auto.commit": False,
+                "enable.partition.eof": False,
+            }
+        )
+        records: list[tuple[bytes | None, bytes | None]] = []
+        try:
+            metadata = consumer.list_topics(self.topic, timeout=_TIMEOUT_S)
+            topic_meta = metadata.topics.get(self.topic)
+            if topic_meta is None or topic_meta.error is not None:
+                raise ConnectError(f"{self.key_name}: topic {self.topic!r} is not available")
+            ends: dict[int, int] = {}
+            for partition in topic_meta.partitions:
+                low, high = consumer.get_watermark_offsets(
+                    TopicPartition(self.topic, partition), timeout=_TIMEOUT_S
+                )
+                if high > low:
+                    ends[partition] = high
+            if not ends:
+                return records
+            consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in ends])
+            remaining = dict(ends)
+            deadline = time.monotonic() + _TIMEOUT_S
+            while remaining:
+                if time.monotonic() > deadline:
+                    raise ConnectError(
+                        f"{self.key_name}: timed out reading topic {self.topic!r} to its end"
+                    )
+                # consume() waits for a full batch or the timeout: keep the timeout short.
+                messages = consumer.consume(10000, timeout=0.2)
+                for message in messages:
+                    if message.error() is not None:
+                        continue
+                    records.append((message.key(), message.value()))
+                    partition, offset = message.partition(), message.offset()
+                    if (
+                        partition in remaining
+                        and offset is not None
+                        and offset + 1 >= remaining[partition]
+                    ):
+                        del remaining[partition]
+        finally:
+            consumer.close()
+        return records
+
+    def _get_producer(self) -> Any:
+        if self._producer is None:
+            from confluent_kafka import Producer
+
+            self._producer = Producer(
+                {
+                    **self.client_config,
+                    "enable.idempotence": True,
+                    "acks": "all",
+                    "linger.ms": 0,
+                    # Java's default partitioner for keyed records, so a key lands where
+                    # a Java worker put it and compaction keeps the newest value.
+                    "partitioner": "murmur2_random",
+                }
+            )
+        return self._producer
+
+    def send(self, key: bytes, value: bytes | None) -> None:
+        """Queue a record; ``flush`` makes it durable."""
+
+        def on_delivery(err: Any, _msg: Any) -> None:
+            if err is not None:
+                self._errors.append(str(err))
+
+        with self._lock:
+            producer = self._get_producer()
+            producer.produce(self.topic, key=key, value=value, on_delivery=on_delivery)
+            producer.poll(0)
+
+    def flush(self, timeout_s: float = _TIMEOUT_S) -> None:
+        """Wait until every queued record is acknowledged; raise if one failed."""
+        with self._lock:
+            if self._producer is None:
+                return
+            remaining = self._producer.flush(timeout_s)
+            errors, self._errors = self._errors, []
+        if remaining or errors:
+            raise ConnectError(
+                f"{self.key_name}: could not write to topic {self.topic!r} "
+                f"({remaining} records unacknowledged; {'; '.join(errors) or 'timed out'})"
+            )
+
+    def close(self) -> None:
+        try:
+            self.flush(5)
+        except ConnectError as exc:
+            log.error("%s", exc)
+        self._producer = None
+
+
+class KafkaOffsetStore(MemoryOffsetStore):
+    """Source offsets in ``offset.storage.topic``: key ``["<connector>",{partition}]``."""
+
+    def __init__(self, kafka_log: KafkaLog) -> None:
+        super().__init__()
+        self.log = kafka_log
+        self._pending: dict[str, tuple[list[Any], dict[str, Any] | None]] = {}
+        self._flush_lock = threading.Lock()
+        for key, value in kafka_log.read_to_end():
+            self._apply(key, value)
+
+    def _apply(self, key: bytes | None, value: bytes | None) -> None:
+        try:
+            connector, partition = json.loads(key or b"")
+            if not isinstance(connector, str):
+                raise ValueError("the first element is not a connector name")
+            offset = None if value is None else json.loads(value)
+        except (ValueError, TypeError) as exc:
+            log.warning(
+                "offset.storage.topic %s: ignoring a record with key %r (%s)",
+                self.log.topic,
+                key,
+                exc,
+            )
+            return
+        canonical = offset_key(connector, partition)
+        if offset is None:
+            self._data.pop(canonical, None)
+        else:
+            self._data[canonical] = ([connector, partition], offset)
+
+    def put(
+        self,
+        connector: str,
+        offsets: Mapping[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]],
+    ) -> None:
+        super().put(connector, offsets)
+        with self._lock:
+            for key, (partition, offset) in offsets.items():
+                self._pending[key] = (
+                    [connector, None if partition is None else dict(partition)],
+                    None if offset is None else dict(offset),
+                )
+
+    def flush(self) -> None:
+        with self._flush_lock:
+            with self._lock:
+                pending, self._pending = self._pending, {}
+            for key, value in pending.values():
+                self.log.send(encode_json(key), None if value is None else encode_json(value))
+            self.log.flush()
+
+
+def _status_value(status: Status) -> dict[str, Any]:
+    return {
+        "state": status.state.value,
+        "trace": status.trace,
+        "worker_id": status.worker_id,
+        "generation": status.generation,
+    }
+
+
+class KafkaControlStore:
+    """Connector configs, task configs and target states in ``config.storage.topic``;
+    statuses in ``status.storage.topic``."""
+
+    def __init__(self, config_log: KafkaLog, status_log: KafkaLog) -> None:
+        self.config_log = config_log
+        self.status_log = status_log
+
+    def connector_config(self, name: str, config: Mapping[str, str] | None) -> None:
+        value = None if config is None else encode_json({"properties": dict(config)})
+        self.config_log.send(f"connector-{name}".encode(), value)
+        if config is None:
+            self.config_log.send(f"target-state-{name}".encode(), None)
+        self.config_log.flush()
+
+    def task_configs(self, name: str, configs: Sequence[Mapping[str, str]]) -> None:
+        for index, config in enumerate(configs):
+            self.config_log.send(
+                f"task-{name}-{index}".encode(), encode_json({"properties": dict(config)})
+            )
+        self.config_log.send(f"commit-{name}".encode(), encode_json({"tasks": len(configs)}))
+        self.config_log.flush()
+
+    def target_state(self, name: str, state: TargetState) -> None:
+        # Workers that only know STARTED/PAUSED read "state"; STOPPED is PAUSED to them.
+        v1 = TargetState.PAUSED if state is TargetState.STOPPED else state
+        self.config_log.send(
+            f"target-state-{name}".encode(),
+            encode_json({"state": v1.value, "state.v2": state.value}),
+        )
+        self.config_log.flush()
+
+    def status(self, key: str, status: Status | None) -> None:
+        # Statuses are advisory, as in Kafka: written without waiting for the ack.
+        value = None if status is None else encode_json(_status_value(status))
+        self.status_log.send(key.encode(), value)
+
+    def close(self) -> None:
+        self.config_log.close()
+        self.status_log.close()
+
+
+@dataclass
+class RecoveredConnector:
+    """A connector as the config topic describes it."""
+
+    config: dict[str, str]
+    target_state: TargetState = TargetState.STARTED
+    task_configs: list[dict[str, str]] = field(default_factory=list)
+
+
+def replay_configs(
+    records: Sequence[tuple[bytes | None, bytes | None]],
+) -> dict[str, RecoveredConnector]:
+    """Connectors, in creation order, from the records of a config topic."""
+    connectors: dict[str, RecoveredConnector] = {}
+    pending_tasks: dict[str, dict[int, dict[str, str]]] = {}
+    early_states: dict[str, TargetState] = {}
+    for raw_key, raw_value in records:
+        key = (raw_key or b"").decode(errors="replace")
+        try:
+            value = None if raw_value is None else json.loads(raw_value)
+        except ValueError:
+            log.warning("config.storage.topic: ignoring record %r: value is not JSON", key)
+            continue
+        if key.startswith("connector-"):
+            name = key[len("connector-") :]
+            if value is None:
+                connectors.pop(name, None)
+                pending_tasks.pop(name, None)
+            else:
+                previous = connectors.get(name)
+                entry = RecoveredConnector(
+                    {str(k): str(v) for k, v in value.get("properties", {}).items()}
+                )
+                if previous is not None:
+                    entry.target_state = previous.target_state
+                    entry.task_configs = previous.task_configs
+                elif name in early_states:
+                    entry.target_state = early_states.pop(name)
+                connectors[name] = entry
+        elif key.startswith("target-state-") and value is not None:
+            name = key[len("target-state-") :]
+            raw_state = value.get("state.v2") or value.get("state") or "STARTED"
+            try:
+                state = TargetState(raw_state)
+            except ValueError:
+                log.warning("config.storage.topic: unknown target state %r of %s", raw_state, name)
+                continue
+            if name in connectors:
+                connectors[name].target_state = state
+            else:  # written before the connector's config, e.g. by a Java worker
+                early_states[name] = state
+        elif key.startswith("task-") and value is not None:
+            name, _, index = key[len("task-") :].rpartition("-")
+            if index.isdigit():
+                pending_tasks.setdefault(name, {})[int(index)] = {
+                    str(k): str(v) for k, v in value.get("properties", {}).items()
+                }
+        elif key.startswith("commit-") and value is not None:
+            name = key[len("commit-") :]
+            count = int(value.get("tasks", 0))
+            tasks = pending_tasks.pop(name, {})
+            if name in connectors and all(i in tasks for i in range(count)):
+                connectors[name].task_configs = [tasks[i] for i in range(count)]
+    return connectors

@@ -1,0 +1,596 @@
+"""The sink side of the data path: Kafka consumer → converters → transforms → put → commit.
+
+The consumer group is ``connect-<connector>``. Offsets are committed only as
+``pre_commit`` reports them durable; a RetriableError from ``put`` redelivers the same
+batch after ``context.timeout``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from functools import partial
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, OFFSET_INVALID, Consumer, KafkaError, KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from kconnect_sdk import (
+    ConnectError,
+    Converter,
+    RetriableError,
+    SchemaAndValue,
+    SinkRecord,
+    SinkTask,
+    TopicPartition,
+)
+
+from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name, tolerance_exceeded
+
+from ._chain import Converters, TransformChain, sink_record
+from ._runner import TaskRunner
+
+__all__ = ["SinkContext", "SinkPipeline"]
+
+log = logging.getLogger("kconnect.sink")
+
+MAX_BATCH = 5000
+
+
+def _one(converter: Converter, topic: str, data: bytes | None) -> SchemaAndValue:
+    return converter.to_connect_batch([(topic, data)])[0]
+
+
+class SinkContext:
+    """The SinkTaskContext handed to the plugin task; acts on the pipeline's consumer."""
+
+    def __init__(self, runner: SinkPipeline) -> None:
+        self._runner = runner
+        self.timeout_ms = 0
+        self.commit_requested = False
+        self.seeks: dict[TopicPartition, int] = {}
+
+    @property
+    def configs(self) -> Mapping[str, str]:
+        return self._runner.task_config
+
+    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
+        self.seeks.update(offsets)
+
+    def timeout(self, timeout_ms: int) -> None:
+        self.timeout_ms = timeout_ms
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self._runner.assigned)
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        self._runner.consumer.pause(
+            [KafkaTopicPartition(tp.topic, tp.partition) for tp in partitions]
+        )
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        self._runner.consumer.resume(
+            [KafkaTopicPartition(tp.topic, tp.partition) for tp in partitions]
+        )
+
+    def request_commit(self) -> None:
+        self.commit_requested = True
+
+    @property
+    def errant_record_reporter(self) -> _ErrantRecordReporter | None:
+        return self._runner.reporter
+
+
+class _ErrantRecordReporter:
+    """KIP-610's reporter: errant records go to the errors log and the DLQ.
+
+    Call it on the task thread (from ``put``/``flush``/``pre_commit``); offsets covering
+    a reported record are committed only after its DLQ write is acknowledged.
+    """
+
+    def __init__(self, runner: SinkPipeline) -> None:
+        self._runner = runner
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        return self._runner.report_errant(record, error, Stage.TASK_PUT)
+
+
+class SinkPipeline:
+    """A sink task's data path, as methods an engine drives: no loop of its own.
+
+    ``open`` and ``start_task`` begin; the consumer is either subscribed (``subscribe``:
+    the group assigns partitions through the ``on_assign``/``on_revoke``/``on_lost``
+    callbacks) or assigned planned ranges (``open_partitions`` and ``assign``). Then, as
+    often as the engine likes, ``consume`` and ``deliver`` (converters → transforms →
+    put) and ``commit``; ``close`` ends. The local engine drives it on a thread until
+    stopped, the spark engine's executor for one cycle of planned offset ranges.
+
+    Args:
+        runner: The task's state (status, counters, metrics, stop flag).
+        task: The plugin task (or its isolation proxy).
+        converters: The connector's key, value and header converters.
+        transforms: The connector's transform chain.
+        rewind_on_failed_pre_commit: What a failed ``pre_commit`` does: rewind to the last
+            committed offsets (a consumer that goes on), or only skip the commit (a cycle
+            whose next run starts from the committed offsets anyway).
+    """
+
+    def __init__(
+        self,
+        runner: TaskRunner,
+        task: SinkTask,
+        *,
+        converters: Converters,
+        transforms: TransformChain[SinkRecord],
+        rewind_on_failed_pre_commit: bool = True,
+    ) -> None:
+        spec = runner.spec
+        self.runner = runner
+        self.task = task
+        self.name = spec.name
+        self.task_config = spec.task_config
+        self.converters = converters
+        self.transforms = transforms
+        self.metrics = runner.metrics
+        self.consumer_config = dict(spec.client_config)
+        self.subscription = spec.subscription
+        self.rewind_on_failed_pre_commit = rewind_on_failed_pre_commit
+        self.assigned: set[TopicPartition] = set()
+        self.current: dict[TopicPartition, int] = {}  # next offset to consume, per partition
+        self.committed: dict[TopicPartition, int] = {}
+        runner.track_topics(lambda: {tp.topic for tp in list(self.current)})
+        # Set after the final commit and close: consumer.close() then triggers no callbacks.
+        self._closed = False
+        self.reporter = (
+            _ErrantRecordReporter(self) if runner.error_policy.reports_errant_records else None
+        )
+        self._batch: list[Any] = []
+        self._batch_index: dict[tuple[str | None, int | None, int | None], Any] | None = None
+        self._label = f"connector {spec.id.connector!r} task {spec.id.task}"
+
+    # -- rebalance callbacks (run inside consumer.consume on the task thread) ----------------
+    def on_assign(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
+        tps = [TopicPartition(p.topic, p.partition) for p in partitions]
+        self.assigned.update(tps)
+        self.metrics.partition_count = len(self.assigned)
+        log.info("sink task %s assigned %s", self.name, ", ".join(map(str, tps)) or "nothing")
+        self.task.open(tps)
+
+    def on_revoke(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
+        tps = [TopicPartition(p.topic, p.partition) for p in partitions]
+        if not tps or self._closed:
+            return
+        self.commit(only=set(tps))
+        self.task.close(tps)
+        for tp in tps:
+            self.assigned.discard(tp)
+            self.current.pop(tp, None)
+            self.committed.pop(tp, None)
+        self.metrics.partition_count = len(self.assigned)
+
+    def on_lost(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
+        # Lost partitions belong to another member already: close without committing.
+        tps = [TopicPartition(p.topic, p.partition) for p in partitions]
+        if self._closed:
+            return
+        self.task.close(tps)
+        for tp in tps:
+            self.assigned.discard(tp)
+            self.current.pop(tp, None)
+        self.metrics.partition_count = len(self.assigned)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def open(self, consumer_overrides: Mapping[str, Any] | None = None) -> None:
+        """Create the task's context, error handler (and DLQ producer) and consumer."""
+        self.context = SinkContext(self)
+        self.errors: ErrorHandler = self.runner.error_handler(
+            str(self.consumer_config["bootstrap.servers"]), self.consumer_config
+        )
+        self.consumer = Consumer({**self.consumer_config, **(consumer_overrides or {})})
+
+    def start_task(self) -> None:
+        """Initialize and start the plugin task."""
+        self.task.initialize(self.context)
+        self.task.start(self.task_config)
+
+    def subscribe(self) -> None:
+        """Join the consumer group on the task's topics; partitions come through callbacks."""
+        self.consumer.subscribe(
+            self.subscription,
+            on_assign=self.on_assign,
+            on_revoke=self.on_revoke,
+            on_lost=self.on_lost,
+        )
+
+    def open_partitions(self, partitions: Sequence[TopicPartition]) -> None:
+        """Hand the task partitions chosen by the engine (no group): ``SinkTask.open``."""
+        self.assigned = set(partitions)
+        self.task.open(list(partitions))
+
+    def close_partitions(self, partitions: Sequence[TopicPartition] | None = None) -> None:
+        """``SinkTask.close`` on ``partitions`` (default: every assigned one, if any)."""
+        if partitions is None:
+            if not self.assigned:
+                return
+            partitions = sorted(self.assigned)
+        self.task.close(list(partitions))
+
+    def take_seeks(self) -> dict[TopicPartition, int]:
+        """The offsets the task asked to rewind to (``context.offset``), forgotten here."""
+        seeks, self.context.seeks = self.context.seeks, {}
+        return seeks
+
+    def take_commit_request(self) -> bool:
+        """Whether the task asked for a commit (``context.request_commit``) since last asked."""
+        requested = self.context.commit_requested
+        self.context.commit_requested = False
+        return requested
+
+    def assign(self, positions: Mapping[TopicPartition, int]) -> None:
+        """Read ``positions`` without a group (the engine plans and commits offsets)."""
+        self.consumer.assign(
+            [KafkaTopicPartition(tp.topic, tp.partition, positions[tp]) for tp in sorted(positions)]
+        )
+
+    def consume(self, max_messages: int, timeout_s: float) -> list[Any]:
+        """Up to ``max_messages`` consumed messages (errors included), waiting ``timeout_s``."""
+        messages: list[Any] = self.consumer.consume(max_messages, timeout_s)
+        return messages
+
+    def positions(self, partitions: Sequence[TopicPartition]) -> dict[TopicPartition, int]:
+        """The consumer's next offset in each of ``partitions``."""
+        return {
+            TopicPartition(kp.topic, kp.partition): kp.offset
+            for kp in self.consumer.position(
+                [KafkaTopicPartition(tp.topic, tp.partition) for tp in partitions]
+            )
+        }
+
+    def high_watermarks(
+        self, partitions: Sequence[TopicPartition]
+    ) -> tuple[tuple[str, int, int], ...]:
+        """(topic, partition, high watermark) as the consumer's fetches last saw them."""
+        highs = []
+        for tp in partitions:
+            try:
+                _, high = self.consumer.get_watermark_offsets(
+                    KafkaTopicPartition(tp.topic, tp.partition), cached=True
+                )
+            except Exception:
+                continue
+            if high is not None and high >= 0:
+                highs.append((tp.topic, tp.partition, int(high)))
+        return tuple(highs)
+
+    def flush_errors(self) -> None:
+        """Wait until records reported to the DLQ are there (before committing past them)."""
+        self.errors.flush()
+
+    def close(self) -> None:
+        """Stop the plugin task (once), then close the consumer and the pipeline's plugins."""
+        self._closed = True
+        try:
+            self.runner.stop_plugin_task()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Close the consumer and the pipeline's plugins (after the plugin task stopped)."""
+        try:
+            self.consumer.close()
+        finally:
+            self.converters.close()
+            self.transforms.close()
+            self.errors.close()
+
+    def apply_seeks(self) -> None:
+        """Move the consumer to the offsets the task asked for (``context.offset``)."""
+        if not self.context.seeks:
+            return
+        seeks, self.context.seeks = self.context.seeks, {}
+        for tp, offset in seeks.items():
+            if tp in self.assigned:
+                self.consumer.seek(KafkaTopicPartition(tp.topic, tp.partition, offset))
+                self.current[tp] = offset
+
+    def deliver(self, messages: list[Any]) -> None:
+        """Convert, transform and put consumed messages; fatal consumer errors raise."""
+        good = []
+        for m in messages:
+            err = m.error()
+            if err is None:
+                good.append(m)
+            elif err.fatal():
+                raise ConnectError(
+                    f"{self._label}: consumer error at stage {Stage.KAFKA_CONSUME}: {err.str()}; "
+                    "check the broker and the consumer.* settings, then restart the task"
+                )
+            elif err.code() != KafkaError._PARTITION_EOF:
+                # e.g. a subscribed topic that does not exist yet: Kafka Connect waits for it.
+                log.debug("sink task %s: %s", self.name, err.str())
+        if not good:
+            return
+        count = len(good)
+        self.runner.records_in += count
+        metrics = self.metrics
+        metrics.read_total += count
+        metrics.batch_size.record(count)
+        self._batch, self._batch_index = good, None
+        try:
+            records = self._to_records(good)
+        except Exception:
+            # Only a batch that failed pays for per-record conversion, to find the culprits.
+            records = self._to_records_one_by_one(good)
+        if len(self.transforms):
+            records = self._transform(records)
+        self._put(records)
+        self.runner.records_out += len(records)
+        metrics.send_total += len(records)
+        for m in good:
+            self.current[TopicPartition(m.topic(), m.partition())] = m.offset() + 1
+
+    def _to_records(self, messages: list[Any]) -> list[SinkRecord]:
+        return self.converters.to_sink_records(messages)
+
+    def _to_records_one_by_one(self, messages: list[Any]) -> list[SinkRecord]:
+        conv = self.converters
+        retry = self.errors.retry
+        records = []
+        for m in messages:
+            topic = m.topic()
+            stage, executing = Stage.KEY_CONVERTER, class_name(conv.key)
+            try:
+                key_schema, key = retry(stage, partial(_one, conv.key, topic, m.key()))
+                stage, executing = Stage.VALUE_CONVERTER, class_name(conv.value)
+                value_schema, value = retry(stage, partial(_one, conv.value, topic, m.value()))
+                stage, executing = Stage.HEADER_CONVERTER, class_name(conv.header)
+                headers = retry(stage, partial(conv.headers_from_kafka, topic, m.headers()))
+            except Exception as exc:
+                self._message_failed(m, stage, executing, exc)
+                continue
+            records.append(sink_record(m, (key_schema, key), (value_schema, value), headers))
+        return records
+
+    def _transform(self, records: list[SinkRecord]) -> list[SinkRecord]:
+        try:
+            return self.transforms.apply_batch(records)
+        except Exception:
+            pass
+        out: list[SinkRecord] = []
+        apply = self.transforms.apply_batch
+        for record in records:
+            try:
+                out.extend(self.errors.retry(Stage.TRANSFORMATION, partial(apply, [record])))
+            except Exception as exc:
+                executing = getattr(exc, "executing_class", class_name(TransformChain))
+                message = self._message_for(record)
+                if message is not None:
+                    self._message_failed(message, Stage.TRANSFORMATION, executing, exc)
+                else:
+                    self._record_failed(record, Stage.TRANSFORMATION, executing, exc)
+        return out
+
+    # -- failures --------------------------------------------------------------------------
+    def _message_failed(
+        self, m: Any, stage: Stage, executing: str, exc: BaseException
+    ) -> Future[None] | None:
+        """A consumed message failed for good: fail the task, or log/DLQ it and skip it."""
+        failure = Failure(
+            stage,
+            exc,
+            executing,
+            topic=m.topic(),
+            partition=str(m.partition()),
+            offset=str(m.offset()),
+            record=lambda: f"key={m.key()!r} value={m.value()!r} headers={m.headers()!r}",
+        )
+        self.errors.failed(failure)
+        ts_type, ts = m.timestamp()
+        return self.errors.to_dlq(failure, m.key(), m.value(), m.headers(), ts if ts_type else None)
+
+    def _record_failed(
+        self, record: SinkRecord, stage: Stage, executing: str, exc: BaseException
+    ) -> Future[None] | None:
+        """As _message_failed, for a record whose consumed bytes are gone: converted back."""
+        failure = Failure(
+            stage,
+            exc,
+            executing,
+            topic=record.original_topic,
+            partition=str(record.original_kafka_partition),
+            offset=str(record.original_kafka_offset),
+            record=lambda: repr(record),
+        )
+        self.errors.failed(failure)
+        conv = self.converters
+        topic = record.topic
+        try:
+            key = conv.key.from_connect_data(topic, record.key_schema, record.key)
+            value = conv.value.from_connect_data(topic, record.value_schema, record.value)
+            headers = conv.headers_to_kafka(topic, record.headers)
+        except Exception:
+            log.exception(
+                "%s: cannot convert an errant record back to bytes for the DLQ", self._label
+            )
+            return None
+        return self.errors.to_dlq(failure, key, value, headers, record.timestamp)
+
+    def _message_for(self, record: SinkRecord) -> Any:
+        """The consumed message a record of the current batch came from, if any."""
+        if self._batch_index is None:
+            self._batch_index = {(m.topic(), m.partition(), m.offset()): m for m in self._batch}
+        return self._batch_index.get(
+            (record.original_topic, record.original_kafka_partition, record.original_kafka_offset)
+        )
+
+    def report_errant(self, record: SinkRecord, error: BaseException, stage: Stage) -> Future[None]:
+        """Report one record the task could not write (errant record reporter, put errors)."""
+        executing = class_name(self.task)
+        message = self._message_for(record)
+        if message is not None:
+            future = self._message_failed(message, stage, executing, error)
+        else:
+            future = self._record_failed(record, stage, executing, error)
+        if future is None:
+            future = Future()
+            future.set_result(None)
+        return future
+
+    def _put(self, records: list[SinkRecord]) -> None:
+        started = time.monotonic()
+        while True:
+            try:
+                self.task.put(records)
+                break
+            except RetriableError as exc:
+                self.metrics.errors.record_failures += len(records)
+                self.metrics.errors.retries += 1
+                wait_ms = self.context.timeout_ms or 1000
+                log.warning(
+                    "sink task %s: put raised a retriable error; redelivering %d records in %d ms: %s",
+                    self.name,
+                    len(records),
+                    wait_ms,
+                    exc,
+                )
+                self.consumer.pause(
+                    [KafkaTopicPartition(tp.topic, tp.partition) for tp in self.assigned]
+                )
+                try:
+                    if self.runner.wait_stopping(wait_ms / 1000):
+                        raise ConnectError(f"{self._label}: stopped while retrying put") from exc
+                finally:
+                    self.runner.beat()
+                    self.consumer.resume(
+                        [KafkaTopicPartition(tp.topic, tp.partition) for tp in self.assigned]
+                    )
+            except Exception as exc:
+                if not self._tolerated_with_records(exc, Stage.TASK_PUT):
+                    raise self._put_failed(records, exc) from exc
+                break
+        self.metrics.put_batch_ms.record((time.monotonic() - started) * 1000)
+
+    def _tolerated_with_records(self, exc: BaseException, stage: Stage) -> bool:
+        """An error naming the records it failed on (``records``): report those, go on."""
+        failed = getattr(exc, "records", None)
+        if not isinstance(exc, ConnectError) or failed is None or not self.errors.tolerate_all:
+            return False
+        for record in failed:
+            self.report_errant(record, exc, stage)
+        log.warning(
+            "sink task %s: %d records failed at stage %s and were reported as errant: %s",
+            self.name,
+            len(failed),
+            stage,
+            exc,
+        )
+        return True
+
+    def _put_failed(self, records: list[SinkRecord], exc: Exception) -> ConnectError:
+        where = "an empty batch"
+        if records:
+            first, last = records[0], records[-1]
+            where = (
+                f"{len(records)} records from topic {first.topic!r} partition {first.kafka_partition} "
+                f"offset {first.kafka_offset} to topic {last.topic!r} partition "
+                f"{last.kafka_partition} offset {last.kafka_offset}"
+            )
+        if self.errors.tolerate_all:
+            return ConnectError(
+                f"{self._label}: SinkTask.put failed at stage {Stage.TASK_PUT} on {where}: "
+                f"{type(exc).__name__}: {exc}; errors.tolerance=all does not cover put: the task "
+                "must report bad records with context.errant_record_reporter (or raise an error "
+                "with a 'records' attribute); offsets of this batch are not committed"
+            )
+        return tolerance_exceeded(self._label, Stage.TASK_PUT, where, exc)
+
+    def commit(self, only: set[TopicPartition] | None = None) -> None:
+        """Commit to the group the offsets ``pre_commit`` reports durable (``only`` these)."""
+        current = {tp: o for tp, o in self.current.items() if only is None or tp in only}
+        if not current:
+            return
+        started = time.monotonic()
+        to_commit = self.pre_commit(current)
+        if to_commit is None:
+            return
+        self._record_lag()
+        offsets = [
+            KafkaTopicPartition(tp.topic, tp.partition, off)
+            for tp, off in to_commit.items()
+            if tp in self.assigned and self.committed.get(tp) != off
+        ]
+        if not offsets:
+            return
+        try:
+            # Records reported to the DLQ must be there before offsets past them are committed.
+            self.errors.flush()
+        except ConnectError as exc:
+            log.warning("sink task %s: %s; will retry next interval", self.name, exc)
+            return
+        try:
+            self.consumer.commit(offsets=offsets, asynchronous=False)
+        except KafkaException as exc:
+            log.warning(
+                "sink task %s: offset commit failed (will retry next interval): %s", self.name, exc
+            )
+            return
+        for tp in offsets:
+            self.committed[TopicPartition(tp.topic, tp.partition)] = tp.offset
+        self.metrics.offset_commit_completions += 1
+        self.metrics.offset_commit_ms.record((time.monotonic() - started) * 1000)
+
+    def pre_commit(self, current: Mapping[TopicPartition, int]) -> dict[TopicPartition, int] | None:
+        """The offsets pre_commit reports durable; None when it failed (and was handled)."""
+        try:
+            return dict(self.task.pre_commit(dict(current)))
+        except Exception as exc:
+            if self._tolerated_with_records(exc, Stage.TASK_PUT):
+                return dict(current)
+            self._pre_commit_failed(current, exc)
+            return None
+
+    def _record_lag(self) -> None:
+        lag = 0
+        for tp, position in self.current.items():
+            try:
+                _low, high = self.consumer.get_watermark_offsets(
+                    KafkaTopicPartition(tp.topic, tp.partition), cached=True
+                )
+            except KafkaException:
+                continue
+            if high >= 0 and high - position > lag:
+                lag = high - position
+        self.metrics.record_lag_max = lag
+
+    def _pre_commit_failed(self, current: Mapping[TopicPartition, int], exc: Exception) -> None:
+        if not self.rewind_on_failed_pre_commit:
+            # As Kafka Connect: not a task failure. Nothing is committed, so the next cycle
+            # starts again from the last committed offsets (no rewind needed).
+            log.error(
+                "%s: pre_commit failed; this cycle's offsets are not committed",
+                self._label,
+                exc_info=exc,
+            )
+            return
+        # As Kafka Connect: a failed flush/pre_commit does not fail the task; we rewind to
+        # the last committed offsets so nothing unflushed is skipped.
+        log.error(
+            "sink task %s: pre_commit failed; rewinding to the last committed offsets",
+            self.name,
+            exc_info=exc,
+        )
+        self._rewind(current)
+
+    def _rewind(self, current: Mapping[TopicPartition, int]) -> None:
+        for tp in current:
+            committed = self.committed.get(tp)
+            if committed is None:
+                got = self.consumer.committed(
+                    [KafkaTopicPartition(tp.topic, tp.partition)], timeout=10
+                )
+                committed = (
+                    got[0].offset if got and got[0].offset != OFFSET_INVALID else OFFSET_BEGINNING
+                )
+            self.consumer.seek(KafkaTopicPartition(tp.topic, tp.partition, committed))
+            self.current[tp] = committed

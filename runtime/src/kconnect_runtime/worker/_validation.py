@@ -1,0 +1,350 @@
+"""Kafka Connect's config validation and config-definition bodies (``ConfigInfos``).
+
+``PUT /connector-plugins/{plugin}/config/validate`` reports every key of the framework's
+connector config and of the connector's own ``config()``, each with its errors, and never
+fails for a user's mistake: problems become error messages on the key they concern.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigKey,
+    ConfigType,
+    ConfigValue,
+    Connector,
+    Importance,
+    SinkConnector,
+)
+
+from kconnect_runtime.config import (
+    SINK_CONNECTOR_CONFIG,
+    SOURCE_CONNECTOR_CONFIG,
+    parse_connector_config,
+)
+from kconnect_runtime.plugins import (
+    CONNECTOR_KINDS,
+    CONNECTOR_VERSION_CONFIG,
+    PluginDesc,
+    PluginKind,
+    PluginRegistry,
+)
+from kconnect_runtime.tasks import PLUGIN_VERSION, TransformChain, build_converters
+
+__all__ = [
+    "HIDDEN",
+    "ConnectorValidation",
+    "config_infos",
+    "config_key_info",
+    "format_value",
+    "validate_connector",
+]
+
+HIDDEN = "[hidden]"
+
+
+def format_value(value: Any, type_: ConfigType) -> str | None:
+    """A value as Kafka's ``ConfigDef.convertToString`` writes it; passwords hidden."""
+    if value is None:
+        return None
+    if type_ is ConfigType.PASSWORD:
+        return HIDDEN
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    return str(value)
+
+
+def config_key_info(key: ConfigKey) -> dict[str, Any]:
+    """Kafka's ``ConfigKeyInfo`` for one key."""
+    return {
+        "name": key.name,
+        "type": key.type.value.upper(),
+        "required": not key.has_default,
+        "default_value": format_value(key.default, key.type) if key.has_default else None,
+        "importance": key.importance.value.upper(),
+        "documentation": key.documentation,
+        "group": key.group,
+        "order": key.order_in_group,
+        "width": key.width.value.upper(),
+        "display_name": key.display_name or key.name,
+        "dependents": list(key.dependents),
+    }
+
+
+def _value_info(
+    key: ConfigKey | None, value: ConfigValue, raw: Mapping[str, Any]
+) -> dict[str, Any]:
+    type_ = key.type if key is not None else ConfigType.STRING
+    shown = raw.get(value.name, value.value)
+    if not isinstance(shown, str):
+        shown = format_value(shown, type_)
+    elif type_ is ConfigType.PASSWORD:
+        shown = HIDDEN
+    return {
+        "name": value.name,
+        "value": shown,
+        "recommended_values": [format_value(v, type_) for v in value.recommended_values],
+        "errors": list(value.error_messages),
+        "visible": value.visible,
+    }
+
+
+_VERSION_DOC = (
+    "Version of the {what} plugin to use (KIP-891): an exact version, a Maven range such as "
+    "[1.0,2.0), a PEP 440 specifier such as >=1,<2, or latest. Default: the newest installed."
+)
+
+
+_DEFAULT_CONVERTERS = {"header": "org.apache.kafka.connect.storage.SimpleHeaderConverter"}
+
+
+def _version_definition(name: str, what: str, group: str | None) -> ConfigKey:
+    return ConfigKey(
+        name=name,
+        type=ConfigType.STRING,
+        default=None,
+        validator=None,
+        importance=Importance.LOW,
+        documentation=_VERSION_DOC.format(what=what),
+        group=group,
+        display_name=f"{what[:1].upper()}{what[1:]} plugin version",
+    )
+
+
+def _plugin_version_keys(
+    worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> list[tuple[str, str, tuple[PluginKind, ...], str, str | None]]:
+    """Every ``*.plugin.version`` key of a connector config, with the plugin it versions.
+
+    Each entry: (version key, plugin name, kinds, what it is, group).
+    """
+    out: list[tuple[str, str, tuple[PluginKind, ...], str, str | None]] = []
+    for which in ("key", "value", "header"):
+        key = f"{which}.converter"
+        name = props.get(key) or worker_props.get(key) or _DEFAULT_CONVERTERS.get(which, "")
+        kinds = (PluginKind.HEADER_CONVERTER,) if which == "header" else (PluginKind.CONVERTER,)
+        out.append((f"{key}.{PLUGIN_VERSION}", name, kinds, f"{which} converter", "Common"))
+    for section, kind in (
+        ("transforms", PluginKind.TRANSFORMATION),
+        ("predicates", PluginKind.PREDICATE),
+    ):
+        for alias in (a.strip() for a in str(props.get(section, "")).split(",")):
+            if alias:
+                type_key = f"{section}.{alias}.type"
+                group = f"{section.capitalize()}: {alias}"
+                what = f"{kind.value} {alias!r}"
+                out.append(
+                    (
+                        f"{section}.{alias}.{PLUGIN_VERSION}",
+                        props.get(type_key, ""),
+                        (kind,),
+                        what,
+                        group,
+                    )
+                )
+    return out
+
+
+@dataclass(slots=True)
+class ConnectorValidation:
+    """What validating a connector config found (see :func:`validate_connector`).
+
+    Attributes:
+        plugin: The connector plugin the config names.
+        instance: The connector object that validated it (create and update keep it).
+        parsed: The framework's part of the config, parsed (None when it does not parse).
+        infos: Kafka's ``ConfigInfos`` (None in strict mode).
+    """
+
+    plugin: PluginDesc
+    instance: Connector | None
+    parsed: dict[str, Any] | None
+    infos: dict[str, Any] | None
+
+
+def validate_connector(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    *,
+    strict: bool = False,
+) -> ConnectorValidation:
+    """The one validator of connector configs: create, update and ``config/validate``.
+
+    Resolves the connector plugin, parses the framework's connector config, builds the
+    converters and transforms once (then closes them) and asks the connector's own
+    ``validate()``. With ``strict`` (create, update) the first problem is raised: a
+    ConfigError naming the key, or the plugin's own error, and nothing after it runs;
+    otherwise (``config/validate``) every problem becomes an error message on the key it
+    concerns and the result carries Kafka's ``ConfigInfos``: a
+    ``connector.plugin.version`` no installed version satisfies is an error on that key
+    (recommending the installed versions), and the rest is validated against the newest.
+    """
+    class_name = str(props.get("connector.class", "")).strip()
+    if strict and not class_name:
+        raise ConfigError(
+            'Missing required configuration "connector.class" which has no default value.',
+            name="connector.class",
+        )
+    version_error: str | None = None
+    try:
+        plugin = registry.resolve(
+            class_name,
+            *CONNECTOR_KINDS,
+            key="connector.class",
+            version=props.get(CONNECTOR_VERSION_CONFIG),
+        )
+    except ConfigError as exc:
+        if strict or exc.name != CONNECTOR_VERSION_CONFIG:
+            raise
+        version_error = str(exc)
+        plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
+    cls = plugin.load()
+    sink = issubclass(cls, SinkConnector)
+    if strict:
+        parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
+        # Built once to validate converters and transforms; tasks get their own instances.
+        build_converters(registry, worker_props, props).close()
+        TransformChain.from_config(registry, props).close()
+        instance: Connector = cls()
+        _raise_connector_errors(instance.validate(props))
+        return ConnectorValidation(plugin, instance, parsed, None)
+    try:
+        parsed = dict(parse_connector_config(props, sink=sink))
+    except ConfigError:
+        parsed = None
+    infos, checked = _config_infos(
+        registry, worker_props, props, plugin, cls, sink=sink, version_error=version_error
+    )
+    return ConnectorValidation(plugin, checked, parsed, infos)
+
+
+def _raise_connector_errors(results: Sequence[ConfigValue]) -> None:
+    """A ConfigError listing what the connector's ``validate()`` found, if anything."""
+    errors = [
+        f"{value.name}: {msg}" if not msg.startswith(("Invalid value", "Missing required")) else msg
+        for value in results
+        for msg in value.error_messages
+    ]
+    if errors:
+        first_key = next((v.name for v in results if v.error_messages), None)
+        raise ConfigError(
+            f"configuration is invalid and contains {len(errors)} error(s): " + "; ".join(errors),
+            name=first_key,
+        )
+
+
+def config_infos(
+    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> dict[str, Any]:
+    """Kafka's ``ConfigInfos`` for a connector config (:func:`validate_connector`'s)."""
+    infos = validate_connector(registry, worker_props, props).infos
+    assert infos is not None  # only strict validation leaves it out
+    return infos
+
+
+def _config_infos(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    plugin: PluginDesc,
+    cls: type[Connector],
+    *,
+    sink: bool,
+    version_error: str | None,
+) -> tuple[dict[str, Any], Connector | None]:
+    """Every key of the framework's config and of the connector's own, with its errors."""
+    class_name = str(props.get("connector.class", "")).strip()
+
+    framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
+    values: dict[str, ConfigValue] = {v.name: v for v in framework.validate(props)}
+    definitions: dict[str, ConfigKey] = dict(framework.config_keys)
+    # KIP-891's version keys, each recommending the installed versions of its plugin.
+    definitions[CONNECTOR_VERSION_CONFIG] = _version_definition(
+        CONNECTOR_VERSION_CONFIG, "connector", "Common"
+    )
+    values[CONNECTOR_VERSION_CONFIG] = ConfigValue(
+        CONNECTOR_VERSION_CONFIG,
+        props.get(CONNECTOR_VERSION_CONFIG),
+        list(registry.versions(class_name, *CONNECTOR_KINDS)),
+        [version_error] if version_error else [],
+    )
+    for vkey, name, kinds, what, group in _plugin_version_keys(worker_props, props):
+        definitions[vkey] = _version_definition(vkey, what, group)
+        installed = registry.versions(name, *kinds) if name else []
+        values[vkey] = ConfigValue(vkey, props.get(vkey), list(installed))
+
+    def add_error(key: str | None, message: str) -> None:
+        target = key if key in values else "connector.class"
+        if message not in values[target].error_messages:
+            values[target].add_error_message(message)
+
+    if sink:
+        has_topics = bool(str(props.get("topics", "")).strip())
+        has_regex = bool(str(props.get("topics.regex", "")).strip())
+        if has_topics == has_regex:
+            add_error(
+                "topics",
+                "Must configure one of topics or topics.regex"
+                if not has_topics
+                else "topics and topics.regex are mutually exclusive options, but both are set.",
+            )
+    try:
+        build_converters(registry, worker_props, props).close()
+    except ConfigError as exc:
+        add_error(exc.name, str(exc))
+    except Exception as exc:  # a converter's own bug still reads as a validation error
+        add_error("value.converter", f"cannot configure the converters: {exc}")
+    try:
+        TransformChain.from_config(registry, props).close()
+    except ConfigError as exc:
+        add_error(exc.name or "transforms", str(exc))
+    except Exception as exc:
+        add_error("transforms", f"cannot configure the transforms: {exc}")
+
+    own: ConfigDef | None = None
+    instance: Connector | None = None
+    try:
+        instance = cls()
+        own = instance.config()
+        for value in instance.validate(props):
+            if value.name in values:
+                values[value.name].error_messages.extend(
+                    m for m in value.error_messages if m not in values[value.name].error_messages
+                )
+            else:
+                values[value.name] = value
+    except Exception as exc:  # a connector's bug in validate() must not become a 500
+        add_error("connector.class", f"the connector's validate() failed: {exc}")
+    if own is not None:
+        for name, key in own.config_keys.items():
+            definitions.setdefault(name, key)
+
+    groups: list[str] = []
+    for definition in definitions.values():
+        if definition.group and definition.group not in groups:
+            groups.append(definition.group)
+    configs = []
+    for name, value in values.items():
+        found = definitions.get(name)
+        configs.append(
+            {
+                "definition": config_key_info(found) if found is not None else None,
+                "value": _value_info(found, value, props),
+            }
+        )
+    return {
+        "name": plugin.name,
+        "error_count": sum(len(v.error_messages) for v in values.values()),
+        "groups": groups,
+        "configs": configs,
+    }, instance
