@@ -121,77 +121,199 @@ class SinkTaskContext(Protocol):
 
 
 class Task(Versioned, abc.ABC):
-    """A unit of work the runtime runs on a thread (or a Spark executor)."""
+    """A unit of work the runtime runs on a thread of its own (or on a Spark executor).
+
+    One instance runs one task config. Each running task has a dedicated *task thread*:
+    the runtime calls ``initialize``, ``start`` and every data method (``poll``/``put``
+    and their commit hooks) from that thread, one call at a time, so a task needs no
+    locking for its own state. The only exception is noted on each subclass's ``stop``.
+    An instance is never restarted: after ``stop`` the runtime builds a new instance.
+    """
 
     @abc.abstractmethod
     def start(self, props: Mapping[str, str]) -> None:
-        """Begin work with this task's config (one of the connector's ``task_configs``)."""
+        """Begin work with this task's config (one of the connector's ``task_configs``).
+
+        Parse the config and open connections here, not in ``__init__``: the runtime
+        instantiates tasks to read their version before it starts them. Raising fails
+        the task (state FAILED with the error's trace); ``stop`` is still called.
+        """
 
     @abc.abstractmethod
     def stop(self) -> None:
-        """Release resources. May be called from another thread than the task's."""
+        """Release resources; see the subclass for the thread it is called from.
+
+        Called exactly once per started task, also after ``start`` or a data method
+        raised. It must not raise for a half-started task (guard attributes that
+        ``start`` may not have set); an error it raises is logged and otherwise ignored.
+        """
 
 
 class SourceTask(Task):
-    """Reads records from an external system.
+    """Reads records from an external system for the runtime to write to Kafka.
 
-    Contract:
-        - ``poll`` returns a batch of records, or None (or an empty list) when there is
-          nothing yet; it should not block for long, so that pause and stop take effect.
-        - ``stop`` is called from another thread and must make a blocked ``poll`` return.
-        - ``commit_record`` is called once the broker acknowledged the record (metadata
-          None when a transform dropped it or the error policy skipped it).
+    Lifecycle:
+        ``initialize(context)`` then ``start(props)``, then ``poll`` in a loop until the
+        task is stopped or paused. While the task is paused the runtime simply stops
+        calling ``poll``; it does not tell the task.
+
+    Threading:
+        ``initialize``, ``start``, ``poll``, ``commit`` and ``commit_record`` are called
+        on the task thread, never concurrently with each other. ``stop`` is called from
+        another thread (the worker's, when the connector is stopped, deleted or
+        reconfigured), possibly while ``poll`` is blocked: it only has to signal the
+        task (set a flag, wake a selector or close a socket) so that a blocked ``poll``
+        returns soon; it need not wait for the task to finish. ``stop`` may be called
+        before ``start`` has returned.
+
+    Records and offsets:
+        Each record carries a ``source_partition`` and ``source_offset``; the runtime
+        stores the offset of a record only after Kafka acknowledged it (or the error
+        policy skipped it), and periodically (``offset.flush.interval.ms``) commits the
+        offsets acknowledged so far. On restart the task reads them back through
+        ``context.offset_storage_reader`` and resumes from there: this is how a source
+        task gets at-least-once delivery without any commit logic of its own.
+        The runtime does not copy records: once returned from ``poll`` a record and
+        everything reachable from it belongs to the runtime and must not be changed.
+
+    Errors:
+        ``RetriableError`` from ``poll`` is logged and ``poll`` is called again (after
+        a short pause); any other exception fails the task. Errors from ``commit`` and
+        ``commit_record`` are logged and do not fail the task.
     """
 
     context: SourceTaskContext
 
     def initialize(self, context: SourceTaskContext) -> None:
+        """Receive the task's context; called once, before ``start``."""
         self.context = context
 
     @abc.abstractmethod
     def poll(self) -> list[SourceRecord] | None:
-        """The next batch of records, or None."""
+        """The next batch of records, or None (or ``[]``) when there is nothing yet.
+
+        May block while waiting for data, but should return within about a second even
+        when there is none (return None), so that pause, offset commits and ``stop``
+        take effect promptly. After ``stop`` was called it should return quickly.
+        """
 
     def commit(self) -> None:
-        """Called after the runtime has committed offsets; acknowledge upstream here."""
+        """Called on the task thread after the runtime committed this task's offsets.
+
+        The committed offsets are those of records acknowledged so far, which may be
+        older than the last records ``poll`` returned. Override it only when the
+        external system must be told what is safely in Kafka (acknowledge a queue,
+        advance a replication slot); the runtime keeps the offsets itself.
+        """
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        """Called per record once it is acknowledged by Kafka (or skipped)."""
+        """Called on the task thread for each record once Kafka acknowledged it.
+
+        ``metadata`` (topic, partition, offset as written) is None when the record was
+        never written: a transform or predicate dropped it, or ``errors.tolerance=all``
+        skipped it after a conversion or producer error. ``record`` is the object
+        ``poll`` returned (before transforms). Records of one source partition are
+        acknowledged in order. The runtime only tracks acknowledgements for this call
+        when a subclass overrides it, so leave it alone unless you need it.
+        """
 
 
 class SinkTask(Task):
     """Writes records read from Kafka to an external system.
 
-    Contract:
-        - ``put`` may buffer; it raises RetriableError to have the same batch redelivered
-          after ``context.timeout(ms)``; any other error fails the task.
-        - ``pre_commit`` returns, per partition, the next offset to consume for data that
-          is durable in the external system; returning an empty map disables commits.
-        - Offsets are keyed by the *original* topic partition (``SinkRecord.original_*``).
+    Lifecycle:
+        ``initialize(context)`` then ``start(props)``. When the consumer group assigns
+        partitions the runtime calls ``open`` with them; records of those partitions
+        then arrive in ``put`` batches. Periodically (``offset.flush.interval.ms``, or
+        soon after ``context.request_commit()``) the runtime calls ``pre_commit`` and
+        commits the offsets it returns to the consumer group. Before partitions are
+        taken away (rebalance) it commits them the same way and calls ``close``. On
+        shutdown: a last ``pre_commit`` and commit, ``close`` for all partitions still
+        assigned, then ``stop``.
+
+    Threading:
+        Every method, ``stop`` included, is called on the task thread, one at a time:
+        ``stop`` comes only after the last ``put`` returned and the final commit is
+        done, so it only has to release resources. ``open``/``close`` run inside the
+        consumer's rebalance callbacks on that same thread.
+
+    Offsets:
+        The offsets passed to ``flush``/``pre_commit`` and returned from
+        ``pre_commit`` are keyed by the *original* topic partition, before transforms
+        (``SinkRecord.original_topic``/``original_kafka_partition``), and each is the
+        offset of the next record to consume (last delivered offset + 1).
+        A record is only "done" when the runtime commits its offset: anything ``put``
+        buffered must be durable before ``pre_commit`` reports it, or a crash loses it.
+
+    Records:
+        ``put`` receives the records after conversion and transforms; they belong to
+        the runtime and must not be mutated. A task may keep references to them.
+
+    Errors:
+        ``RetriableError`` from ``put`` pauses consumption and redelivers the same batch
+        after ``context.timeout(ms)`` (1 s by default); any other exception from
+        ``put``, ``open``, ``close`` or ``start`` fails the task. A ``ConnectError``
+        carrying a ``records`` attribute is treated, under ``errors.tolerance=all``,
+        as those records being errant (sent to the DLQ) and the task goes on. An
+        exception from ``pre_commit``/``flush`` does not fail the task: the runtime
+        rewinds each partition to its last committed offset and delivers again.
+        Report single bad records with ``context.errant_record_reporter`` instead of
+        raising, so the rest of the batch is written.
     """
 
     context: SinkTaskContext
 
     def initialize(self, context: SinkTaskContext) -> None:
+        """Receive the task's context; called once, before ``start``.
+
+        The context's assignment is empty until the first ``open``.
+        """
         self.context = context
 
     @abc.abstractmethod
     def put(self, records: Sequence[SinkRecord]) -> None:
-        """Deliver a batch of records."""
+        """Deliver a batch of records (possibly empty); write them or buffer them.
+
+        A task that buffers must make the buffered records durable in ``flush`` (or
+        ``pre_commit``) so that offsets are never committed for lost data.
+        """
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
-        """Make everything ``put`` so far durable."""
+        """Make everything ``put`` so far durable; called by the default ``pre_commit``.
+
+        ``offsets`` are the next offsets to consume per original partition, as of the
+        last ``put``.
+        """
 
     def pre_commit(self, offsets: Mapping[TopicPartition, int]) -> Mapping[TopicPartition, int]:
-        """Offsets safe to commit. The default flushes, then returns ``offsets``."""
+        """The offsets safe to commit, called on the task thread before each commit.
+
+        ``offsets`` holds, per assigned original partition, the offset after the last
+        record delivered to ``put``. Return the offsets whose data is durable in the
+        external system: the default flushes, then returns ``offsets`` unchanged. A
+        task that writes asynchronously returns smaller offsets, and one that stores
+        offsets in the external system itself (exactly-once sinks) returns an empty
+        map, so the runtime commits nothing. Partitions not assigned any more are
+        ignored.
+        """
         self.flush(offsets)
         return offsets
 
     def open(self, partitions: Sequence[TopicPartition]) -> None:
-        """Partitions newly assigned to this task (after a rebalance)."""
+        """Partitions newly assigned to this task, before any of their records arrive.
+
+        Open per-partition writers here; to resume from offsets kept in the external
+        system, call ``context.offset(...)`` here. May include partitions this task had
+        before.
+        """
 
     def close(self, partitions: Sequence[TopicPartition]) -> None:
-        """Partitions taken away from this task; flush and drop their writers."""
+        """Partitions taken away from this task (rebalance or shutdown).
+
+        Their offsets have been committed (unless the partitions were lost to another
+        member); flush and drop their writers. No record of these partitions arrives
+        until they are opened again.
+        """
 
 
 class Connector(Versioned, abc.ABC):

@@ -26,11 +26,36 @@ class ConverterType(StrEnum):
 
 
 class Converter(Versioned, abc.ABC):
-    """Converts keys or values between Connect data and bytes.
+    """Converts record keys or values between Connect data and the bytes stored in Kafka.
 
-    ``None`` bytes and a ``None`` value are the tombstone and convert to each other.
-    The runtime calls the batch methods; override them when a batch can be done faster
-    than record by record.
+    Lifecycle:
+        A connector's tasks each get their own key converter and value converter
+        (``key.converter``/``value.converter``, falling back to the worker's), built
+        then configured once with ``configure(settings, is_key)``; the prefix is
+        stripped, and ``converter.type`` is ``key`` or ``value``. ``close`` is called
+        once when the task stops.
+
+    Threading:
+        An instance is only called from its task's thread, one call at a time; state
+        shared between instances (module-level schema caches) must be thread-safe.
+
+    Data:
+        ``from_connect_data`` serialises a value whose schema is ``schema`` (None for a
+        schemaless value); ``to_connect_data`` gives back a ``SchemaAndValue``. None
+        bytes and a None value (a tombstone) convert to each other. Neither direction
+        may mutate the value it is given. The runtime calls the batch methods
+        (``from_connect_batch``/``to_connect_batch``, one call per batch of records);
+        their defaults call the single-value methods without headers. Override them
+        when a batch can be done faster at once; they must return one result per item,
+        in order.
+
+    Errors:
+        Every failure to convert, whatever its cause, must be a ``DataError`` saying
+        what is wrong with the input (not an ``AttributeError``/``TypeError`` from deep
+        inside): the runtime then applies ``errors.tolerance`` and the dead letter
+        queue to that record. When a batch method raises, the runtime converts the
+        batch again one record at a time to find the bad records. ``configure`` raises
+        ``ConfigError`` for a bad setting.
     """
 
     is_key: bool = False
@@ -40,36 +65,57 @@ class Converter(Versioned, abc.ABC):
         self.is_key = is_key
 
     def config(self) -> ConfigDef:
+        """The definition of this converter's config keys."""
         return ConfigDef()
 
     @abc.abstractmethod
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
-        """Serialise one value."""
+        """Serialise one value of ``topic``; None for a None value.
+
+        Args:
+            topic: the topic the record goes to (some formats register schemas per topic).
+            schema: the value's schema, or None for schemaless data.
+            value: the value, matching ``schema``.
+            headers: the record's headers, when the caller has them; a converter may add
+                headers (changes are written with the record).
+
+        Raises:
+            DataError: the value does not match the schema or cannot be written.
+        """
 
     @abc.abstractmethod
     def to_connect_data(
         self, topic: str, data: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
-        """Deserialise one value."""
+        """Deserialise one value read from ``topic``; None bytes give a null value.
+
+        Raises:
+            DataError: the bytes are not valid for this format.
+        """
 
     def from_connect_batch(
         self, items: Sequence[tuple[str, Schema | None, Any]]
     ) -> list[bytes | None]:
-        """Serialise many ``(topic, schema, value)`` at once."""
+        """Serialise many ``(topic, schema, value)`` at once, one result per item."""
         return [self.from_connect_data(topic, schema, value) for topic, schema, value in items]
 
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
-        """Deserialise many ``(topic, data)`` at once."""
+        """Deserialise many ``(topic, data)`` at once, one result per item."""
         return [self.to_connect_data(topic, data) for topic, data in items]
 
     def close(self) -> None:
-        """Release resources."""
+        """Release resources; called once when the task stops."""
 
 
 class HeaderConverter(Versioned, abc.ABC):
-    """Converts header values between Connect data and bytes."""
+    """Converts header values between Connect data and bytes (``header.converter``).
+
+    Lifecycle and threading are as for :class:`Converter`: one instance per task,
+    ``configure`` once, calls from the task's thread only, ``close`` at the end. Each
+    header value is converted on its own, with its key; a failure is a ``DataError``.
+    """
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         """Receive the header converter's config (prefix stripped)."""
@@ -78,14 +124,14 @@ class HeaderConverter(Versioned, abc.ABC):
         return ConfigDef()
 
     @abc.abstractmethod
-    def to_connect_header(
-        self, topic: str, header_key: str, data: bytes | None
-    ) -> SchemaAndValue: ...
+    def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
+        """The Connect value of header ``header_key``'s bytes; None bytes give a null value."""
 
     @abc.abstractmethod
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None: ...
+    ) -> bytes | None:
+        """The bytes to write for header ``header_key``; None for a null value."""
 
     def close(self) -> None:
         """Release resources."""

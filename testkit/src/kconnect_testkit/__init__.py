@@ -24,9 +24,8 @@ from kconnect_sdk import distribution_version
 
 if TYPE_CHECKING:
     from ._base import STRICTNESS_LEVELS, PluginPackageSuite, Suite
-    from ._connectors import SinkConnectorSuite, SourceConnectorSuite
+    from ._converter_suite import ConverterSuite
     from ._corpus import CORPUS, CorpusCase, values_for
-    from ._data import ConverterSuite, PredicateSuite, TransformSuite
     from ._doubles import (
         FakeClock,
         InMemoryOffsetStore,
@@ -36,7 +35,11 @@ if TYPE_CHECKING:
         ScriptedSourceContext,
     )
     from ._examples import example_scenarios, example_waivers
+    from ._predicate_suite import PredicateSuite
     from ._scenario import Scenario
+    from ._sink_suite import SinkConnectorSuite
+    from ._source_suite import SourceConnectorSuite
+    from ._transform_suite import TransformSuite
 
 __version__ = distribution_version(__name__)
 
@@ -49,11 +52,11 @@ _LAZY = {
     "STRICTNESS_LEVELS": "._base",
     "PluginPackageSuite": "._base",
     "Suite": "._base",
-    "SinkConnectorSuite": "._connectors",
-    "SourceConnectorSuite": "._connectors",
-    "ConverterSuite": "._data",
-    "PredicateSuite": "._data",
-    "TransformSuite": "._data",
+    "SinkConnectorSuite": "._sink_suite",
+    "SourceConnectorSuite": "._source_suite",
+    "ConverterSuite": "._converter_suite",
+    "PredicateSuite": "._predicate_suite",
+    "TransformSuite": "._transform_suite",
     "example_scenarios": "._examples",
     "example_waivers": "._examples",
     "FakeClock": "._doubles",

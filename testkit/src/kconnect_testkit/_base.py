@@ -18,7 +18,8 @@ from ._scenario import Hook, Scenario
 if TYPE_CHECKING:
     # Only for annotations: the pytest plugin imports this module in every session, and the
     # runtime is heavy to import. PluginKind is a StrEnum, so its values compare as strings.
-    from kconnect_runtime import PluginDesc, PluginKind
+    from kconnect_runtime.plugins import PluginDesc
+    from kconnect_sdk import PluginKind
 
 __all__ = ["STRICTNESS_LEVELS", "PluginPackageSuite", "Suite"]
 
@@ -181,7 +182,7 @@ class Suite:
 class PluginPackageSuite(Suite):
     """Packaging and discovery checks; every other suite includes them.
 
-    Used on its own, set ``kind`` (a ``kconnect_runtime.PluginKind``) as well as ``plugin``.
+    Used on its own, set ``kind`` (a ``kconnect_sdk.PluginKind``) as well as ``plugin``.
     """
 
     def _desc_or_fail(self) -> Any:

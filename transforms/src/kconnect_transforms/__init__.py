@@ -24,38 +24,33 @@ raises ``DataError`` naming itself and the field for a record it cannot handle.
 
 from __future__ import annotations
 
+from ._by_logical_table_router import ByLogicalTableRouter
 from ._cast import CastKey, CastValue
-from ._confluent import (
-    ConfluentFilterKey,
-    ConfluentFilterValue,
-    DropKey,
-    DropValue,
-    ExtractTopicHeader,
-    ExtractTopicKey,
-    ExtractTopicValue,
-    TombstoneHandler,
-)
+from ._confluent_filter import ConfluentFilterKey, ConfluentFilterValue
 from ._dateformat import JavaDateFormat
-from ._debezium import ByLogicalTableRouter, ExtractNewRecordState
-from ._fields import (
-    ExtractFieldKey,
-    ExtractFieldValue,
-    HoistFieldKey,
-    HoistFieldValue,
-    MaskFieldKey,
-    MaskFieldValue,
-    ReplaceFieldKey,
-    ReplaceFieldValue,
-    SetSchemaMetadataKey,
-    SetSchemaMetadataValue,
-    ValueToKey,
-)
-from ._filter import Filter, HasHeaderKey, RecordIsTombstone, TopicNameMatches
+from ._drop import DropKey, DropValue
+from ._drop_headers import DropHeaders
+from ._extract_field import ExtractFieldKey, ExtractFieldValue
+from ._extract_new_record_state import ExtractNewRecordState
+from ._extract_topic import ExtractTopicHeader, ExtractTopicKey, ExtractTopicValue
+from ._filter import Filter
 from ._flatten import FlattenKey, FlattenValue
-from ._header_transforms import DropHeaders, HeaderFromKey, HeaderFromValue, InsertHeader
+from ._has_header_key import HasHeaderKey
+from ._header_from import HeaderFromKey, HeaderFromValue
+from ._hoist_field import HoistFieldKey, HoistFieldValue
 from ._insert_field import InsertFieldKey, InsertFieldValue
-from ._routers import MessageTimestampRouter, RegexRouter, TimestampRouter
+from ._insert_header import InsertHeader
+from ._mask_field import MaskFieldKey, MaskFieldValue
+from ._message_timestamp_router import MessageTimestampRouter
+from ._record_is_tombstone import RecordIsTombstone
+from ._regex_router import RegexRouter
+from ._replace_field import ReplaceFieldKey, ReplaceFieldValue
+from ._set_schema_metadata import SetSchemaMetadataKey, SetSchemaMetadataValue
 from ._timestamp_converter import TimestampConverterKey, TimestampConverterValue
+from ._timestamp_router import TimestampRouter
+from ._tombstone_handler import TombstoneHandler
+from ._topic_name_matches import TopicNameMatches
+from ._value_to_key import ValueToKey
 
 __all__ = [
     "ByLogicalTableRouter",

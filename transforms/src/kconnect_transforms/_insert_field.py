@@ -35,9 +35,10 @@ from ._util import (
     struct_values,
 )
 
+_log = logging.getLogger(__name__)
+
 __all__ = ["InsertFieldKey", "InsertFieldValue"]
 
-_log = logging.getLogger(__name__)
 _PURPOSE = "field insertion"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 

@@ -203,9 +203,17 @@ class _TimestampConverter(KeyOrValue[R]):
 
     def apply(self, record: R) -> R | None:
         schema, value = self.operand(record)
-        if value is None:
-            return record
         field = self._field
+        if value is None:
+            if schema is None:
+                return record
+            # As Kafka: a null value with a schema still gets the converted schema.
+            if not field:
+                return self.new_record(record, self._target_schema(schema.optional), None)
+            plan = self._schemas.get(schema)
+            if plan is None:
+                plan = self._schemas.put(schema, self._plan(schema))
+            return self.new_record(record, plan[0], None)
         if schema is None:
             if not field:
                 return self.new_record(

@@ -1,4 +1,4 @@
-"""Header transforms: HeaderFrom, InsertHeader and DropHeaders."""
+"""HeaderFrom$Key / $Value: copy or move fields into headers."""
 
 from __future__ import annotations
 
@@ -11,17 +11,13 @@ from kconnect_sdk import (
     DataError,
     Field,
     Header,
-    Headers,
     Importance,
     ParsedConfig,
     Schema,
-    Values,
-    non_empty_string,
 )
 
 from ._util import (
     REPLACE_NULL_WITH_DEFAULT,
-    BaseTransform,
     KeyOrValue,
     R,
     SchemaCache,
@@ -35,7 +31,7 @@ from ._util import (
     struct_values,
 )
 
-__all__ = ["DropHeaders", "HeaderFromKey", "HeaderFromValue", "InsertHeader"]
+__all__ = ["HeaderFromKey", "HeaderFromValue"]
 
 
 class _HeaderFrom(KeyOrValue[R]):
@@ -149,58 +145,3 @@ class HeaderFromValue(_HeaderFrom[R]):
     """Copy or move value fields into headers (``...transforms.HeaderFrom$Value``)."""
 
     NAME = "HeaderFrom$Value"
-
-
-class InsertHeader(BaseTransform[R]):
-    """Add a header with a literal value (``org.apache.kafka.connect.transforms.InsertHeader``).
-
-    The literal is parsed as Kafka's ``Values.parseString`` does: ``42`` gives an INT8
-    header, ``true`` a BOOLEAN, ``[1,2]`` an ARRAY, anything else a STRING.
-    """
-
-    NAME = "InsertHeader"
-    CONFIG_DEF: ClassVar[ConfigDef] = (
-        ConfigDef()
-        .define(
-            "header",
-            ConfigType.STRING,
-            validator=non_empty_string,
-            importance=Importance.HIGH,
-            documentation="The name of the header.",
-        )
-        .define(
-            "value.literal",
-            ConfigType.STRING,
-            importance=Importance.HIGH,
-            documentation="The literal value that is to be set as the header value on all records.",
-        )
-    )
-
-    def _configure(self, config: ParsedConfig) -> None:
-        parsed = Values.parse_string(config["value.literal"])
-        self._header = Header(config["header"], parsed.schema, parsed.value)
-
-    def apply(self, record: R) -> R | None:
-        return record.new_record(headers=record.headers.add_all((self._header,)))
-
-
-class DropHeaders(BaseTransform[R]):
-    """Remove every header with one of the given names (``...transforms.DropHeaders``)."""
-
-    NAME = "DropHeaders"
-    CONFIG_DEF: ClassVar[ConfigDef] = ConfigDef().define(
-        "headers",
-        ConfigType.LIST,
-        validator=non_empty_list,
-        importance=Importance.HIGH,
-        documentation="The name of the headers to be removed.",
-    )
-
-    def _configure(self, config: ParsedConfig) -> None:
-        self._names = frozenset(config["headers"])
-
-    def apply(self, record: R) -> R | None:
-        names = self._names
-        if not any(h.key in names for h in record.headers):
-            return record
-        return record.new_record(headers=Headers(h for h in record.headers if h.key not in names))

@@ -1,0 +1,146 @@
+"""ReplaceField$Key / $Value: keep, drop and rename fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from kconnect_sdk import (
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    DataError,
+    Field,
+    Importance,
+    ParsedConfig,
+    Schema,
+)
+
+from ._util import (
+    REPLACE_NULL_WITH_DEFAULT,
+    KeyOrValue,
+    R,
+    SchemaCache,
+    copy_schema,
+    define_replace_null,
+    fill_struct,
+    require_map,
+    require_struct,
+    struct_values,
+)
+
+__all__ = ["ReplaceFieldKey", "ReplaceFieldValue"]
+
+
+def _parse_renames(name: str, value: Any) -> None:
+    for mapping in value or ():
+        parts = mapping.split(":")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise ConfigError(
+                f"Invalid value {value} for configuration {name}: Invalid rename mapping: "
+                f"{mapping!r}; write old:new pairs separated by commas",
+                name=name,
+                value=value,
+            )
+
+
+class _ReplaceField(KeyOrValue[R]):
+    CONFIG_DEF: ClassVar[ConfigDef] = define_replace_null(
+        ConfigDef()
+        .define(
+            "exclude",
+            ConfigType.LIST,
+            "",
+            importance=Importance.MEDIUM,
+            documentation="Fields to exclude. This takes precedence over the fields to include.",
+        )
+        .define(
+            "include",
+            ConfigType.LIST,
+            "",
+            importance=Importance.MEDIUM,
+            documentation="Fields to include. If specified, only these fields will be used.",
+        )
+        .define(
+            "renames",
+            ConfigType.LIST,
+            "",
+            _parse_renames,
+            importance=Importance.MEDIUM,
+            documentation="Field rename mappings, as comma-separated old:new pairs.",
+        )
+    )
+
+    def _configure(self, config: ParsedConfig) -> None:
+        self._exclude = frozenset(config["exclude"])
+        self._include = frozenset(config["include"])
+        self._renames = dict(m.split(":") for m in config["renames"])
+        self._map_schemaless = self._replace
+        self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
+        self._schemas: SchemaCache[tuple[Schema, list[int], list[tuple[int, Any]]]] = SchemaCache()
+
+    def _keep(self, name: str) -> bool:
+        return name not in self._exclude and (not self._include or name in self._include)
+
+    def apply(self, record: R) -> R | None:
+        schema, value = self.operand(record)
+        if value is None:
+            return record
+        if schema is None:
+            original = require_map(self.NAME, value, "field replacement")
+            return self.new_record(record, None, self._replace(record, original))
+        struct = require_struct(self.NAME, value, "field replacement")
+        plan = self._schemas.get(struct.schema)
+        if plan is None:
+            plan = self._schemas.put(struct.schema, self._plan(struct.schema))
+        updated_schema, sources, defaults = plan
+        old = struct_values(struct)
+        values = [old[i] for i in sources]
+        if defaults and self._replace_null:
+            for index, default in defaults:
+                if values[index] is None:
+                    values[index] = default
+        return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
+
+    def _replace(self, record: R, value: Mapping[str, Any]) -> dict[str, Any]:
+        updated = dict(value)
+        # Kafka builds a HashMap, so field order is not part of the contract; popping
+        # from a copy is much cheaper than testing every key.
+        for name in self._exclude:
+            updated.pop(name, None)
+        if self._include:
+            updated = {k: v for k, v in updated.items() if k in self._include}
+        if self._renames:
+            # Pop every renamed field before re-adding so swaps (a:b,b:a) work.
+            moved = {new: updated.pop(old) for old, new in self._renames.items() if old in updated}
+            updated.update(moved)
+        return updated
+
+    def _plan(self, schema: Schema) -> tuple[Schema, list[int], list[tuple[int, Any]]]:
+        fields: list[Field] = []
+        sources: list[int] = []
+        for field in schema.fields:
+            if self._keep(field.name):
+                new_name = self._renames.get(field.name, field.name)
+                if any(f.name == new_name for f in fields):
+                    raise DataError(
+                        f"{self.NAME}: renaming {field.name!r} to {new_name!r} clashes with "
+                        "another field of that name; fix the renames config"
+                    )
+                fields.append(Field(new_name, len(fields), field.schema))
+                sources.append(field.index)
+        defaults = [(f.index, f.schema.default) for f in fields if f.schema.default is not None]
+        return copy_schema(schema, optional=False, fields=fields), sources, defaults
+
+
+class ReplaceFieldKey(_ReplaceField[R]):
+    """Filter or rename fields of the key (``org.apache.kafka.connect.transforms.ReplaceField$Key``)."""
+
+    ON_KEY = True
+    NAME = "ReplaceField$Key"
+
+
+class ReplaceFieldValue(_ReplaceField[R]):
+    """Filter or rename fields of the value (``...ReplaceField$Value``)."""
+
+    NAME = "ReplaceField$Value"
