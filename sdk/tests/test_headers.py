@@ -28,7 +28,10 @@ _STRUCT = Struct(SchemaBuilder.struct().field("a", Schema.INT32).build()).put("a
 @pytest.mark.parametrize(
     ("method", "args", "schema"),
     [
-        ("add_string", ("v",), Schema.OPTIONAL_STRING),
+        # As Kafka: the required schema for a value, the optional one for null
+        ("add_string", ("v",), Schema.STRING),
+        ("add_string", (None,), Schema.OPTIONAL_STRING),
+        ("add_bytes", (None,), Schema.OPTIONAL_BYTES),
         ("add_boolean", (True,), Schema.BOOLEAN),
         ("add_byte", (-128,), Schema.INT8),
         ("add_short", (300,), Schema.INT16),

@@ -48,8 +48,10 @@ def _f32(x: float) -> float:
         ("+5", Schema.INT8, 5),
         ("1.0", Schema.INT8, 1),
         ("1.5", Schema.FLOAT32, 1.5),
-        # 1.1 has no exact float32 form, so it is a FLOAT64
-        ("1.1", Schema.FLOAT64, 1.1),
+        # As Kafka: FLOAT32 (rounded to float precision) for any number finite as a float
+        ("1.1", Schema.FLOAT32, 1.100000023841858),
+        ("1e-50", Schema.FLOAT32, 0.0),
+        ("1e300", Schema.FLOAT64, 1e300),
         ("9223372036854775808", Decimal.schema(0), decimal.Decimal("9223372036854775808")),
         ("1e400", Decimal.schema(-400), decimal.Decimal("1e400")),
         ("", Schema.STRING, ""),
@@ -73,7 +75,9 @@ def _f32(x: float) -> float:
         ("[1, 300]", SchemaBuilder.array(Schema.INT16).build(), [1, 300]),
         ("[1, 2.5]", SchemaBuilder.array(Schema.FLOAT32).build(), [1.0, 2.5]),
         ("[true, false]", SchemaBuilder.array(Schema.BOOLEAN).build(), [True, False]),
-        ("[1, null]", SchemaBuilder.array(Schema.OPTIONAL_INT8).build(), [1, None]),
+        # Kafka aligns null with the required INT8 element schema, fails, keeps the string
+        ("[1, null]", Schema.STRING, "[1, null]"),
+        ('{"a": 1, "b": null}', Schema.STRING, '{"a": 1, "b": null}'),
         (
             '["a\\"b", "c,d"]',
             SchemaBuilder.array(Schema.STRING).build(),
@@ -113,14 +117,34 @@ def test_parse_string_infers_kafkas_schema(text: str, schema: Schema, value: Any
     [
         (None, None),
         ("null", None),
-        ('[1, 2, 3, "four"]', [1, 2, 3, "four"]),  # no common element schema
-        ("[]", []),
-        ("{}", {}),
     ],
 )
 def test_parse_string_without_a_schema(text: str | None, value: Any) -> None:
     parsed = Values.parse_string(text)
     assert parsed.schema is None
+    assert parsed.value == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "key_schema"),
+    [
+        ('[1, 2, 3, "four"]', [1, 2, 3, "four"], None),  # no common element schema
+        ("[]", [], None),
+        ("[null, null]", [None, None], None),
+        ("{}", {}, None),
+        ('{"a": null}', {"a": None}, Schema.STRING),
+        ('{"a": 1, "b": "x"}', {"a": 1, "b": "x"}, Schema.STRING),
+        ('{"a": 1, 2: 1}', {"a": 1, 2: 1}, None),
+    ],
+)
+def test_parse_string_untyped_containers_get_kafkas_array_or_map_schema(
+    text: str, value: Any, key_schema: Schema | None
+) -> None:
+    parsed = Values.parse_string(text)
+    assert parsed.schema is not None
+    assert parsed.schema.type is (Type.ARRAY if text.startswith("[") else Type.MAP)
+    assert parsed.schema.value_schema is None
+    assert parsed.schema.key_schema == key_schema
     assert parsed.value == value
 
 
@@ -220,7 +244,8 @@ def test_convert_to_string_refuses_unknown_objects() -> None:
             dt.datetime(2024, 1, 1, 0, 0, 1, tzinfo=UTC),
         ),
         ("convert_to_boolean", None, None, None),
-        ("convert_to_date", None, None, None),
+        ("convert_to_long", None, None, None),
+        ("convert_to_string", None, None, None),
     ],
 )
 def test_convert_to_coerces_like_kafka(
@@ -242,6 +267,11 @@ def test_convert_to_coerces_like_kafka(
         ("convert_to_list", 5, "unable to convert 5"),
         ("convert_to_map", "[1]", "unable to convert"),
         ("convert_to_struct", {"a": 1}, "only a Struct is a struct"),
+        # Kafka converts to the required Date/Time/Timestamp/Decimal/struct schemas: null fails
+        ("convert_to_struct", None, "null value to a schema that requires a value"),
+        ("convert_to_date", None, "null value to a schema that requires a value"),
+        ("convert_to_time", None, "null value to a schema that requires a value"),
+        ("convert_to_timestamp", None, "null value to a schema that requires a value"),
         ("convert_to_date", dt.time(1, 0), "to a date"),
         ("convert_to_time", 86_400_000, "less than 86400000"),
     ],
@@ -257,6 +287,8 @@ def test_convert_to_decimal() -> None:
     assert Values.convert_to_decimal(None, "12.30", 2) == decimal.Decimal("12.30")
     with pytest.raises(DataError, match="with scale 2"):
         Values.convert_to_decimal(None, "x", 2)
+    with pytest.raises(DataError, match="null value to a schema that requires a value"):
+        Values.convert_to_decimal(None, None, 2)
 
 
 def test_convert_to_struct_passes_structs_through() -> None:
@@ -310,11 +342,19 @@ def test_integers_round_trip_with_the_narrowest_type(number: int) -> None:
     assert parsed.schema.type is expected
 
 
-@given(st.floats(allow_nan=False, allow_infinity=False))
+@given(st.floats(allow_nan=False, allow_infinity=False, width=32))
 def test_floats_round_trip_numerically(number: float) -> None:
     # Java's shortest digits may read back as an integer type (1.0E7 -> INT32), as in Kafka;
-    # the number itself must come back unchanged.
+    # a number with a float form comes back unchanged.
     assert float(Values.parse_string(Values.convert_to_string(None, number)).value) == number
+
+
+def test_doubles_parse_as_float32_like_kafka() -> None:
+    # Kafka's parseString gives FLOAT32 for every non-integral number finite as a float,
+    # so a double's digits come back rounded to float precision.
+    parsed = Values.parse_string(Values.convert_to_string(None, 0.1))
+    assert parsed.schema == Schema.FLOAT32
+    assert parsed.value == binary.unpack("<f", binary.pack("<f", 0.1))[0]
 
 
 @given(st.lists(st.text().filter(lambda s: not _TEMPORAL.fullmatch(s)), min_size=1))

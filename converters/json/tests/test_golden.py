@@ -55,7 +55,8 @@ CASES: dict[str, tuple[dict[str, str], Schema | None, Any, Any]] = {
     "int16": ({}, Schema.INT16, 12, 12),
     "int32": ({}, Schema.INT32, 12, 12),
     "int64": ({}, Schema.INT64, 4398046511104, 4398046511104),
-    "float32": ({}, Schema.FLOAT32, 12.34, 12.34),
+    # Kafka reads a FLOAT32 as a Java float (floatValue()): 12.34f is exactly this double.
+    "float32": ({}, Schema.FLOAT32, 12.34, 12.340000152587890625),
     "float64": ({}, Schema.FLOAT64, 12.34, 12.34),
     "bytes": ({}, Schema.BYTES, b"test-string", b"test-string"),
     "string": ({}, Schema.STRING, "test-string", "test-string"),

@@ -247,3 +247,71 @@ def test_round_trip_schema_and_value(
     assert result.value == value
     assert reader.to_connect_batch([("t", encoded)]) == [result]
     assert writer.from_connect_batch([("t", schema, value)]) == [encoded]
+
+
+_DATE = '{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","version":1}'
+_TS = (
+    '{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","version":1}'
+)
+_MAP_KEYS = (
+    '{"type":"map","keys":{"type":"map","keys":{"type":"string","optional":false},'
+    '"values":{"type":"int32","optional":false},"optional":false},'
+    '"values":{"type":"int32","optional":false},"optional":false}'
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"schema":' + _DATE.encode() + b',"payload":2147483647}', "years 1 to 9999"),
+        (b'{"schema":' + _TS.encode() + b',"payload":9223372036854775807}', "years 1 to 9999"),
+        (b'{"schema":' + _MAP_KEYS.encode() + b',"payload":[[{"a":1},2]]}', "map key"),
+        (
+            b'{"schema":'
+            + b'{"type":"array","optional":true,"items":' * 255
+            + b'{"type":"int32","optional":false}'
+            + b"}" * 255
+            + b',"payload":null}',
+            "Recursion limit",
+        ),
+        (b"", 'requires "schema" and "payload"'),
+        (b"{", "serialization error"),
+    ],
+    ids=[
+        "date-beyond-9999",
+        "timestamp-beyond-9999",
+        "map-keys-are-maps",
+        "nested-255",
+        "empty",
+        "bad",
+    ],
+)
+def test_every_read_failure_is_a_data_error_naming_the_problem(data: bytes, message: str) -> None:
+    # Kafka's converter raises DataException for all of these; a Python TypeError or
+    # OverflowError would bypass errors.tolerance and the dead letter queue.
+    converter = _converter()
+    with pytest.raises(DataError, match=message):
+        converter.to_connect_data("orders", data)
+    with pytest.raises(DataError, match=message):
+        converter.to_connect_batch([("orders", data)])
+
+
+def test_schemas_nested_255_deep_fail_to_write_with_a_data_error() -> None:
+    schema = Schema.INT32
+    for _ in range(255):
+        schema = SchemaBuilder.array(schema).build()
+    with pytest.raises(DataError, match="Recursion limit"):
+        _converter().from_connect_data("orders", schema, None)
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n"])
+def test_schemaless_empty_value_reads_as_null(data: bytes) -> None:
+    converter = _converter(**{"schemas.enable": "false"})
+    assert converter.to_connect_data("t", data) == SchemaAndValue(None, None)
+    assert converter.to_connect_batch([("t", data)]) == [SchemaAndValue(None, None)]
+
+
+def test_leading_zeros_read_in_batches_and_strings_keep_them() -> None:
+    converter = _converter(**{"schemas.enable": "false"})
+    got = converter.to_connect_batch([("t", b'{"a": 0012, "b": "0012", "c": -007.5, "d": 0.5}')])
+    assert got[0].value == {"a": 12, "b": "0012", "c": -7.5, "d": 0.5}

@@ -79,8 +79,10 @@ class Headers:
     # Typed adders, as Kafka's ConnectHeaders.addString(...) and friends: each checks the
     # value against the schema it implies and returns a new Headers.
     def add_string(self, key: str, value: str | None) -> Headers:
-        """A copy with a STRING header (OPTIONAL_STRING, so None is allowed)."""
-        return self._add_checked(key, value, Schema.OPTIONAL_STRING)
+        """A copy with a STRING header: schema STRING, or OPTIONAL_STRING for None (as Kafka)."""
+        return self._add_checked(
+            key, value, Schema.OPTIONAL_STRING if value is None else Schema.STRING
+        )
 
     def add_boolean(self, key: str, value: bool) -> Headers:
         return self._add_checked(key, value, Schema.BOOLEAN)
@@ -104,8 +106,11 @@ class Headers:
     def add_double(self, key: str, value: float) -> Headers:
         return self._add_checked(key, value, Schema.FLOAT64)
 
-    def add_bytes(self, key: str, value: bytes) -> Headers:
-        return self._add_checked(key, value, Schema.BYTES)
+    def add_bytes(self, key: str, value: bytes | None) -> Headers:
+        """A copy with a BYTES header: schema BYTES, or OPTIONAL_BYTES for None (as Kafka)."""
+        return self._add_checked(
+            key, value, Schema.OPTIONAL_BYTES if value is None else Schema.BYTES
+        )
 
     def add_list(self, key: str, value: Sequence[Any], schema: Schema) -> Headers:
         """A copy with an ARRAY header; ``schema`` is the array schema."""

@@ -51,21 +51,28 @@ class Decimal:
     @staticmethod
     def from_logical(schema: Schema, value: _decimal.Decimal) -> bytes:
         scale = Decimal.scale_of(schema)
-        exponent = value.as_tuple().exponent
+        sign, digits, exponent = value.as_tuple()
         if not isinstance(exponent, int):
             raise DataError(f"cannot encode non-finite decimal {value}")
         if -exponent != scale:
             # Kafka refuses a BigDecimal whose scale differs from the schema's.
             raise DataError(f"decimal {value} has scale {-exponent}, schema expects scale {scale}")
-        unscaled = int(value.scaleb(scale))
-        length = max(1, (unscaled + (unscaled < 0)).bit_length() // 8 + 1)
+        # The unscaled value straight from the digits: Decimal arithmetic (scaleb, quantize)
+        # would round to the context's precision, 28 digits by default, and a DECIMAL(38,x)
+        # column has more. Python ints are exact at any size, like Java's BigInteger.
+        unscaled = int("".join(map(str, digits))) if digits else 0
+        if sign:
+            unscaled = -unscaled
+        # Minimal two's complement, as BigInteger.toByteArray gives it.
+        length = (unscaled + (unscaled < 0)).bit_length() // 8 + 1
         return unscaled.to_bytes(length, "big", signed=True)
 
     @staticmethod
     def to_logical(schema: Schema, value: bytes) -> _decimal.Decimal:
         scale = Decimal.scale_of(schema)
         unscaled = int.from_bytes(value, "big", signed=True)
-        return _decimal.Decimal(unscaled).scaleb(-scale)
+        # Parsing text is exact at any precision; scaleb would round to the context's.
+        return _decimal.Decimal(f"{unscaled}E{-scale}")
 
 
 class Date:

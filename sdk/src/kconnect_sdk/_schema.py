@@ -147,15 +147,47 @@ class Schema:
         set_(self, "key_schema", key_schema)
         set_(self, "value_schema", value_schema)
         set_(self, "_field_map", MappingProxyType({f.name: f for f in self.fields}))
+        # Set before validating: a struct default is checked against this very schema.
+        set_(self, "default", None)
         if default is not None:
             try:
-                validate_value(self, default)
+                if type is Type.STRUCT:
+                    _validate_struct_default(self, default)
+                else:
+                    validate_value(self, default)
             except DataError as exc:
                 raise SchemaBuilderError(f"invalid default value: {exc}") from exc
-        set_(self, "default", default)
+            set_(self, "default", default)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Schema is immutable; cannot set {name!r}")
+
+    @classmethod
+    def _untyped(
+        cls, type: Type, key_schema: Schema | None = None, value_schema: Schema | None = None
+    ) -> Schema:
+        """An ARRAY or MAP schema missing its element (or key/value) schema.
+
+        Only ``Values.parse_string`` makes these, as Kafka's ``Values`` does for empty,
+        all-null and mixed arrays and maps; ``SchemaBuilder`` refuses them.
+        """
+        schema = cls.__new__(cls)
+        set_ = object.__setattr__
+        for attr, value in (
+            ("type", type),
+            ("optional", False),
+            ("name", None),
+            ("version", None),
+            ("doc", None),
+            ("parameters", _EMPTY),
+            ("fields", ()),
+            ("key_schema", key_schema),
+            ("value_schema", value_schema),
+            ("_field_map", _EMPTY),
+            ("default", None),
+        ):
+            set_(schema, attr, value)
+        return schema
 
     def field(self, name: str) -> Field | None:
         """The field called ``name``, or None. Raises DataError on a non-struct schema."""
@@ -195,6 +227,41 @@ class Schema:
         if self.fields:
             parts.append("fields=[" + ", ".join(f.name for f in self.fields) + "]")
         return "Schema(" + ", ".join(parts) + ")"
+
+
+def _validate_struct_default(schema: Schema, default: Any) -> None:
+    """A struct default is a Struct of this schema, built before the schema was complete.
+
+    Kafka builds it on the SchemaBuilder itself, so its schema may lack the default and
+    the builder's later ``optional()``: both are ignored here; fields must match.
+    """
+    from ._struct import Struct
+
+    if not isinstance(default, Struct):
+        raise DataError(
+            f"invalid value: expected a Struct for schema type struct, got {type(default).__name__}"
+        )
+    own = default.schema
+    if (own.name, own.version, own.doc, dict(own.parameters), own.fields) != (
+        schema.name,
+        schema.version,
+        schema.doc,
+        dict(schema.parameters),
+        schema.fields,
+    ):
+        raise DataError("struct schemas do not match")
+    default.validate()
+
+
+def same_struct_schema(actual: Schema, expected: Schema) -> bool:
+    """Whether a Struct built on ``actual`` is a value of ``expected``.
+
+    Equal schemas match, and so do schemas that differ only in their own default: a
+    struct schema's default is a Struct built on the schema without that default (as in
+    Kafka, where the default Struct is built on the SchemaBuilder), and the values of a
+    schema with a default are built on it too.
+    """
+    return actual is expected or actual == expected or actual._key() == expected._key()
 
 
 def _defaults_equal(a: Any, b: Any) -> bool:
@@ -438,7 +505,7 @@ def validate_value(schema: Schema | None, value: Any, *, path: str = "") -> None
             raise DataError(
                 f"invalid value{where}: expected a Struct for schema type struct, got {type(value).__name__}"
             )
-        if value.schema != schema:
+        if not same_struct_schema(value.schema, schema):
             raise DataError(f"struct schemas do not match{where}")
         # Check fields here rather than with Struct.validate() so errors keep the full path.
         for field in schema.fields:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import DataError
-from ._schema import Field, Schema, Type, validate_value
+from ._schema import Field, Schema, SchemaBuilder, Type, validate_value
 
 __all__ = ["Struct"]
 
@@ -21,7 +21,10 @@ class Struct:
 
     __slots__ = ("_values", "schema")
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema | SchemaBuilder) -> None:
+        if isinstance(schema, SchemaBuilder):
+            # As Kafka's ``new Struct(builder)``: how a struct schema's default is built.
+            schema = schema.build()
         if schema.type is not Type.STRUCT:
             raise DataError(f"a Struct needs a struct schema, got {schema.type.value}")
         self.schema = schema

@@ -35,6 +35,7 @@ _NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _UNESCAPE_RE: Final = re.compile(r"\\(.)", re.DOTALL)
 _NUMERIC_ORDER: Final = (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)
 
+_NULL_REQUIRED: Final = "Unable to convert a null value to a schema that requires a value"
 _ARRAY_TARGET: Final = SchemaBuilder.array(Schema.STRING).optional().build()
 _MAP_TARGET: Final = SchemaBuilder.map(Schema.STRING, Schema.STRING).optional().build()
 _STRUCT_TARGET: Final = SchemaBuilder.struct().optional().build()
@@ -123,22 +124,24 @@ def _optional(schema: Schema) -> Schema:
 def _common_schema(
     previous: Schema | _Mixed | None, latest: Schema | None
 ) -> Schema | _Mixed | None:
-    """The schema both elements fit, widening numbers as Kafka does; _MIXED when none."""
+    """The schema both elements fit, as Kafka's ``Values.mergeSchemas``; _MIXED when none.
+
+    Nulls (``latest`` None) leave the common schema as it is. Numbers widen along INT8 <
+    INT16 < INT32 < INT64 < FLOAT32 < FLOAT64; two schemas of one type merge to the later
+    one (the optional one when only one is); anything else has no common schema.
+    """
     if latest is None or isinstance(previous, _Mixed):
         return previous
     if previous is None:
         return latest
-    if previous.name is None and latest.name is None:
+    if previous.type is not latest.type:
         if previous.type in _NUMERIC_ORDER and latest.type in _NUMERIC_ORDER:
-            wider = max(
-                previous.type, latest.type, key=_NUMERIC_ORDER.index
-            )  # INT8 < ... < FLOAT64
+            wider = max(previous.type, latest.type, key=_NUMERIC_ORDER.index)
             return previous if previous.type is wider else latest
-        if previous.type is latest.type and previous.type.is_primitive:
-            return previous
-    if _optional(previous) == _optional(latest):
-        return previous
-    return _MIXED
+        return _MIXED
+    if previous.optional == latest.optional:
+        return previous if previous.optional else latest
+    return previous if previous == latest else _MIXED
 
 
 def _float32_exact(value: float) -> bool:
@@ -180,11 +183,15 @@ def _parse_number(token: str) -> SchemaAndValue | None:
             if lo <= whole <= hi:
                 return SchemaAndValue(Schema(type_), whole)
     if exponent != 0:
+        # As Kafka: FLOAT32 whenever the number is finite as a float (rounded to float
+        # precision, as BigDecimal.floatValue), else FLOAT64 when finite as a double.
         as_float = float(number)
         if math.isfinite(as_float):
-            if _float32_exact(as_float):
-                return SchemaAndValue(Schema.FLOAT32, as_float)
-            return SchemaAndValue(Schema.FLOAT64, as_float)
+            try:
+                single = _struct.unpack("<f", _struct.pack("<f", as_float))[0]
+            except OverflowError:
+                return SchemaAndValue(Schema.FLOAT64, as_float)
+            return SchemaAndValue(Schema.FLOAT32, single)
     return SchemaAndValue(Decimal.schema(-exponent), number)
 
 
@@ -250,15 +257,12 @@ def _parse(tokens: _Tokens, embedded: bool) -> SchemaAndValue | None:
 def _parse_array(tokens: _Tokens) -> SchemaAndValue:
     values: list[Any] = []
     element_schema: Schema | _Mixed | None = None
-    saw_null = False
     while tokens.has_next():
         if tokens.can_consume("]"):
-            return _typed_list(values, element_schema, saw_null)
+            return _typed_list(values, element_schema)
         if tokens.can_consume(","):
             raise DataError(f"empty array element in {tokens.text!r}")
         element = _parse(tokens, embedded=True)
-        if element is None:
-            saw_null = True
         element_schema = _common_schema(element_schema, element.schema if element else None)
         values.append(element.value if element else None)
         if not tokens.peek_is("]") and not tokens.can_consume(","):
@@ -266,21 +270,22 @@ def _parse_array(tokens: _Tokens) -> SchemaAndValue:
     raise DataError(f"array is missing its terminating ']' in {tokens.text!r}")
 
 
-def _typed_list(
-    values: list[Any], element_schema: Schema | _Mixed | None, saw_null: bool
-) -> SchemaAndValue:
-    # Kafka gives an empty, all-null or mixed array an array schema without an element
-    # schema; a kconnect array schema always has one, so such arrays come without a schema.
+def _typed_list(values: list[Any], element_schema: Schema | _Mixed | None) -> SchemaAndValue:
+    # As Kafka: an empty, all-null or mixed array has an ARRAY schema without an element
+    # schema; otherwise every element is aligned with the common one (a null among
+    # values of a required schema fails, so the text stays a string).
     if not isinstance(element_schema, Schema):
-        return SchemaAndValue(None, values)
-    if saw_null:
-        element_schema = _optional(element_schema)
+        return SchemaAndValue(Schema._untyped(Type.ARRAY), values)
     aligned = [_align(element_schema, v) for v in values]
     return SchemaAndValue(SchemaBuilder.array(element_schema).build(), aligned)
 
 
 def _align(schema: Schema, value: Any) -> Any:
-    if value is not None and schema.type in (Type.FLOAT32, Type.FLOAT64) and schema.name is None:
+    if value is None:
+        if schema.optional:
+            return None
+        raise DataError("Unable to convert a null value to a schema that requires a value")
+    if schema.type in (Type.FLOAT32, Type.FLOAT64) and schema.name is None:
         return float(value)
     return value
 
@@ -289,13 +294,14 @@ def _parse_map(tokens: _Tokens) -> SchemaAndValue:
     result: dict[Any, Any] = {}
     key_schema: Schema | _Mixed | None = None
     value_schema: Schema | _Mixed | None = None
-    saw_null = False
     while tokens.has_next():
         if tokens.can_consume("}"):
-            if not isinstance(key_schema, Schema) or not isinstance(value_schema, Schema):
-                return SchemaAndValue(None, result)
-            if saw_null:
-                value_schema = _optional(value_schema)
+            # As Kafka: a MAP schema always; key and value schemas only when common.
+            if not isinstance(key_schema, Schema):
+                return SchemaAndValue(Schema._untyped(Type.MAP), result)
+            if not isinstance(value_schema, Schema):
+                keyed = {_align(key_schema, k): v for k, v in result.items()}
+                return SchemaAndValue(Schema._untyped(Type.MAP, key_schema=key_schema), keyed)
             aligned = {_align(key_schema, k): _align(value_schema, v) for k, v in result.items()}
             return SchemaAndValue(SchemaBuilder.map(key_schema, value_schema).build(), aligned)
         if tokens.can_consume(","):
@@ -306,8 +312,6 @@ def _parse_map(tokens: _Tokens) -> SchemaAndValue:
         if not tokens.can_consume(":"):
             raise DataError(f"map entry is missing ':' in {tokens.text!r}")
         value = _parse(tokens, embedded=True)
-        if value is None:
-            saw_null = True
         result[key.value] = value.value if value else None
         tokens.can_consume(",")
         key_schema = _common_schema(key_schema, key.schema)
@@ -646,9 +650,15 @@ class Values:
         raise DataError(f"unable to convert {_describe(value)} to {_MAP_TARGET.type.value}")
 
     @staticmethod
-    def convert_to_struct(schema: Schema | None, value: Any) -> Struct | None:
-        """The value itself when it is a Struct; nothing else converts to one."""
-        if value is None or isinstance(value, Struct):
+    def convert_to_struct(schema: Schema | None, value: Any) -> Struct:
+        """The value itself when it is a Struct; nothing else converts to one.
+
+        Raises:
+            DataError: for None too, as Kafka (the target schema requires a value).
+        """
+        if value is None:
+            raise DataError(_NULL_REQUIRED)
+        if isinstance(value, Struct):
             return value
         raise DataError(
             f"unable to convert {_describe(value)} to {_STRUCT_TARGET.type.value}: only a "
@@ -656,11 +666,11 @@ class Values:
         )
 
     @staticmethod
-    def convert_to_date(schema: Schema | None, value: Any) -> _dt.date | None:
+    def convert_to_date(schema: Schema | None, value: Any) -> _dt.date:
         """A date: dates pass through, datetimes give their UTC date, strings are parsed
         and numbers count days since the epoch."""
         if value is None:
-            return None
+            raise DataError(_NULL_REQUIRED)
         parsed = _parsed_if_string(value)
         if isinstance(parsed, _dt.datetime):
             return _utc(parsed).date()
@@ -671,10 +681,10 @@ class Values:
         return Date.to_logical(Date.SCHEMA, _as_long(parsed, "Date"))
 
     @staticmethod
-    def convert_to_time(schema: Schema | None, value: Any) -> _dt.time | None:
+    def convert_to_time(schema: Schema | None, value: Any) -> _dt.time:
         """A time of day (UTC): datetimes give their time, numbers count milliseconds."""
         if value is None:
-            return None
+            raise DataError(_NULL_REQUIRED)
         parsed = _parsed_if_string(value)
         if isinstance(parsed, _dt.datetime):
             return _utc(parsed).time().replace(tzinfo=_dt.UTC)
@@ -685,11 +695,11 @@ class Values:
         return Time.to_logical(Time.SCHEMA, _as_long(parsed, "Time"))
 
     @staticmethod
-    def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime | None:
+    def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime:
         """A UTC datetime: dates become midnight, times fall on 1970-01-01, numbers are
         milliseconds since the epoch."""
         if value is None:
-            return None
+            raise DataError(_NULL_REQUIRED)
         parsed = _parsed_if_string(value)
         if isinstance(parsed, _dt.datetime):
             return _utc(parsed)
@@ -698,11 +708,15 @@ class Values:
         return Timestamp.to_logical(Timestamp.SCHEMA, _as_long(parsed, "Timestamp"))
 
     @staticmethod
-    def convert_to_decimal(
-        schema: Schema | None, value: Any, scale: int
-    ) -> _decimal.Decimal | None:
-        """A ``decimal.Decimal``: Decimal encodings (bytes) are decoded with ``scale``."""
-        if value is None or isinstance(value, _decimal.Decimal):
+    def convert_to_decimal(schema: Schema | None, value: Any, scale: int) -> _decimal.Decimal:
+        """A ``decimal.Decimal``: Decimal encodings (bytes) are decoded with ``scale``.
+
+        Raises:
+            DataError: for None too, as Kafka (the target schema requires a value).
+        """
+        if value is None:
+            raise DataError(_NULL_REQUIRED)
+        if isinstance(value, _decimal.Decimal):
             return value
         if isinstance(value, bytes | bytearray | memoryview):
             return Decimal.to_logical(Decimal.schema(scale), bytes(value))

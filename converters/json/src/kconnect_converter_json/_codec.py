@@ -14,6 +14,7 @@ import binascii
 import datetime as _dt
 import decimal as _decimal
 import math
+import struct
 from collections.abc import Callable, Mapping
 from operator import itemgetter
 from typing import Any, Final
@@ -23,7 +24,14 @@ from kconnect_sdk import DataError, Date, Decimal, Schema, Struct, Time, Timesta
 
 from ._config import DecimalFormat, JsonConverterSettings
 
-__all__ = ["Codec", "compile_codec", "from_schemaless", "schemaless_default"]
+__all__ = [
+    "Codec",
+    "compile_codec",
+    "from_schemaless",
+    "has_decimal",
+    "same_but_default",
+    "schemaless_default",
+]
 
 Fn = Callable[[Any], Any]
 
@@ -110,18 +118,54 @@ class Codec:
         decode: parsed JSON value (None allowed) -> Connect value.
     """
 
-    __slots__ = ("decode", "encode", "schema")
+    __slots__ = ("decode", "encode", "exact", "schema")
 
     def __init__(self, schema: Schema, encode: Fn, decode: Fn) -> None:
         self.schema = schema
         self.encode = encode
         self.decode = decode
+        # Whether JSON numbers must be read exactly (as decimal.Decimal, like Jackson's
+        # USE_BIG_DECIMAL_FOR_FLOATS): only schemas holding a Decimal pay for it.
+        self.exact = has_decimal(schema)
 
 
 def compile_codec(schema: Schema, settings: JsonConverterSettings) -> Codec:
     """Build the codec of ``schema`` under ``settings``."""
     compiler = _Compiler(settings)
     return Codec(schema, compiler.encoder(schema), compiler.decoder(schema))
+
+
+def has_decimal(schema: Schema | None) -> bool:
+    """Whether ``schema`` or any schema inside it is the Decimal logical type."""
+    if schema is None:
+        return False
+    if schema.name == Decimal.LOGICAL_NAME:
+        return True
+    t = schema.type
+    if t is Type.STRUCT:
+        return any(has_decimal(f.schema) for f in schema.fields)
+    if t is Type.ARRAY:
+        return has_decimal(schema.value_schema)
+    if t is Type.MAP:
+        return has_decimal(schema.key_schema) or has_decimal(schema.value_schema)
+    return False
+
+
+def same_but_default(a: Schema, b: Schema) -> bool:
+    """Whether two struct schemas differ at most in their own default.
+
+    A struct schema's default is a Struct built on the schema without that default (as
+    Kafka builds it on the SchemaBuilder), so such a Struct is a value of either.
+    """
+    return (
+        a.type is b.type
+        and a.optional == b.optional
+        and a.name == b.name
+        and a.version == b.version
+        and a.doc == b.doc
+        and dict(a.parameters) == dict(b.parameters)
+        and a.fields == b.fields
+    )
 
 
 def _type_label(schema: Schema) -> str:
@@ -175,7 +219,9 @@ class _Compiler:
         t = schema.type
         if t in _INT_TYPES:
             return _int_encoder(schema)
-        if t is Type.FLOAT32 or t is Type.FLOAT64:
+        if t is Type.FLOAT32:
+            return _float32_encoder(schema)
+        if t is Type.FLOAT64:
             return _float_encoder(schema)
         if t is Type.BOOLEAN:
             return _exact_encoder(schema, bool)
@@ -271,7 +317,11 @@ class _Compiler:
         def encode_struct(value: Any) -> Any:
             if not isinstance(value, Struct):
                 raise DataError(f"Invalid type for STRUCT: {type(value).__name__}")
-            if value.schema is not schema and value.schema != schema:
+            if (
+                value.schema is not schema
+                and value.schema != schema
+                and not same_but_default(value.schema, schema)
+            ):
                 raise DataError(
                     "Mismatching schema: the Struct's schema differs from the record's schema"
                 )
@@ -329,7 +379,9 @@ class _Compiler:
         t = schema.type
         if t in _INT_TYPES:
             return _int_decoder(schema)
-        if t is Type.FLOAT32 or t is Type.FLOAT64:
+        if t is Type.FLOAT32:
+            return _float32_decoder(schema)
+        if t is Type.FLOAT64:
             return _float_decoder(schema)
         if t is Type.BOOLEAN:
             return _exact_decoder(schema, bool)
@@ -384,7 +436,14 @@ class _Compiler:
                     raise DataError(
                         f"Found invalid map entry instead of a [key, value] array: {entry!r:.60}"
                     )
-                out[key(entry[0])] = val(entry[1])
+                k = key(entry[0])
+                try:
+                    out[k] = val(entry[1])
+                except TypeError as exc:
+                    raise DataError(
+                        f"map key {entry[0]!r:.60} cannot be a key of a Python dict ({exc}); "
+                        "maps whose keys are maps, arrays or structs cannot be read here"
+                    ) from exc
             return out
 
         return decode_pairs
@@ -530,6 +589,66 @@ def java_double(value: float) -> Any:
     return orjson.Fragment(f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode())
 
 
+_pack_f32 = struct.Struct("<f").pack
+_unpack_f32 = struct.Struct("<f").unpack
+_FLOAT32_TEXT: dict[float, Any] = {}
+
+
+def java_float(value: float) -> Any:
+    """``value`` as a Java ``float`` that Jackson writes with ``Float.toString``.
+
+    The value is first rounded to float precision (a FLOAT32 holds a Java float), then
+    written with the fewest digits that read back as that float: 12.34 stays ``12.34``
+    even when the Python value is the float's exact double 12.340000152587890625.
+    """
+    found = _FLOAT32_TEXT.get(value)
+    if found is not None:
+        return found
+    try:
+        single: float = _unpack_f32(_pack_f32(value))[0]
+    except OverflowError as exc:
+        raise DataError(f"{value!r} is out of range for FLOAT32") from exc
+    if single == 0.0 or not math.isfinite(single):
+        return single
+    packed = _pack_f32(single)
+    text = repr(single)
+    for precision in range(1, 10):
+        candidate = f"{single:.{precision}g}"
+        try:
+            if _pack_f32(float(candidate)) == packed:
+                text = candidate
+                break
+        except OverflowError:  # rounded up past the largest float
+            continue
+    result = _java_notation(single, text)
+    if len(_FLOAT32_TEXT) < 4096:  # the same readings repeat; bound the memory
+        _FLOAT32_TEXT[value] = result
+    return result
+
+
+def _java_notation(value: float, shortest: str) -> Any:
+    """The JSON for ``value`` whose shortest digits are ``shortest``, in Java's notation."""
+    magnitude = abs(value)
+    _, digits, exponent = _decimal.Decimal(shortest.lstrip("-")).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    text = "".join(map(str, digits))
+    sign = "-" if value < 0 else ""
+    if 1e-3 <= magnitude < 1e7:
+        plain = f"{_decimal.Decimal(shortest.lstrip('-')).normalize():f}"
+        return orjson.Fragment(f"{sign}{plain if '.' in plain else plain + '.0'}".encode())
+    power = len(digits) + exponent - 1
+    return orjson.Fragment(f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode())
+
+
+def _float32_encoder(schema: Schema) -> Fn:
+    def encode_float32(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise DataError(f"Invalid type for {_type_label(schema)}: {type(value).__name__}")
+        return java_float(float(value))
+
+    return encode_float32
+
+
 def _float_encoder(schema: Schema) -> Fn:
     def encode_float(value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -574,7 +693,11 @@ def _int_decoder(schema: Schema) -> Fn:
     lo, hi = _INT_TYPES[schema.type]
 
     def decode_int(value: Any) -> Any:
-        if type(value) is float and value.is_integer():
+        if (type(value) is float and value.is_integer()) or (
+            type(value) is _decimal.Decimal
+            and value.adjusted() < 20  # int() of 1E+999999 would build a huge number
+            and value == value.to_integral_value()
+        ):
             value = int(value)
         if type(value) is not int:
             raise DataError(
@@ -592,13 +715,28 @@ def _float_decoder(schema: Schema) -> Fn:
     def decode_float(value: Any) -> Any:
         if type(value) is float:
             return value
-        if type(value) is int:
+        if type(value) is int or type(value) is _decimal.Decimal:
+            # float(Decimal) rounds correctly, as parsing the text as a double would.
             return float(value)
         raise DataError(
             f"Invalid value for {_type_label(schema)}: expected a JSON number, found {_kind(value)}"
         )
 
     return decode_float
+
+
+def _float32_decoder(schema: Schema) -> Fn:
+    as_double = _float_decoder(schema)
+
+    def decode_float32(value: Any) -> Any:
+        # As Jackson's floatValue(): the number rounded to float precision.
+        number = as_double(value)
+        try:
+            return _unpack_f32(_pack_f32(number))[0]
+        except OverflowError:
+            return math.copysign(math.inf, number)
+
+    return decode_float32
 
 
 def _exact_decoder(schema: Schema, cls: type) -> Fn:
@@ -621,12 +759,15 @@ def _bytes_decoder(value: Any) -> Any:
 
 def _decimal_decoder(schema: Schema) -> Fn:
     scale = Decimal.scale_of(schema)
-    quantum = _decimal.Decimal(1).scaleb(-scale)
 
     def decode_decimal(value: Any) -> Any:
         if type(value) is str:
             return Decimal.to_logical(schema, _unb64(value, "Decimal field"))
-        if type(value) is int:
+        if type(value) is _decimal.Decimal:
+            # Read exactly from the JSON text (the converter parses numbers as Decimal
+            # when the schema holds one), so no digit is lost to a double.
+            result = value
+        elif type(value) is int:
             result = _decimal.Decimal(value)
         elif type(value) is float:
             # repr gives the shortest text that reads back as the same double.
@@ -636,10 +777,13 @@ def _decimal_decoder(schema: Schema) -> Fn:
                 "Invalid type for Decimal, underlying representation should be numeric or bytes "
                 f"but was {_kind(value)}"
             )
-        exponent = result.as_tuple().exponent
-        if isinstance(exponent, int) and -exponent < scale:
-            # JSON drops trailing zeros of 12.30; restore the schema's scale exactly.
-            result = result.quantize(quantum)
+        sign, digits, exponent = result.as_tuple()
+        if not isinstance(exponent, int):
+            raise DataError(f"Invalid Decimal value {value!r:.40}: not a finite number")
+        if -exponent < scale:
+            # JSON drops trailing zeros of 12.30; restore the schema's scale by appending
+            # zeros (exact at any precision, unlike quantize under a 28-digit context).
+            result = _decimal.Decimal((sign, digits + (0,) * (scale + exponent), -scale))
         return result
 
     return decode_decimal
@@ -656,6 +800,13 @@ def _int_logical_decoder(
                 f"Invalid type for {label}, underlying representation should be an integer but "
                 f"was {value!r:.40}"
             )
-        return to_logical(schema, value)
+        try:
+            return to_logical(schema, value)
+        except (OverflowError, ValueError) as exc:
+            # Java's Date reaches far wider than Python's datetime (years 1 to 9999).
+            raise DataError(
+                f"{label} value {value} is outside the range Python's datetime can hold "
+                f"(years 1 to 9999): {exc}"
+            ) from exc
 
     return decode_logical

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import decimal as _decimal
 import importlib.metadata
+import json
+import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -27,15 +30,76 @@ __all__ = ["JsonConverter"]
 _ENVELOPE_START: Final = b'{"schema":'
 _PAYLOAD_KEY: Final = b',"payload":'
 _NULL_SCHEMA_PREFIX: Final = b'{"schema":null,"payload":'
-_CLOSE: Final = 0x7D  # "}"
 _NOT_AN_ENVELOPE: Final = (
     'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
     "contain additional fields. If you are trying to deserialize plain JSON data, set "
     "schemas.enable=false in your converter configuration."
 )
 _SCHEMALESS_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_CLOSE: Final = 0x7D  # "}"
 _NULL: Final = SchemaAndValue(None, None)
 _new_sv = tuple.__new__
+# Python errors a bad input can raise deep inside conversion; each becomes a DataError.
+_INPUT_ERRORS: Final = (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError)
+
+# A JSON string (skipped as a whole) or the leading zeros of a number: Kafka's reader
+# enables Jackson's ALLOW_LEADING_ZEROS_FOR_NUMBERS, so 0012 reads as 12.
+_LEADING_ZEROS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|(?<![0-9.eE+\-])(-?)0+(?=[0-9])', re.DOTALL)
+# An escaped backslash (kept) or a \u00xx escape, which Jackson writes in upper case.
+_LOWER_ESCAPE: Final = re.compile(rb"\\(\\|u00[0-9a-f]{2})")
+
+
+def _drop_leading_zeros(data: bytes) -> bytes:
+    return _LEADING_ZEROS.sub(lambda m: m.group(0) if m.group(1) is None else m.group(1), data)
+
+
+def _upper_escape(match: re.Match[bytes]) -> bytes:
+    text = match.group(1)
+    return match.group(0) if text == b"\\" else b"\\u00" + text[3:].upper()
+
+
+def _java_escapes(out: bytes) -> bytes:
+    """``out`` with control characters escaped as Jackson does: upper-case hex digits."""
+    # 92 is the backslash: an int membership test is a memchr, far cheaper than a
+    # substring search, and JSON output without a backslash has no escape at all.
+    if 92 not in out:
+        return out
+    return _LOWER_ESCAPE.sub(_upper_escape, out)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _exact_loads(data: bytes) -> Any:
+    """Parse JSON keeping every digit of non-integral numbers (as ``decimal.Decimal``)."""
+    try:
+        return json.loads(data, parse_float=_decimal.Decimal, parse_constant=_reject_constant)
+    except json.JSONDecodeError:
+        return json.loads(
+            _drop_leading_zeros(data),
+            parse_float=_decimal.Decimal,
+            parse_constant=_reject_constant,
+        )
+
+
+class _Missing:
+    """A document with no value at all (zero-length or blank): Jackson's MissingNode."""
+
+
+_MISSING: Final = _Missing()
+
+
+def _lenient_loads(data: bytes | memoryview, error: orjson.JSONDecodeError) -> Any:
+    """What Kafka's reader makes of bytes orjson refused: blank, or numbers with leading
+    zeros; raises ``error`` for anything else."""
+    raw = bytes(data)
+    if not raw.strip():
+        return _MISSING
+    fixed = _drop_leading_zeros(raw)
+    if fixed == raw:
+        raise error
+    return orjson.loads(fixed)
 
 
 class _LRU(OrderedDict[Any, Any]):
@@ -87,7 +151,12 @@ class JsonConverter(Converter, HeaderConverter):
         self._decodings = _LRU(size)
         self._last_encoding: _Encoding | None = None
         # (raw envelope prefix as read, schema, decode function) of the last schema read.
-        self._last_decoding: tuple[bytes, Schema, Any] = (b"\x00", Schema.STRING, None)
+        self._last_decoding: tuple[bytes, Schema, Any, bool] = (
+            b"\x00",
+            Schema.STRING,
+            None,
+            False,
+        )
 
     def config(self) -> ConfigDef:
         return json_converter_config_def()
@@ -117,13 +186,16 @@ class JsonConverter(Converter, HeaderConverter):
             schema_json = orjson.dumps(
                 schema_to_json(schema, lambda s: compiler.value_encoder(s)(s.default))
             )
-            found = _Encoding(schema, codec, _ENVELOPE_START + schema_json + _PAYLOAD_KEY)
+            found = _Encoding(
+                schema, codec, _ENVELOPE_START + _java_escapes(schema_json) + _PAYLOAD_KEY
+            )
             self._encodings.store(schema, found)
         self._last_encoding = found
         return found
 
     def _decoding(self, schema_node: Any) -> Codec:
-        key = orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS)
+        # default=str: a schema read exactly holds decimal.Decimal defaults.
+        key = orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS, default=str)
         found: Codec | None = self._decodings.lookup(key)
         if found is None:
             compiler = _Compiler(self.settings)
@@ -136,12 +208,13 @@ class JsonConverter(Converter, HeaderConverter):
     def _payload(self, schema: Schema | None, value: Any) -> bytes:
         if schema is None:
             try:
-                return orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
+                out = orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
             except TypeError:
                 # orjson refuses non-string map keys and unknown classes; the slow path
                 # writes key/value pairs like Kafka, or says which value has no JSON form.
-                return orjson.dumps(from_schemaless(value))
-        return orjson.dumps(self._encoding(schema).codec.encode(value))
+                out = orjson.dumps(from_schemaless(value))
+            return _java_escapes(out)
+        return _java_escapes(orjson.dumps(self._encoding(schema).codec.encode(value)))
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
@@ -155,7 +228,8 @@ class JsonConverter(Converter, HeaderConverter):
             if schema is None:
                 return _NULL_SCHEMA_PREFIX + self._payload(None, value) + b"}"
             encoding = self._encoding(schema)
-            return encoding.prefix + orjson.dumps(encoding.codec.encode(value)) + b"}"
+            payload = _java_escapes(orjson.dumps(encoding.codec.encode(value)))
+            return encoding.prefix + payload + b"}"
         except DataError as exc:
             raise DataError(
                 f"JsonConverter cannot write a value for topic {topic!r}: {exc}"
@@ -164,6 +238,11 @@ class JsonConverter(Converter, HeaderConverter):
             raise DataError(
                 f"Converting Kafka Connect data to byte[] failed due to serialization error "
                 f"for topic {topic!r}: {exc}"
+            ) from exc
+        except _INPUT_ERRORS as exc:
+            raise DataError(
+                f"JsonConverter cannot write a value for topic {topic!r}: "
+                f"{type(exc).__name__}: {exc}"
             ) from exc
 
     def from_connect_batch(
@@ -185,11 +264,11 @@ class JsonConverter(Converter, HeaderConverter):
                         continue
                     encoding = self._encoding(schema)
                     last_schema, prefix, encode = schema, encoding.prefix, encoding.codec.encode
-                if schemas_enable:
-                    append(prefix + dumps(encode(value)) + b"}")
-                else:
-                    append(dumps(encode(value)))
-        except (DataError, orjson.JSONEncodeError):
+                out_bytes = dumps(encode(value))
+                if 92 in out_bytes:  # a backslash: there may be a \u00xx escape to fix
+                    out_bytes = _java_escapes(out_bytes)
+                append(prefix + out_bytes + b"}" if schemas_enable else out_bytes)
+        except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
             # Redo the failing record alone so the error names its topic.
             self.from_connect_data(topic, schema, value)
             raise
@@ -198,14 +277,18 @@ class JsonConverter(Converter, HeaderConverter):
     # -- bytes -> Connect ------------------------------------------------------------
     def _read(self, topic: str, data: bytes) -> SchemaAndValue:
         try:
-            node = orjson.loads(data)
+            try:
+                node = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                node = _lenient_loads(data, exc)
         except orjson.JSONDecodeError as exc:
             raise DataError(
                 f"Converting byte[] to Kafka Connect data failed due to serialization error for "
                 f"topic {topic!r}: {exc}; check that the topic holds JSON"
             ) from exc
         if not self.settings.schemas_enable:
-            return SchemaAndValue(None, node)
+            # Kafka reads a zero-length (or blank) value as null when schemas are off.
+            return _NULL if node is _MISSING else SchemaAndValue(None, node)
         if (
             type(node) is not dict
             or len(node) != 2
@@ -218,16 +301,27 @@ class JsonConverter(Converter, HeaderConverter):
             return SchemaAndValue(None, node["payload"])
         try:
             codec = self._decoding(schema_node)
-            value = codec.decode(node["payload"])
+            payload = node["payload"]
+            if codec.exact:
+                # Read again keeping every digit (of the payload and of the defaults).
+                exact = _exact_loads(bytes(data))
+                codec = self._decoding(exact["schema"])
+                payload = exact["payload"]
+            value = codec.decode(payload)
+            prefix = _ENVELOPE_START + orjson.dumps(schema_node) + _PAYLOAD_KEY
         except DataError as exc:
             raise DataError(
                 f"JsonConverter cannot read a value from topic {topic!r}: {exc}"
             ) from exc
+        except _INPUT_ERRORS as exc:
+            raise DataError(
+                f"JsonConverter cannot read a value from topic {topic!r}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         # Remember the envelope's opening bytes: later records with the same schema text
         # skip parsing and rebuilding the schema.
-        prefix = _ENVELOPE_START + orjson.dumps(schema_node) + _PAYLOAD_KEY
         if data.startswith(prefix):
-            self._last_decoding = (prefix, codec.schema, codec.decode)
+            self._last_decoding = (prefix, codec.schema, codec.decode, codec.exact)
         return SchemaAndValue(codec.schema, value)
 
     def to_connect_data(
@@ -237,15 +331,16 @@ class JsonConverter(Converter, HeaderConverter):
         if data is None:
             return _NULL
         if self.settings.schemas_enable:
-            prefix, schema, decode = self._last_decoding
+            prefix, schema, decode, exact = self._last_decoding
             if data.startswith(prefix) and data[-1] == _CLOSE:
                 try:
-                    payload = orjson.loads(memoryview(data)[len(prefix) : -1])
-                except orjson.JSONDecodeError:
+                    body = memoryview(data)[len(prefix) : -1]
+                    payload = _exact_loads(bytes(body)) if exact else orjson.loads(body)
+                except ValueError:  # also orjson.JSONDecodeError
                     return self._read(topic, data)
                 try:
                     return SchemaAndValue(schema, decode(payload))
-                except DataError as exc:
+                except (DataError, *_INPUT_ERRORS) as exc:
                     raise DataError(
                         f"JsonConverter cannot read a value from topic {topic!r}: {exc}"
                     ) from exc
@@ -266,13 +361,13 @@ class JsonConverter(Converter, HeaderConverter):
         append = out.append
         read = self.to_connect_data
         for topic, data in items:
-            prefix, schema, decode = self._last_decoding
-            if data is not None and data.startswith(prefix) and data[-1] == _CLOSE:
+            prefix, schema, decode, exact = self._last_decoding
+            if not exact and data is not None and data.startswith(prefix) and data[-1] == _CLOSE:
                 try:
                     payload = loads(memoryview(data)[len(prefix) : -1])
                     append(_new_sv(SchemaAndValue, (schema, decode(payload))))
                     continue
-                except (orjson.JSONDecodeError, DataError):
+                except (DataError, *_INPUT_ERRORS):  # JSONDecodeError is a ValueError
                     pass
             append(read(topic, data))
         return out
