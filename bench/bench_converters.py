@@ -1,22 +1,28 @@
-"""Throughput of JsonConverter's batch methods against plain orjson and Kafka's Java figures.
+"""Throughput of the JSON and Avro converters' batch methods against their raw libraries.
 
-Run: .venv/bin/python bench/bench_converters.py [--records N]
+Run: .venv/bin/python bench/bench_converters.py [--records N]   (e.g. --records 2000 in CI)
 
 Builds N records of a 10-field struct (about 200 bytes of JSON payload), converts them with
 ``from_connect_batch``/``to_connect_batch`` with schemas on and off, and times a plain
-``orjson.dumps``/``orjson.loads`` of the same payload dicts as the floor. Outputs are kept
-in lists, as a real batch keeps them. Prints records/s and ratios; asserts no times.
+``orjson.dumps``/``orjson.loads`` of the same payload dicts as the floor. The Avro part
+runs AvroConverter (Confluent wire format, ``mock://`` registry) against plain fastavro
+``schemaless_writer``/``schemaless_reader`` of the same dicts with the same Avro schema, in
+the same run. Outputs are kept in lists, as a real batch keeps them. Prints records/s and
+ratios; asserts no times.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
 import time
 from collections.abc import Callable
 from typing import Any
 
+import fastavro
 import orjson
+from kconnect_converter_avro import AvroConverter
 from kconnect_converter_json import JsonConverter
 from kconnect_sdk import Schema, SchemaBuilder, Struct
 
@@ -147,6 +153,53 @@ def main() -> None:
         f"  envelope decode: {on_dec / JAVA_DECODE_RPS:.2f}x Kafka's Java figure "
         f"({JAVA_DECODE_RPS:,} records/s; goal >= 1.0x)"
     )
+
+    bench_avro(n, structs, dicts, enc_items)
+
+
+def bench_avro(
+    n: int, structs: list[Struct], dicts: list[dict[str, Any]], enc_items: list[Any]
+) -> None:
+    converter = AvroConverter()
+    converter.configure({"schema.registry.url": "mock://bench"}, False)
+    parsed = fastavro.parse_schema(converter.avro_data.from_connect_schema(SCHEMA))
+    writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
+    bytes_io = io.BytesIO
+
+    def plain_encode() -> list[Any]:
+        out = []
+        for d in dicts:
+            buf = bytes_io()
+            writer(buf, parsed, d)
+            out.append(buf.getvalue())
+        return out
+
+    print("avro encode (Connect -> bytes)")
+    plain_enc = timed("plain fastavro schemaless_writer(dict)", n, plain_encode)
+    framed: list[bytes] = []
+
+    def encode() -> list[Any]:
+        framed.extend(in_batches(enc_items, converter.from_connect_batch))
+        return framed
+
+    conv_enc = timed("AvroConverter.from_connect_batch", n, encode)
+
+    bodies = plain_encode()
+    print("avro decode (bytes -> Connect)")
+    plain_dec = timed(
+        "plain fastavro schemaless_reader(bytes)",
+        n,
+        lambda: [reader(bytes_io(b), parsed) for b in bodies],
+    )
+    items = [("bench", b) for b in framed]
+    conv_dec = timed(
+        "AvroConverter.to_connect_batch (Structs)",
+        n,
+        lambda: in_batches(items, converter.to_connect_batch),
+    )
+    print("avro ratios")
+    print(f"  encode: converter at {conv_enc / plain_enc:.2f}x plain fastavro (goal >= 0.7x)")
+    print(f"  decode: converter at {conv_dec / plain_dec:.2f}x plain fastavro (goal >= 0.7x)")
 
 
 if __name__ == "__main__":

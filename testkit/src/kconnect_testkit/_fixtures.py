@@ -26,6 +26,7 @@ __all__ = [
     "kc_mariadb",
     "kc_postgres",
     "kc_s3",
+    "kc_schema_registry",
     "kc_spark",
     "kc_sqlite",
 ]
@@ -61,6 +62,34 @@ def kc_kafka() -> Iterator[str]:
         yield bootstrap
     finally:
         broker.stop()
+
+
+@pytest.fixture(scope="session")
+def kc_schema_registry(kc_kafka: str) -> Iterator[Any]:
+    """kconnect's Confluent-compatible Schema Registry on a free port, state in ``kc_kafka``.
+
+    Yields the server (``kconnect_runtime.schema_registry.SchemaRegistryServer``); its
+    ``.url`` is the ``schema.registry.url`` to give converters and confluent-kafka clients.
+    """
+    try:
+        from kconnect_runtime.schema_registry import SchemaRegistryServer
+    except ImportError as exc:
+        _unavailable("kconnect's schema registry", exc, "pip install kconnect-runtime")
+    server = SchemaRegistryServer(
+        {
+            "listeners": "http://127.0.0.1:0",
+            "kafkastore.bootstrap.servers": kc_kafka,
+            "kafkastore.topic": f"_schemas_{uuid.uuid4().hex[:8]}",
+        }
+    )
+    try:
+        server.start()
+    except Exception as exc:
+        _unavailable("kconnect's schema registry", exc, "check that kc_kafka's broker runs")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _accepts(path: Path) -> bool:

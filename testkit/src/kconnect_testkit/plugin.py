@@ -17,9 +17,25 @@ import pytest
 
 from . import _isolated
 from ._base import STRICTNESS_LEVELS, Suite
-from ._fixtures import kc_kafka, kc_mariadb, kc_postgres, kc_s3, kc_spark, kc_sqlite
+from ._fixtures import (
+    kc_kafka,
+    kc_mariadb,
+    kc_postgres,
+    kc_s3,
+    kc_schema_registry,
+    kc_spark,
+    kc_sqlite,
+)
 
-__all__ = ["kc_kafka", "kc_mariadb", "kc_postgres", "kc_s3", "kc_spark", "kc_sqlite"]
+__all__ = [
+    "kc_kafka",
+    "kc_mariadb",
+    "kc_postgres",
+    "kc_s3",
+    "kc_schema_registry",
+    "kc_spark",
+    "kc_sqlite",
+]
 
 ENGINES = ("local", "spark")
 """The runtime engines a pipeline check can run on (``--kc-engine``)."""
