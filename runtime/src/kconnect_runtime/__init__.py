@@ -7,17 +7,19 @@ Operators run it from the command line::
 The Python API is for embedding and tests; the CLI and the REST API are the stable surface.
 Plugin isolation's pieces (``install_plugin`` makes a plugin.path location; the isolated
 task proxies, the host script and its record-batch codec) are exported for tools such as
-kconnect-testkit that drive plugins in their own locations; :mod:`kconnect_runtime.isolation`
-holds them all.
+kconnect-testkit that drive plugins in their own locations (also from the public
+:mod:`kconnect_runtime.isolation` and :mod:`kconnect_runtime.plugins`).
 
 Where things are (each folder is a layer; a layer imports only the layers below it)::
 
     cli/        the ``kconnect`` command
     modes/      standalone, distributed, the embedded development broker
-    rest/       the REST API (FastAPI), basic auth, Prometheus metrics
-    worker/     the control plane: connectors, task configs, restarts, offsets, validation
-    engine/     the engine contract, ``local`` (threads) and ``spark/`` (driver, executor)
-    tasks/      source and sink task pipelines and their converters and transform chains
+    schema_registry/  the ``kconnect schema-registry`` server (a leaf service)
+    rest/       the REST API: routers by resource, views, basic auth, Prometheus metrics
+    worker/     the control plane: connectors, task specs, restarts, offsets, the validator,
+                and ``WorkerApi``, the one interface REST uses
+    engine/     ``Engine.start_task(spec, status)``, ``local`` (threads), ``spark/`` (driver, executor)
+    tasks/      ``TaskSpec``, ``TaskRunner`` (a task's state), the source and sink pipelines
     errors/     ``errors.*``: retries, tolerance, error log, dead letter queue
     storage/    offsets, configs, target states and statuses (memory, file, Kafka topics)
     config/     config definitions, config providers, properties files

@@ -1,18 +1,15 @@
-"""``errors.*``: retries with backoff, tolerance, error logging and the dead letter queue."""
+"""``errors.*``: retries with backoff, tolerance, error logging and the dead letter queue.
+
+``_policy`` reads the ``errors.*`` keys and names the stages, ``_handler`` applies them to
+each failure (Kafka's ``RetryWithToleranceOperator``), ``_dlq`` writes failed records with
+the ``__connect.errors.*`` context headers.
+"""
 
 from __future__ import annotations
 
-from ._handler import (
-    DeadLetterQueue,
-    ErrorHandler,
-    ErrorPolicy,
-    Failure,
-    Stage,
-    class_name,
-    json_text,
-    source_record_json,
-    tolerance_exceeded,
-)
+from ._dlq import DeadLetterQueue
+from ._handler import ErrorHandler, Failure, json_text, source_record_json
+from ._policy import ErrorPolicy, Stage, class_name, tolerance_exceeded
 
 __all__ = [
     "DeadLetterQueue",

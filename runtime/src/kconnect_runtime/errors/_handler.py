@@ -16,28 +16,19 @@ import random
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, TypeVar
 
-from confluent_kafka import KafkaError, KafkaException, Producer
-from kconnect_sdk import ConnectError, RetriableError
+from kconnect_sdk import RetriableError
 
 from kconnect_runtime.metrics import ErrorMetrics
 
-__all__ = [
-    "DeadLetterQueue",
-    "ErrorHandler",
-    "ErrorPolicy",
-    "Failure",
-    "Stage",
-    "class_name",
-    "json_text",
-    "source_record_json",
-    "tolerance_exceeded",
-]
+from ._dlq import DeadLetterQueue
+from ._policy import ErrorPolicy, Stage, class_name, tolerance_exceeded
+
+__all__ = ["ErrorHandler", "Failure", "json_text", "source_record_json"]
 
 log = logging.getLogger("kconnect.errors")
 
@@ -57,217 +48,6 @@ H_MESSAGE = HEADER_PREFIX + "exception.message"
 H_STACKTRACE = HEADER_PREFIX + "exception.stacktrace"
 
 _RETRY_FIRST_DELAY_MS = 300  # Kafka's RetryWithToleranceOperator starts at 300 ms too
-
-
-class Stage(StrEnum):
-    """Where on the data path an operation failed (Kafka's ``Stage`` names)."""
-
-    TASK_POLL = "TASK_POLL"
-    TASK_PUT = "TASK_PUT"
-    TRANSFORMATION = "TRANSFORMATION"
-    KEY_CONVERTER = "KEY_CONVERTER"
-    VALUE_CONVERTER = "VALUE_CONVERTER"
-    HEADER_CONVERTER = "HEADER_CONVERTER"
-    KAFKA_PRODUCE = "KAFKA_PRODUCE"
-    KAFKA_CONSUME = "KAFKA_CONSUME"
-
-
-def class_name(obj: object) -> str:
-    """``module.QualName`` of an object's class (or of a class)."""
-    cls = obj if isinstance(obj, type) else type(obj)
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _flag(config: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = str(config.get(key, "")).strip().lower()
-    return default if not raw else raw == "true"
-
-
-def _int(config: Mapping[str, str], key: str, default: int) -> int:
-    raw = str(config.get(key, "")).strip()
-    return int(raw) if raw else default
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorPolicy:
-    """The ``errors.*`` settings of one connector (already validated by the worker)."""
-
-    retry_timeout_ms: int = 0
-    retry_delay_max_ms: int = 60000
-    tolerate_all: bool = False
-    log_enable: bool = False
-    log_include_messages: bool = False
-    dlq_topic: str = ""
-    dlq_replication_factor: int = 3
-    dlq_context_headers: bool = False
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, str]) -> ErrorPolicy:
-        return cls(
-            retry_timeout_ms=_int(config, "errors.retry.timeout", 0),
-            retry_delay_max_ms=max(1, _int(config, "errors.retry.delay.max.ms", 60000)),
-            tolerate_all=str(config.get("errors.tolerance", "none")).strip().lower() == "all",
-            log_enable=_flag(config, "errors.log.enable", False),
-            log_include_messages=_flag(config, "errors.log.include.messages", False),
-            dlq_topic=str(config.get("errors.deadletterqueue.topic.name", "")).strip(),
-            dlq_replication_factor=_int(
-                config, "errors.deadletterqueue.topic.replication.factor", 3
-            ),
-            dlq_context_headers=_flag(
-                config, "errors.deadletterqueue.context.headers.enable", False
-            ),
-        )
-
-    @property
-    def reports_errant_records(self) -> bool:
-        """Whether a sink task gets an errant record reporter (Kafka's rule)."""
-        return self.tolerate_all or self.log_enable or bool(self.dlq_topic)
-
-
-def tolerance_exceeded(
-    task: str, stage: Stage, where: str, exc: BaseException, *, retriable_gave_up: bool = False
-) -> ConnectError:
-    """The error that fails a task when a record fails and errors.tolerance=none."""
-    advice = (
-        "raise errors.retry.timeout to retry longer, or set errors.tolerance=all to skip such records"
-        if retriable_gave_up
-        else "fix the data or the config, or set errors.tolerance=all (with "
-        "errors.deadletterqueue.topic.name to keep the records) to skip such records"
-    )
-    return ConnectError(
-        f"{task}: Tolerance exceeded in error handler at stage {stage} ({where}): "
-        f"{type(exc).__name__}: {exc}; {advice}"
-    )
-
-
-class DeadLetterQueue:
-    """A producer for one dead letter topic, created on first use (with the topic)."""
-
-    def __init__(
-        self,
-        topic: str,
-        *,
-        bootstrap_servers: str,
-        replication_factor: int,
-        metrics: ErrorMetrics,
-        producer_settings: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.topic = topic
-        self._bootstrap = bootstrap_servers
-        self._replication = replication_factor
-        self._metrics = metrics
-        self._settings = dict(producer_settings or {})
-        self._producer: Producer | None = None
-        self.pending = 0
-
-    def _ensure(self) -> Producer:
-        if self._producer is None:
-            self._create_topic()
-            self._producer = Producer(
-                {
-                    **self._settings,
-                    "bootstrap.servers": self._bootstrap,
-                    "enable.idempotence": True,
-                    "acks": "all",
-                    "linger.ms": 5,
-                }
-            )
-        return self._producer
-
-    def _create_topic(self) -> None:
-        from confluent_kafka.admin import (  # type: ignore[attr-defined]  # stubs omit NewTopic
-            AdminClient,
-            NewTopic,
-        )
-
-        admin = AdminClient({"bootstrap.servers": self._bootstrap})
-        if self.topic in admin.list_topics(timeout=10).topics:
-            return
-        futures = admin.create_topics(
-            [NewTopic(self.topic, 1, self._replication)], operation_timeout=10
-        )
-        for future in futures.values():
-            try:
-                future.result()
-                log.info(
-                    "created dead letter queue topic %s (replication factor %d)",
-                    self.topic,
-                    self._replication,
-                )
-            except KafkaException as exc:
-                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                    raise ConnectError(
-                        f"cannot create the dead letter queue topic {self.topic!r} with replication "
-                        f"factor {self._replication}: {exc}; create it yourself or lower "
-                        "errors.deadletterqueue.topic.replication.factor to the brokers' count"
-                    ) from exc
-
-    def send(
-        self,
-        key: bytes | None,
-        value: bytes | None,
-        headers: list[tuple[str, bytes | None]],
-        timestamp: int | None = None,
-    ) -> Future[None]:
-        """Produce one record; the future completes when the broker acknowledges it."""
-        producer = self._ensure()
-        future: _FlushingFuture = _FlushingFuture(self)
-        self._metrics.dlq_produce_requests += 1
-        self.pending += 1
-
-        def on_delivery(err: KafkaError | None, _msg: Any) -> None:
-            self.pending -= 1
-            if err is None:
-                future.set_result(None)
-            else:
-                self._metrics.dlq_produce_failures += 1
-                log.error("could not produce a record to dead letter queue %s: %s", self.topic, err)
-                future.set_exception(
-                    ConnectError(f"dead letter queue {self.topic!r} refused a record: {err.str()}")
-                )
-
-        kwargs: dict[str, Any] = {"key": key, "value": value, "on_delivery": on_delivery}
-        if headers:
-            kwargs["headers"] = headers
-        if timestamp is not None:
-            kwargs["timestamp"] = timestamp
-        while True:
-            try:
-                producer.produce(self.topic, **kwargs)
-                break
-            except BufferError:
-                producer.poll(0.05)
-        producer.poll(0)
-        return future
-
-    def flush(self, timeout_s: float = 30.0) -> None:
-        """Wait until every record sent so far is acknowledged (before offsets are committed)."""
-        if self._producer is None or not self.pending:
-            return
-        remaining = self._producer.flush(timeout_s)
-        if remaining:
-            raise ConnectError(
-                f"dead letter queue {self.topic!r}: {remaining} records not acknowledged within "
-                f"{timeout_s:.0f}s; offsets covering them are not committed"
-            )
-
-    def close(self) -> None:
-        if self._producer is not None:
-            self._producer.flush(10)
-            self._producer = None
-
-
-class _FlushingFuture(Future[None]):
-    """A future whose ``result()`` serves the producer, so a task may wait on its own thread."""
-
-    def __init__(self, dlq: DeadLetterQueue) -> None:
-        super().__init__()
-        self._dlq = dlq
-
-    def result(self, timeout: float | None = None) -> None:
-        if not self.done():
-            self._dlq.flush(30.0 if timeout is None else timeout)
-        return super().result(timeout)
 
 
 @dataclass(slots=True)

@@ -7,17 +7,19 @@ versioned, batched protocol. Tools such as kconnect-testkit drive plugins throug
 
 from __future__ import annotations
 
-from ._proxies import (
+from ._process import (
     CALL_TIMEOUT_CONFIG,
     HOST_SCRIPT,
-    IsolatedSinkTask,
-    IsolatedSourceTask,
     PluginProcess,
     call_timeout_s,
+    location_python,
+)
+from ._proxies import (
+    IsolatedSinkTask,
+    IsolatedSourceTask,
     is_isolated_connector,
     isolated_connector_class,
     isolated_plugin_class,
-    location_python,
 )
 from .host import pack_records, plugin_capabilities, unpack_records
 

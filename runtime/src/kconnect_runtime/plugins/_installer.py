@@ -15,7 +15,8 @@ from kconnect_sdk import ConnectError
 
 from kconnect_runtime.isolation import location_python
 
-from ._registry import PluginDesc, discover_location
+from ._descriptor import PluginDesc
+from ._discovery import discover_location
 
 __all__ = ["install_plugin"]
 

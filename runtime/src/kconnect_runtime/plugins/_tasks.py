@@ -8,7 +8,7 @@ from kconnect_sdk import Task
 
 from kconnect_runtime.isolation import IsolatedSinkTask, IsolatedSourceTask, call_timeout_s
 
-from ._registry import PluginDesc
+from ._descriptor import PluginDesc
 
 __all__ = ["new_task"]
 

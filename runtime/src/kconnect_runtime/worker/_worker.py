@@ -47,7 +47,15 @@ from kconnect_runtime.storage import (
 )
 from kconnect_runtime.tasks import TaskRunner, TaskSpec
 
-from ._sink_offsets import alter_group_offsets, delete_group, list_group_offsets
+from ._offsets import (
+    OFFSETS_NEED_STOPPED,
+    alter_group_offsets,
+    delete_group,
+    list_group_offsets,
+    offsets_message,
+    parse_sink_offsets,
+    parse_source_offsets,
+)
 from ._validation import config_infos, validate_connector
 
 __all__ = ["ConnectorRuntime", "Worker"]
@@ -72,11 +80,6 @@ _CONSUMER_DEFAULTS: dict[str, Any] = {
     "auto.offset.reset": "earliest",
     "enable.partition.eof": False,
 }
-
-_OFFSETS_NEED_STOPPED = (
-    "Connectors must be in the STOPPED state before their offsets can be modified. "
-    "Stop connector {name!r} first with PUT /connectors/{name}/stop, then try again."
-)
 
 
 @dataclass(eq=False)
@@ -738,9 +741,9 @@ class Worker:
         with self._lock:
             runtime = self._require_stopped(name)
             if runtime.plugin.kind is PluginKind.SOURCE:
-                source = _parse_source_offsets(entries)
+                source = parse_source_offsets(entries)
                 return self._write_source_offsets(runtime, source, reset=False)
-            sink = _parse_sink_offsets(entries)
+            sink = parse_sink_offsets(entries)
             return self._write_sink_offsets(runtime, sink, reset=False)
 
     def reset_offsets(self, name: str) -> str:
@@ -758,7 +761,7 @@ class Worker:
     def _require_stopped(self, name: str) -> ConnectorRuntime:
         runtime = self.get(name)
         if runtime.target_state is not TargetState.STOPPED:
-            raise BadRequestError(_OFFSETS_NEED_STOPPED.format(name=name))
+            raise BadRequestError(OFFSETS_NEED_STOPPED.format(name=name))
         return runtime
 
     def _write_source_offsets(
@@ -784,7 +787,7 @@ class Worker:
             },
         )
         self.offset_store.flush()
-        return _offsets_message(accepted, reset)
+        return offsets_message(accepted, reset)
 
     def _write_sink_offsets(
         self,
@@ -815,7 +818,7 @@ class Worker:
                     f"{runtime.name}/offsets"
                 )
             alter_group_offsets(admin, group, {tp: o for tp, o in offsets.items() if o is not None})
-        return _offsets_message(accepted, reset)
+        return offsets_message(accepted, reset)
 
     def _sink_group(self, runtime: ConnectorRuntime) -> str:
         return str(runtime.config.get("consumer.override.group.id") or f"connect-{runtime.name}")
@@ -965,59 +968,3 @@ def _version_field(plugin: object) -> dict[str, str]:
 
 def _task_state(index: int, runner: TaskRunner) -> dict[str, Any]:
     return {"id": index, **runner.status.to_rest(), **_version_field(runner.task)}
-
-
-def _offsets_message(accepted: bool, reset: bool) -> str:
-    verb = "reset" if reset else "altered"
-    if accepted:
-        return f"The offsets for this connector have been {verb} successfully"
-    return (
-        f"The Connect framework-managed offsets for this connector have been {verb} "
-        "successfully. However, if this connector manages offsets externally, they will need "
-        f"to be manually {verb} in the system that the connector uses."
-    )
-
-
-def _entries(entries: Sequence[Mapping[str, Any]]) -> list[tuple[Any, Any]]:
-    if not entries:
-        raise BadRequestError('The "offsets" list must name at least one partition to alter.')
-    out = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("partition"), Mapping):
-            raise BadRequestError(
-                f'offsets[{i}]: every entry needs a "partition" object (and an "offset" object or null)'
-            )
-        offset = entry.get("offset")
-        if offset is not None and not isinstance(offset, Mapping):
-            raise BadRequestError(f'offsets[{i}]: "offset" must be an object or null')
-        out.append((entry["partition"], offset))
-    return out
-
-
-def _parse_source_offsets(
-    entries: Sequence[Mapping[str, Any]],
-) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
-    return _entries(entries)
-
-
-def _parse_sink_offsets(entries: Sequence[Mapping[str, Any]]) -> dict[TopicPartition, int | None]:
-    out: dict[TopicPartition, int | None] = {}
-    for i, (partition, offset) in enumerate(_entries(entries)):
-        topic, number = partition.get("kafka_topic"), partition.get("kafka_partition")
-        if not isinstance(topic, str) or not topic:
-            raise BadRequestError(
-                f'offsets[{i}]: a sink partition needs "kafka_topic" (a topic name), got {topic!r}'
-            )
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise BadRequestError(
-                f'offsets[{i}]: a sink partition needs "kafka_partition" (an integer >= 0), got {number!r}'
-            )
-        value: int | None = None
-        if offset is not None:
-            value = offset.get("kafka_offset")
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise BadRequestError(
-                    f'offsets[{i}]: a sink offset needs "kafka_offset" (an integer >= 0), got {value!r}'
-                )
-        out[TopicPartition(topic, number)] = value
-    return out

@@ -1,0 +1,117 @@
+"""Discovery from distribution metadata (entry points), in this environment and on plugin.path."""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from kconnect_sdk import (
+    ENTRY_POINT_GROUPS,
+    PluginKind,
+)
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from ._descriptor import PluginDesc
+
+__all__ = ["KIND_BY_GROUP", "discover_location", "plugin_locations", "runtime_sdk_version"]
+
+KIND_BY_GROUP = {group: kind for kind, group in ENTRY_POINT_GROUPS.items()}
+_SDK_DIST = "kconnect-sdk"
+
+
+def runtime_sdk_version() -> Version:
+    try:
+        return Version(md.version(_SDK_DIST))
+    except (md.PackageNotFoundError, InvalidVersion):
+        return Version("0")
+
+
+def plugin_locations(plugin_path: Iterable[str | Path] | str | None) -> list[Path]:
+    """The venv directories a ``plugin.path`` value names, in order."""
+    if plugin_path is None:
+        return []
+    entries: Iterable[str | Path] = (
+        [p for p in plugin_path.split(",")] if isinstance(plugin_path, str) else plugin_path
+    )
+    out: list[Path] = []
+    for entry in entries:
+        text = str(entry).strip()
+        if not text:
+            continue
+        root = Path(text).expanduser()
+        if _site_packages(root):
+            out.append(root)
+        elif root.is_dir():
+            out.extend(sub for sub in sorted(root.iterdir()) if _site_packages(sub))
+    return out
+
+
+def _site_packages(location: Path) -> list[Path]:
+    found = sorted((location / "lib").glob("python3*/site-packages"))
+    found += [p for p in [location / "Lib" / "site-packages"] if p.is_dir()]
+    return found if (location / "pyvenv.cfg").exists() or found else []
+
+
+def discover_location(location: Path, sdk: Version | None = None) -> list[PluginDesc]:
+    """The plugins one plugin.path location provides, read from its dist-info metadata."""
+    sdk = sdk or runtime_sdk_version()
+    plugins: list[PluginDesc] = []
+    site_dirs = [str(p) for p in _site_packages(location)]
+    for dist in md.distributions(path=site_dirs):
+        try:
+            dist_name = dist.metadata["Name"] or "unknown"
+            entry_points: Sequence[md.EntryPoint] = [
+                ep for ep in dist.entry_points if ep.group in KIND_BY_GROUP
+            ]
+            if not entry_points:
+                continue
+            error = _sdk_mismatch(dist.requires or [], sdk)
+            version = dist.version
+        except Exception as exc:  # broken metadata makes just this distribution unavailable
+            plugins.append(
+                PluginDesc(
+                    PluginKind.SOURCE,
+                    f"{location.name}:broken-distribution",
+                    "",
+                    "unknown",
+                    "unknown",
+                    str(location),
+                    f"unreadable metadata: {type(exc).__name__}: {exc}",
+                )
+            )
+            continue
+        for ep in entry_points:
+            kind = KIND_BY_GROUP[ep.group]
+            reason = error
+            if reason is None and kind is PluginKind.CONFIG_PROVIDER:
+                # Config providers resolve worker and connector configs before any
+                # plugin process exists, so they must live in the runtime's environment.
+                reason = (
+                    "config providers do not run isolated from plugin.path; install this "
+                    "package into the runtime's environment to use it"
+                )
+            plugins.append(
+                PluginDesc(kind, ep.name, ep.value, dist_name, version, str(location), reason)
+            )
+    return plugins
+
+
+def _sdk_mismatch(requires: Iterable[str], sdk: Version) -> str | None:
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) != _SDK_DIST:
+            continue
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        if req.specifier and not req.specifier.contains(sdk, prereleases=True):
+            return (
+                f"requires {_SDK_DIST}{req.specifier} but the runtime provides {_SDK_DIST} {sdk}; "
+                f"upgrade the runtime or install a plugin version built for {_SDK_DIST} {sdk}"
+            )
+    return None
