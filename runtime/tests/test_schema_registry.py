@@ -312,3 +312,38 @@ def test_listing_endpoints_used_by_tools(
         assert json.loads(r.read()) == []
     with urllib.request.urlopen(f"{server.url}/schemas/ids/1/versions") as r:
         assert json.loads(r.read()) == [{"subject": "l-value", "version": 1}]
+
+
+def test_worker_on_the_embedded_broker_gives_avro_converters_its_own_registry(
+    tmp_path: Path,
+) -> None:
+    """No bootstrap.servers and no schema.registry.url: Avro still works end to end."""
+    from kconnect_runtime import Standalone
+    from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
+
+    lines = [f"line {i}" for i in range(50)]
+    (tmp_path / "in.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    worker = worker_props(tmp_path, "")
+    del worker["bootstrap.servers"]
+    avro = {"value.converter": "io.confluent.connect.avro.AvroConverter"}
+    app = Standalone(
+        worker,
+        [
+            file_source("avro-src", tmp_path / "in.txt", "avro-lines", **avro),
+            file_sink("avro-sink", tmp_path / "out.txt", "avro-lines", **avro),
+        ],
+    )
+    app.start()
+    try:
+        assert app.schema_registry is not None
+        wait_for(lambda: line_count(tmp_path / "out.txt") == len(lines), 60, "every line")
+        assert (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines() == lines
+        # The values went through the embedded registry: the topic's value subject exists.
+        base = app.schema_registry.url
+        with urllib.request.urlopen(f"{base}/subjects") as response:
+            assert "avro-lines-value" in json.load(response)
+        with urllib.request.urlopen(f"{base}/subjects/avro-lines-value/versions/latest") as r:
+            assert json.loads(json.load(r)["schema"]) == "string"
+    finally:
+        app.stop()
+    assert app.schema_registry is None

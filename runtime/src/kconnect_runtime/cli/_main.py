@@ -4,6 +4,7 @@ kconnect standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]
 kconnect distributed WORKER.properties
 kconnect quickstart [--config-dir config] [--lines N]
 kconnect plugins list|install|describe
+kconnect schema-registry SCHEMA-REGISTRY.properties
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from kconnect_sdk import ConfigError, ConnectError
 
+from kconnect_runtime import schema_registry
 from kconnect_runtime._version import __version__
 from kconnect_runtime.config import load_connector_config, load_properties
 from kconnect_runtime.logcontext import install_record_factory
@@ -152,6 +154,11 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         app.stop()
 
 
+def cmd_schema_registry(argv: Sequence[str]) -> int:
+    """``kconnect schema-registry schema-registry.properties``, as Confluent's start script."""
+    return schema_registry.main(list(argv))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kconnect", description="Kafka Connect for Python.")
     parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
@@ -184,6 +191,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=120.0)
     p.set_defaults(func=cmd_quickstart)
 
+    p = sub.add_parser(
+        "schema-registry",
+        help="run a Confluent-compatible Schema Registry that keeps its state in Kafka",
+        add_help=False,
+    )
+
     p = sub.add_parser("plugins", help="install and inspect plugins")
     psub = p.add_subparsers(dest="plugins_command", required=True)
     add_plugin_commands(psub)
@@ -191,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((i for i, arg in enumerate(argv) if not arg.startswith("-")), None)
+    if command is not None and argv[command] == "schema-registry":
+        return cmd_schema_registry(argv[command + 1 :])
     parser = build_parser()
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)

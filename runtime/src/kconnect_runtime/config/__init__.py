@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._definitions import (
     CONNECTOR_CONFIG,
+    EMBEDDED_SCHEMA_REGISTRY_URL,
     SINK_CONNECTOR_CONFIG,
     SOURCE_CONNECTOR_CONFIG,
     parse_connector_config,
@@ -20,6 +21,7 @@ from ._spark import SPARK_ENGINE_CONFIG, parse_spark_engine_config, spark_sessio
 
 __all__ = [
     "CONNECTOR_CONFIG",
+    "EMBEDDED_SCHEMA_REGISTRY_URL",
     "SINK_CONNECTOR_CONFIG",
     "SOURCE_CONNECTOR_CONFIG",
     "SPARK_ENGINE_CONFIG",

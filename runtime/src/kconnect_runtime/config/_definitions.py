@@ -30,6 +30,10 @@ __all__ = [
 
 H, M, L = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 
+# Set by the runtime itself (never by users) when it starts a schema registry beside the
+# embedded development broker: converters that declare schema.registry.url but set none get it.
+EMBEDDED_SCHEMA_REGISTRY_URL = "kconnect.embedded.schema.registry.url"
+
 WORKER_CONFIG = (
     ConfigDef()
     .define(

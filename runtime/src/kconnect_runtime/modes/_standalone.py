@@ -9,10 +9,15 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
-from kconnect_runtime.config import ConfigProviders, parse_worker_config
+from kconnect_runtime.config import (
+    EMBEDDED_SCHEMA_REGISTRY_URL,
+    ConfigProviders,
+    parse_worker_config,
+)
 from kconnect_runtime.engine import Engine, SparkEngine
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.rest import RestServer, create_app, load_users
+from kconnect_runtime.schema_registry import SchemaRegistryServer
 from kconnect_runtime.storage import ControlStore, FileOffsetStore, MemoryControlStore, OffsetStore
 from kconnect_runtime.worker import Worker
 
@@ -71,6 +76,7 @@ class Standalone:
             plugin_path=self.worker_props.get("plugin.path")
         )
         self.broker: EmbeddedBroker | None = None
+        self.schema_registry: SchemaRegistryServer | None = None
         self.worker: Worker | None = None
         self.rest: RestServer | None = None
         self.spark_engine: SparkEngine | None = None
@@ -100,6 +106,7 @@ class Standalone:
             self.broker = EmbeddedBroker()
             bootstrap = self.broker.start()
             cluster_id = _check_broker(bootstrap)
+            self._start_embedded_registry(bootstrap)
             # A group's first join takes about half the session timeout on this broker.
             session_timeout = session_timeout or EMBEDDED_SESSION_TIMEOUT_MS
         listeners = config["listeners"]
@@ -150,6 +157,27 @@ class Standalone:
             )
         self.worker.started.set()
         return self.worker
+
+    def _start_embedded_registry(self, bootstrap: str) -> None:
+        """A schema registry beside the embedded broker, for converters that name none.
+
+        Avro (or any converter declaring ``schema.registry.url``) then works with no
+        infrastructure; a converter that sets its own URL keeps it.
+        """
+        self.schema_registry = SchemaRegistryServer(
+            {
+                "listeners": "http://127.0.0.1:0",
+                "kafkastore.bootstrap.servers": bootstrap,
+                "kafkastore.topic.replication.factor": "1",
+            }
+        )
+        self.schema_registry.start()
+        self.worker_props[EMBEDDED_SCHEMA_REGISTRY_URL] = self.schema_registry.url
+        log.info(
+            "started an embedded schema registry at %s for converters that set no "
+            "schema.registry.url (development only: it keeps its schemas in the embedded broker)",
+            self.schema_registry.url,
+        )
 
     # -- what differs between modes ----------------------------------------------------
     def _check_mode_config(self, config: Any) -> None:
@@ -202,6 +230,9 @@ class Standalone:
         if self.rest is not None:
             self.rest.stop()
             self.rest = None
+        if self.schema_registry is not None:
+            self.schema_registry.stop()
+            self.schema_registry = None
         if self.broker is not None:
             self.broker.stop()
             self.broker = None

@@ -24,6 +24,7 @@ from kconnect_sdk import (
     Transformation,
 )
 
+from kconnect_runtime.config import EMBEDDED_SCHEMA_REGISTRY_URL
 from kconnect_runtime.plugins import PluginKind, PluginRegistry
 
 __all__ = ["Converters", "TransformChain", "build_converters", "sink_record"]
@@ -141,6 +142,7 @@ def build_converters(
         name, settings, key, version = _converter_settings(which, worker, connector)
         converter = registry.load(name, kind, key=key, version=version)()
         settings["converter.type"] = which
+        _embedded_registry(converter, settings, worker)
         _configure(key, name, lambda c=converter, s=settings, w=which: c.configure(s, w == "key"))
         built[which] = converter
     header_worker = dict(worker)
@@ -150,8 +152,18 @@ def build_converters(
     name, settings, key, version = _converter_settings("header", header_worker, connector)
     header = registry.load(name, PluginKind.HEADER_CONVERTER, key=key, version=version)()
     settings["converter.type"] = ConverterType.HEADER.value
+    _embedded_registry(header, settings, worker)
     _configure(key, name, lambda: header.configure(settings))
     return Converters(built["key"], built["value"], header)
+
+
+def _embedded_registry(converter: Any, settings: dict[str, str], worker: Mapping[str, str]) -> None:
+    """Point a registry-using converter that names no registry at the embedded one, if any."""
+    url = worker.get(EMBEDDED_SCHEMA_REGISTRY_URL)
+    if not url or "schema.registry.url" in settings:
+        return
+    if "schema.registry.url" in converter.config():
+        settings["schema.registry.url"] = url
 
 
 def _configure(key: str, name: str, action: Any) -> None:
