@@ -21,6 +21,7 @@ from kconnect_sdk import (
     Struct,
     Timestamp,
     Type,
+    Values,
 )
 
 
@@ -315,3 +316,11 @@ def test_leading_zeros_read_in_batches_and_strings_keep_them() -> None:
     converter = _converter(**{"schemas.enable": "false"})
     got = converter.to_connect_batch([("t", b'{"a": 0012, "b": "0012", "c": -007.5, "d": 0.5}')])
     assert got[0].value == {"a": 12, "b": "0012", "c": -7.5, "d": 0.5}
+
+
+def test_a_header_literal_parsed_by_values_is_written_as_kafkas_float() -> None:
+    # InsertHeader value.literal=1.1 parses (as Kafka's Values.parseString) to FLOAT32, so
+    # the JSON header bytes say "float" and 1.1, as Kafka's do.
+    parsed = Values.parse_string("1.1")
+    data = _converter().from_connect_header("t", "h", parsed.schema, parsed.value)
+    assert data == b'{"schema":{"type":"float","optional":false},"payload":1.1}'

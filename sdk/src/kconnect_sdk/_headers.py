@@ -66,14 +66,24 @@ class Headers:
         return f"Headers({list(self._items)!r})"
 
     def add(self, key: str, value: Any, schema: Schema | None = None) -> Headers:
-        """A copy with one more header at the end."""
+        """A copy with one more header at the end.
+
+        Raises:
+            DataError: ``key`` is None, or ``value`` does not fit ``schema`` (as Kafka's
+                ``ConnectHeaders.add`` checks it).
+        """
+        if key is None:
+            raise DataError("a header key must not be null")
+        if schema is None and isinstance(value, Struct):
+            schema = value.schema  # as Kafka's ConnectHeader: a Struct carries its schema
+        if schema is not None:
+            try:
+                validate_value(schema, value)
+            except DataError as exc:
+                raise DataError(f"header {key!r}: {exc}") from exc
         return Headers((*self._items, Header(key, schema, value)))
 
     def _add_checked(self, key: str, value: Any, schema: Schema) -> Headers:
-        try:
-            validate_value(schema, value)
-        except DataError as exc:
-            raise DataError(f"header {key!r}: {exc}") from exc
         return self.add(key, value, schema)
 
     # Typed adders, as Kafka's ConnectHeaders.addString(...) and friends: each checks the

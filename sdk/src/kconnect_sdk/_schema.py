@@ -297,6 +297,8 @@ class SchemaBuilder:
     """
 
     def __init__(self, type: Type) -> None:
+        if not isinstance(type, Type):
+            raise SchemaBuilderError(f"a schema needs a type, got {type!r}")
         self._type = type
         self._optional: bool | None = None
         self._default: Any = None
@@ -356,51 +358,63 @@ class SchemaBuilder:
 
     @classmethod
     def array(cls, value_schema: Schema) -> SchemaBuilder:
+        if value_schema is None:
+            raise SchemaBuilderError("an array schema needs a value schema, got None")
         builder = cls(Type.ARRAY)
         builder._value_schema = value_schema
         return builder
 
     @classmethod
     def map(cls, key_schema: Schema, value_schema: Schema) -> SchemaBuilder:
+        if key_schema is None or value_schema is None:
+            raise SchemaBuilderError("a map schema needs a key schema and a value schema")
         builder = cls(Type.MAP)
         builder._key_schema = key_schema
         builder._value_schema = value_schema
         return builder
 
     # -- properties --------------------------------------------------------------------
-    def _check_unset(self, what: str, current: object) -> None:
-        if current is not None:
+    def _check_unset(self, what: str, current: object, new: object = None) -> None:
+        # As Kafka: setting a property again to the same value is allowed.
+        if current is not None and current != new:
             raise SchemaBuilderError(f"schema {what} has already been set to {current!r}")
 
     def optional(self) -> SchemaBuilder:
-        self._check_unset("optionality", self._optional)
+        self._check_unset("optionality", self._optional, True)
         self._optional = True
         return self
 
     def required(self) -> SchemaBuilder:
-        self._check_unset("optionality", self._optional)
+        self._check_unset("optionality", self._optional, False)
         self._optional = False
         return self
 
     def default_value(self, value: Any) -> SchemaBuilder:
+        """Set the default; checked now against the schema as built so far, as Kafka does
+        (a struct default is checked at ``build``, once its fields are known)."""
         if self._default_set:
             raise SchemaBuilderError("schema default value has already been set")
+        if value is not None and self._type is not Type.STRUCT:
+            try:
+                validate_value(self._without_default(), value)
+            except (DataError, SchemaBuilderError) as exc:
+                raise SchemaBuilderError(f"Invalid default value: {exc}") from exc
         self._default = value
         self._default_set = True
         return self
 
     def name(self, name: str) -> SchemaBuilder:
-        self._check_unset("name", self._name)
+        self._check_unset("name", self._name, name)
         self._name = name
         return self
 
     def version(self, version: int) -> SchemaBuilder:
-        self._check_unset("version", self._version)
+        self._check_unset("version", self._version, version)
         self._version = version
         return self
 
     def doc(self, doc: str) -> SchemaBuilder:
-        self._check_unset("doc", self._doc)
+        self._check_unset("doc", self._doc, doc)
         self._doc = doc
         return self
 
@@ -413,6 +427,10 @@ class SchemaBuilder:
         return self
 
     def field(self, name: str, schema: Schema | SchemaBuilder) -> SchemaBuilder:
+        if name is None:
+            raise SchemaBuilderError("field names cannot be null")
+        if schema is None:
+            raise SchemaBuilderError(f"field {name!r} needs a schema, got None")
         if self._type is not Type.STRUCT:
             raise SchemaBuilderError(f"cannot add field {name!r} to a non-struct schema")
         if not name:
@@ -428,6 +446,19 @@ class SchemaBuilder:
     @property
     def is_optional(self) -> bool:
         return bool(self._optional)
+
+    def _without_default(self) -> Schema:
+        return Schema(
+            self._type,
+            optional=bool(self._optional),
+            name=self._name,
+            version=self._version,
+            doc=self._doc,
+            parameters=self._parameters,
+            fields=self._fields,
+            key_schema=self._key_schema,
+            value_schema=self._value_schema,
+        )
 
     def build(self) -> Schema:
         return Schema(
@@ -483,8 +514,10 @@ def validate_value(schema: Schema | None, value: Any, *, path: str = "") -> None
     if value is None:
         if schema.optional or schema.default is not None:
             return
+        # Kafka's wording, so messages read the same as in Java Connect.
+        named = f': "{path}"' if path else ""
         raise DataError(
-            f"invalid value{where}: null used for required field, schema type {schema.type.value}"
+            f"Invalid value: null used for required field{named}, schema type: {schema.type.name}"
         )
     if schema.name is not None and schema.name in _LOGICAL_CLASSES:
         expected = _LOGICAL_CLASSES[schema.name]
@@ -530,11 +563,15 @@ def validate_value(schema: Schema | None, value: Any, *, path: str = "") -> None
                 f"invalid value{where}: {value} is out of range for {schema.type.value}"
             )
     elif schema.type is Type.ARRAY:
-        assert schema.value_schema is not None
+        if schema.value_schema is None:  # only Values.parse_string makes such schemas
+            raise DataError(f"No schema defined for element of array{where or ' value'}")
         for i, item in enumerate(checked):
             validate_value(schema.value_schema, item, path=f"{path}[{i}]")
     elif schema.type is Type.MAP:
-        assert schema.key_schema is not None and schema.value_schema is not None
+        if schema.key_schema is None:
+            raise DataError(f"No schema defined for key of map{where or ' value'}")
+        if schema.value_schema is None:
+            raise DataError(f"No schema defined for value of map{where or ' value'}")
         for k, v in checked.items():
             validate_value(schema.key_schema, k, path=f"{path}{{key {k!r}}}")
             validate_value(schema.value_schema, v, path=f"{path}[{k!r}]")

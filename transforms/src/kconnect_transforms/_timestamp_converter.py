@@ -15,6 +15,7 @@ from kconnect_sdk import (
     Importance,
     ParsedConfig,
     Schema,
+    Struct,
     Time,
     Timestamp,
     Type,
@@ -260,7 +261,13 @@ class _TimestampConverter(KeyOrValue[R]):
             else Field(f.name, f.index, self._target_schema(f.schema.optional))
             for f in schema.fields
         ]
-        return copy_schema(schema, optional=False, fields=fields), kind
+        # As Kafka: the struct keeps its optionality, and its default gets the field converted.
+        updated = copy_schema(schema, fields=fields)
+        if isinstance(schema.default, Struct):
+            values = list(struct_values(schema.default))
+            values[source.index] = self._convert(values[source.index], kind)
+            updated = copy_schema(schema, fields=fields, default=fill_struct(updated, values))
+        return updated, kind
 
 
 class TimestampConverterKey(_TimestampConverter[R]):
