@@ -1,0 +1,313 @@
+"""MySQL/MariaDB CDC: snapshot and binlog streaming rows/s, against mysql-replication's own decoder.
+
+    .venv/bin/python bench/bench_cdc.py [--rows 1000000] [--bootstrap-servers HOST:PORT]
+
+Starts a private MariaDB (``mariadbd --log-bin --binlog-format=ROW``) in a temporary
+directory, fills a ten-column table with ``--rows`` rows in multi-row INSERTs (so the binlog
+holds ``--rows`` row changes), and measures in the same run:
+
+* ``mysql-replication``: the library alone reading those binlog events and decoding every
+  row (``event.rows``) - the reference;
+* ``stream, task poll``: kconnect's MySqlSourceTask streaming the same binlog range into
+  Debezium change events (no Kafka);
+* ``snapshot, task poll``: the task snapshotting the table (no Kafka);
+* ``stream into Kafka`` and ``snapshot into Kafka``: the connector in a standalone worker,
+  JsonConverter with schemas, to the embedded broker (or ``--bootstrap-servers``), until the
+  worker reports every record acknowledged.
+
+Prints rows/s for each and the ratio of each streaming figure to mysql-replication's
+(goals: streaming and snapshot into Kafka >= 100,000 rows/s). Asserts nothing about time.
+Use ``--rows 2000`` for a smoke run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+COLUMNS = (
+    "id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(40) NOT NULL, qty INT NOT NULL, "
+    "amount DECIMAL(12, 2) NOT NULL, price DOUBLE NOT NULL, flag TINYINT(1) NOT NULL, "
+    "day DATE NOT NULL, created DATETIME(3) NOT NULL, code BIGINT NULL, note VARCHAR(60) NULL"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def private_mariadb() -> Iterator[dict[str, Any]]:
+    """A throw-away mariadbd with a ROW binlog; yields its connection settings."""
+    import pymysql
+
+    base = Path(tempfile.mkdtemp(prefix="kc-bench-cdc-"))
+    datadir, sock = base / "data", base / "mysqld.sock"
+    as_root = ["--user=root"] if os.geteuid() == 0 else []
+    subprocess.run(
+        [
+            "mariadb-install-db",
+            "--no-defaults",
+            f"--datadir={datadir}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *as_root,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
+    proc = subprocess.Popen(
+        [
+            mariadbd,
+            "--no-defaults",
+            f"--datadir={datadir}",
+            f"--socket={sock}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            "--skip-name-resolve",
+            f"--log-bin={datadir / 'binlog'}",
+            "--binlog-format=ROW",
+            "--binlog-row-image=FULL",
+            "--server-id=1",
+            "--max-binlog-size=1073741824",
+            "--innodb-flush-log-at-trx-commit=0",
+            "--sync-binlog=0",
+            *as_root,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = pymysql.connect(unix_socket=str(sock), user="root", password="")
+                break
+            except pymysql.err.OperationalError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("mariadbd did not start") from None
+                time.sleep(0.2)
+        with conn.cursor() as cur:
+            cur.execute("CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ''")
+            cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION")
+        conn.close()
+        yield {"host": "127.0.0.1", "port": port, "user": "root", "password": ""}
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def fill(server: dict[str, Any], rows: int) -> tuple[str, int, str, int, float]:
+    """Insert ``rows`` rows into bench.t; the binlog range the inserts occupy."""
+    import pymysql
+
+    conn = pymysql.connect(**server, autocommit=True)
+    with conn.cursor() as cur:
+        cur.execute("SHOW MASTER STATUS")
+        start_file, start_pos = cur.fetchone()[:2]
+        started = time.perf_counter()
+        chunk = 1000
+        for first in range(0, rows, chunk):
+            values = ",".join(
+                f"({i}, 'name-{i}', {i % 1000}, {i % 100000}.25, {i * 0.5}, {i % 2}, "
+                f"'2024-01-{1 + i % 28:02d}', '2024-01-01 00:00:{i % 60:02d}.123', "
+                f"{'NULL' if i % 3 == 0 else i * 7}, {'NULL' if i % 2 else repr('note ' + str(i))})"
+                for i in range(first, min(rows, first + chunk))
+            )
+            cur.execute(f"INSERT INTO bench.t VALUES {values}")
+        took = time.perf_counter() - started
+        cur.execute("SHOW MASTER STATUS")
+        end_file, end_pos = cur.fetchone()[:2]
+    conn.close()
+    return start_file, int(start_pos), end_file, int(end_pos), took
+
+
+def raw_decode(server: dict[str, Any], start: tuple[str, int], end_pos: int, rows: int) -> float:
+    """mysql-replication alone: read the range and decode every row."""
+    from pymysqlreplication import BinLogStreamReader
+    from pymysqlreplication.row_event import WriteRowsEvent
+
+    stream = BinLogStreamReader(
+        connection_settings={**server},
+        server_id=9001,
+        resume_stream=True,
+        blocking=False,
+        log_file=start[0],
+        log_pos=start[1],
+        only_events=[WriteRowsEvent],
+        use_column_name_cache=True,
+        enable_logging=False,
+    )
+    count = 0
+    started = time.perf_counter()
+    try:
+        for event in stream:
+            for row in event.rows:
+                count += len(row["values"])
+            if count >= rows * 10:
+                break
+    finally:
+        stream.close()
+    return time.perf_counter() - started
+
+
+def connector_props(
+    server: dict[str, Any], bootstrap: str, prefix: str, **extra: str
+) -> dict[str, str]:
+    return {
+        "name": prefix,
+        "connector.class": "io.debezium.connector.mysql.MySqlConnector",
+        "database.hostname": server["host"],
+        "database.port": str(server["port"]),
+        "database.user": server["user"],
+        "database.password": server["password"],
+        "database.server.id": "7001",
+        "topic.prefix": prefix,
+        "database.include.list": "bench",
+        "schema.history.internal.kafka.bootstrap.servers": bootstrap,
+        "schema.history.internal.kafka.topic": f"history.{prefix}",
+        "max.batch.size": "4096",
+        "max.queue.size": "16384",
+        **extra,
+    }
+
+
+def task_rate(props: dict[str, str], store: Any, rows: int) -> float:
+    """Start a task and poll until ``rows`` change events of bench.t came; the seconds it took.
+
+    With ``rows`` 0, poll until the snapshot is over and commit what came (the offsets).
+    """
+    from kconnect_connector_mysql import MySqlSourceTask
+    from kconnect_testkit import ScriptedSourceContext
+
+    task = MySqlSourceTask()
+    task.initialize(ScriptedSourceContext(dict(props), store))
+    started = time.perf_counter()
+    task.start(props)
+    got = 0
+    try:
+        if rows == 0:
+            while not task.streaming.is_set():
+                store.commit_records(task.poll() or [])
+            return 0.0
+        while got < rows:
+            batch = task.poll() or []
+            got += sum(1 for r in batch if r.topic.endswith(".bench.t"))
+        return time.perf_counter() - started
+    finally:
+        task.stop()
+
+
+def worker_rate(
+    props: dict[str, str], bootstrap: str, offsets_file: Path, rows: int, already: int
+) -> float:
+    from kconnect_runtime import Standalone
+
+    worker = {
+        "bootstrap.servers": bootstrap,
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "key.converter.schemas.enable": "true",
+        "value.converter.schemas.enable": "true",
+        "offset.storage.file.filename": str(offsets_file),
+        "offset.flush.interval.ms": "1000",
+        "listeners": "",
+    }
+    app = Standalone(worker, [props])
+    started = time.perf_counter()
+    app.start()
+    try:
+        while True:
+            assert app.worker is not None
+            _, _, acked = app.worker.progress().get(props["name"], ("", 0, 0))
+            if acked - already >= max(rows, 1):
+                return time.perf_counter() - started
+            time.sleep(0.02)
+    finally:
+        app.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--bootstrap-servers", default=None)
+    args = parser.parse_args()
+    from kconnect_runtime import EmbeddedBroker
+    from kconnect_testkit import InMemoryOffsetStore
+
+    broker = None
+    bootstrap = args.bootstrap_servers
+    if bootstrap is None:
+        broker = EmbeddedBroker()
+        bootstrap = broker.start()
+    rows = args.rows
+    work = Path(tempfile.mkdtemp(prefix="kc-bench-cdc-work-"))
+    try:
+        with private_mariadb() as server:
+            import pymysql
+
+            conn = pymysql.connect(**server, autocommit=True)
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE bench")
+                cur.execute(f"CREATE TABLE bench.t ({COLUMNS})")
+            conn.close()
+            # Schema-only runs record the table's schema, and an offset, before the fill.
+            store = InMemoryOffsetStore()
+            stream_props = connector_props(
+                server, bootstrap, "benchs", **{"snapshot.mode": "no_data"}
+            )
+            offsets_file = work / "offsets.json"
+            worker_rate(stream_props, bootstrap, offsets_file, 0, 0)
+            task_props = connector_props(
+                server, bootstrap, "bencht", **{"snapshot.mode": "no_data"}
+            )
+            task_rate(task_props, store, 0)
+            start_file, start_pos, _end_file, end_pos, fill_s = fill(server, rows)
+            print(f"filled {rows:,} rows in {fill_s:.1f} s ({rows / fill_s:,.0f} rows/s inserted)")
+            raw_s = raw_decode(server, (start_file, start_pos), end_pos, rows)
+            results: list[tuple[str, float]] = [("mysql-replication decode", raw_s)]
+            results.append(("stream, task poll", task_rate(task_props, store, rows)))
+            results.append(
+                ("stream into Kafka", worker_rate(stream_props, bootstrap, offsets_file, rows, 0))
+            )
+            snap_props = connector_props(server, bootstrap, "benchq")
+            results.append(
+                ("snapshot, task poll", task_rate(snap_props, InMemoryOffsetStore(), rows))
+            )
+            snap_worker = connector_props(server, bootstrap, "benchw")
+            results.append(
+                (
+                    "snapshot into Kafka",
+                    worker_rate(snap_worker, bootstrap, work / "offsets-snap.json", rows, 0),
+                )
+            )
+    finally:
+        if broker is not None:
+            broker.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n{rows:,} row changes, 10 columns, JSON with schemas into Kafka")
+    print(f"{'measure':<28}{'seconds':>10}{'rows/s':>14}{'vs mysql-replication':>24}")
+    for name, seconds in results:
+        print(f"{name:<28}{seconds:>10.2f}{rows / seconds:>14,.0f}{raw_s / seconds:>23.2f}x")
+    print("goals: streaming into Kafka >= 100,000 rows/s, snapshot into Kafka >= 100,000 rows/s")
+
+
+if __name__ == "__main__":
+    main()

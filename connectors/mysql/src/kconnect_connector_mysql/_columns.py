@@ -1,0 +1,617 @@
+"""Column definitions and how Debezium maps each MySQL/MariaDB column type to Connect.
+
+A :class:`Column` is what the schema history records about a column (Debezium's
+``tableChanges`` column document); :func:`field_schema` gives the Connect schema Debezium
+gives it, and :func:`value_converter` turns the natural Python value of the column (from
+the snapshot query or the binlog decoder) into Debezium's representation.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+import json
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from kconnect_sdk import Decimal, Schema, SchemaBuilder, Struct
+
+__all__ = ["Column", "Table", "field_schema", "make_struct", "value_converter"]
+
+Converter = Callable[[Any], Any]
+
+# java.sql.Types codes, as recorded in Debezium's schema history.
+_JDBC: Final = {
+    "bit": -7,
+    "tinyint": -6,
+    "smallint": 5,
+    "mediumint": 4,
+    "int": 4,
+    "integer": 4,
+    "bigint": -5,
+    "float": 6,
+    "double": 8,
+    "real": 8,
+    "decimal": 3,
+    "numeric": 2,
+    "char": 1,
+    "varchar": 12,
+    "tinytext": 12,
+    "text": 12,
+    "mediumtext": 12,
+    "longtext": 12,
+    "date": 91,
+    "time": 92,
+    "datetime": 93,
+    "timestamp": 2014,
+    "year": 4,
+    "binary": -2,
+    "varbinary": -3,
+    "tinyblob": 2004,
+    "blob": 2004,
+    "mediumblob": 2004,
+    "longblob": 2004,
+    "enum": 1,
+    "set": 1,
+    "json": 1111,
+    "geometry": 1111,
+    "point": 1111,
+    "linestring": 1111,
+    "polygon": 1111,
+    "multipoint": 1111,
+    "multilinestring": 1111,
+    "multipolygon": 1111,
+    "geometrycollection": 1111,
+    "geomcollection": 1111,
+    "boolean": 16,
+}
+_BINARY_TYPES: Final = frozenset(
+    {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+)
+_GEOMETRY_TYPES: Final = frozenset(
+    {
+        "geometry",
+        "linestring",
+        "polygon",
+        "multipoint",
+        "multilinestring",
+        "multipolygon",
+        "geometrycollection",
+        "geomcollection",
+    }
+)
+_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
+_EPOCH: Final = _dt.datetime(1970, 1, 1)
+_UTC: Final = _dt.UTC
+
+
+@dataclass(slots=True)
+class Column:
+    """One column as Debezium's schema history describes it."""
+
+    name: str
+    position: int
+    data_type: str  # lower-case base type: int, varchar, decimal, enum, ...
+    type_name: str  # Debezium's typeName: upper-case, with UNSIGNED / ZEROFILL
+    length: int | None = None
+    scale: int | None = None
+    optional: bool = True
+    auto_incremented: bool = False
+    generated: bool = False
+    charset: str | None = None
+    has_default: bool = False
+    default_expression: str | None = None
+    enum_values: list[str] | None = None
+    comment: str | None = None
+
+    @property
+    def unsigned(self) -> bool:
+        return "UNSIGNED" in self.type_name
+
+    @property
+    def jdbc_type(self) -> int:
+        return _JDBC.get(self.data_type, 1111)
+
+    def to_history(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "name": self.name,
+            "jdbcType": self.jdbc_type,
+            "typeName": self.type_name,
+            "typeExpression": self.type_name,
+            "charsetName": self.charset,
+        }
+        if self.length is not None:
+            doc["length"] = self.length
+        if self.scale is not None:
+            doc["scale"] = self.scale
+        doc.update(
+            position=self.position,
+            optional=self.optional,
+            autoIncremented=self.auto_incremented,
+            generated=self.generated,
+            comment=self.comment,
+            hasDefaultValue=self.has_default,
+        )
+        if self.default_expression is not None:
+            doc["defaultValueExpression"] = self.default_expression
+        if self.enum_values is not None:
+            doc["enumValues"] = list(self.enum_values)
+        return doc
+
+    @classmethod
+    def from_history(cls, doc: dict[str, Any]) -> Column:
+        type_name = str(doc["typeName"])
+        return cls(
+            name=doc["name"],
+            position=int(doc.get("position", 0)),
+            data_type=type_name.split(maxsplit=1)[0].lower(),
+            type_name=type_name,
+            length=doc.get("length"),
+            scale=doc.get("scale"),
+            optional=bool(doc.get("optional", True)),
+            auto_incremented=bool(doc.get("autoIncremented", False)),
+            generated=bool(doc.get("generated", False)),
+            charset=doc.get("charsetName"),
+            has_default=bool(doc.get("hasDefaultValue", False)),
+            default_expression=doc.get("defaultValueExpression"),
+            enum_values=doc.get("enumValues"),
+            comment=doc.get("comment"),
+        )
+
+
+@dataclass(slots=True)
+class Table:
+    """A table's columns and primary key, in the server's column order."""
+
+    db: str
+    name: str
+    columns: list[Column]
+    primary_key: list[str] = field(default_factory=list)
+    default_charset: str | None = None
+    comment: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.db}.{self.name}"
+
+    def to_history(self) -> dict[str, Any]:
+        return {
+            "defaultCharsetName": self.default_charset,
+            "primaryKeyColumnNames": list(self.primary_key),
+            "columns": [c.to_history() for c in self.columns],
+            "attributes": [],
+        }
+
+    @classmethod
+    def from_history(cls, db: str, name: str, doc: dict[str, Any]) -> Table:
+        return cls(
+            db=db,
+            name=name,
+            columns=[Column.from_history(c) for c in doc.get("columns", [])],
+            primary_key=list(doc.get("primaryKeyColumnNames") or []),
+            default_charset=doc.get("defaultCharsetName"),
+            comment=doc.get("comment"),
+        )
+
+
+_ENUM_ITEM: Final = re.compile(r"'((?:[^']|'')*)'")
+
+
+def column_from_information_schema(row: dict[str, Any]) -> Column:
+    """A Column from a row of information_schema.COLUMNS (keys upper-case)."""
+    data_type = str(row["DATA_TYPE"]).lower()
+    column_type = str(row["COLUMN_TYPE"])
+    lowered = column_type.lower()
+    type_name = data_type.upper()
+    if "unsigned" in lowered:
+        type_name += " UNSIGNED"
+    if "zerofill" in lowered:
+        type_name += " ZEROFILL"
+    length: int | None = None
+    scale: int | None = None
+    enum_values: list[str] | None = None
+    if data_type in ("enum", "set"):
+        inner = column_type[column_type.index("(") + 1 : column_type.rindex(")")]
+        enum_values = [m.group(1).replace("''", "'") for m in _ENUM_ITEM.finditer(inner)]
+    else:
+        match = re.search(r"\((\d+)(?:,(\d+))?\)", column_type)
+        if match:
+            length = int(match.group(1))
+            if match.group(2) is not None:
+                scale = int(match.group(2))
+        elif data_type in ("decimal", "numeric"):
+            length, scale = 10, 0
+    if data_type in ("decimal", "numeric") and scale is None:
+        scale = 0
+    extra = str(row.get("EXTRA") or "").lower()
+    default = row.get("COLUMN_DEFAULT")
+    nullable = str(row["IS_NULLABLE"]).upper() == "YES"
+    has_default = default is not None or nullable
+    if isinstance(default, str) and default.upper() == "NULL":
+        default = None
+    return Column(
+        name=row["COLUMN_NAME"],
+        position=int(row["ORDINAL_POSITION"]),
+        data_type=data_type,
+        type_name=type_name,
+        length=length,
+        scale=scale,
+        optional=nullable,
+        auto_incremented="auto_increment" in extra,
+        generated="generated" in extra,
+        charset=row.get("CHARACTER_SET_NAME"),
+        has_default=has_default,
+        default_expression=None if default is None else str(default),
+        enum_values=enum_values,
+        comment=row.get("COLUMN_COMMENT") or None,
+    )
+
+
+# --- Connect schemas -------------------------------------------------------------------------
+
+
+def _named(builder: SchemaBuilder, name: str, version: int = 1) -> SchemaBuilder:
+    return builder.name(name).version(version)
+
+
+def _time_precision(column: Column) -> int:
+    return column.length or 0
+
+
+def _geometry_builder() -> SchemaBuilder:
+    return (
+        SchemaBuilder.struct()
+        .name("io.debezium.data.geometry.Geometry")
+        .version(2)
+        .doc("Geometry")
+        .field("wkb", Schema.BYTES)
+        .field("srid", Schema.OPTIONAL_INT32)
+        .field("extensions", SchemaBuilder.map(Schema.STRING, Schema.STRING).optional().build())
+    )
+
+
+def _point_builder() -> SchemaBuilder:
+    return (
+        SchemaBuilder.struct()
+        .name("io.debezium.data.geometry.Point")
+        .version(1)
+        .doc("Geometry (POINT)")
+        .field("x", Schema.FLOAT64)
+        .field("y", Schema.FLOAT64)
+        .field("wkb", Schema.OPTIONAL_BYTES)
+        .field("srid", Schema.OPTIONAL_INT32)
+    )
+
+
+def _decimal_builder(precision: int, scale: int) -> SchemaBuilder:
+    return Decimal.builder(scale).parameter("connect.decimal.precision", str(precision))
+
+
+def schema_builder(
+    column: Column, *, decimal_mode: str, time_mode: str, bigint_mode: str, binary_mode: str
+) -> SchemaBuilder:
+    """The builder Debezium's value converters start from for ``column`` (before optional/default)."""
+    t = column.data_type
+    unsigned = column.unsigned
+    if t == "json":
+        return _named(SchemaBuilder.string(), "io.debezium.data.Json")
+    if t == "point":
+        return _point_builder()
+    if t in _GEOMETRY_TYPES:
+        return _geometry_builder()
+    if t == "year":
+        return _named(SchemaBuilder.int32(), "io.debezium.time.Year")
+    if t == "enum":
+        return _named(SchemaBuilder.string(), "io.debezium.data.Enum").parameter(
+            "allowed", ",".join(column.enum_values or [])
+        )
+    if t == "set":
+        return _named(SchemaBuilder.string(), "io.debezium.data.EnumSet").parameter(
+            "allowed", ",".join(column.enum_values or [])
+        )
+    if t == "tinyint":
+        return SchemaBuilder.int16() if unsigned else SchemaBuilder.int8()
+    if t == "smallint":
+        return SchemaBuilder.int32() if unsigned else SchemaBuilder.int16()
+    if t in ("mediumint",):
+        return SchemaBuilder.int32()
+    if t in ("int", "integer"):
+        return SchemaBuilder.int64() if unsigned else SchemaBuilder.int32()
+    if t == "bigint":
+        if unsigned and bigint_mode == "precise":
+            return _decimal_builder(20, 0)
+        return SchemaBuilder.int64()
+    if t == "float":
+        if column.scale is None and (column.length is None or column.length <= 24):
+            return SchemaBuilder.float32()
+        return SchemaBuilder.float64()
+    if t in ("double", "real"):
+        return SchemaBuilder.float64()
+    if t in ("decimal", "numeric"):
+        if decimal_mode == "double":
+            return SchemaBuilder.float64()
+        if decimal_mode == "string":
+            return SchemaBuilder.string()
+        return _decimal_builder(column.length or 10, column.scale or 0)
+    if t == "bit":
+        if (column.length or 1) > 1:
+            return _named(SchemaBuilder.bytes(), "io.debezium.data.Bits").parameter(
+                "length", str(column.length)
+            )
+        return SchemaBuilder.boolean()
+    if t == "boolean":
+        return SchemaBuilder.boolean()
+    if t in _BINARY_TYPES:
+        return SchemaBuilder.bytes() if binary_mode == "bytes" else SchemaBuilder.string()
+    if t == "date":
+        if time_mode == "connect":
+            return _named(SchemaBuilder.int32(), "org.apache.kafka.connect.data.Date")
+        if time_mode == "isostring":
+            return _named(SchemaBuilder.string(), "io.debezium.time.IsoDate")
+        return _named(SchemaBuilder.int32(), "io.debezium.time.Date")
+    if t == "time":
+        if time_mode == "connect":
+            return _named(SchemaBuilder.int32(), "org.apache.kafka.connect.data.Time")
+        if time_mode == "isostring":
+            return _named(SchemaBuilder.string(), "io.debezium.time.IsoTime")
+        if time_mode == "adaptive" and _time_precision(column) <= 3:
+            return _named(SchemaBuilder.int32(), "io.debezium.time.Time")
+        return _named(SchemaBuilder.int64(), "io.debezium.time.MicroTime")
+    if t == "datetime":
+        if time_mode == "connect":
+            return _named(SchemaBuilder.int64(), "org.apache.kafka.connect.data.Timestamp")
+        if time_mode == "isostring":
+            return _named(SchemaBuilder.string(), "io.debezium.time.IsoTimestamp")
+        if _time_precision(column) <= 3:
+            return _named(SchemaBuilder.int64(), "io.debezium.time.Timestamp")
+        return _named(SchemaBuilder.int64(), "io.debezium.time.MicroTimestamp")
+    if t == "timestamp":
+        return _named(SchemaBuilder.string(), "io.debezium.time.ZonedTimestamp")
+    # char, varchar, the text types, and anything else textual.
+    return SchemaBuilder.string()
+
+
+def field_schema(column: Column, **modes: str) -> Schema:
+    """The Connect schema of ``column``'s field in the Value/Key structs."""
+    builder = schema_builder(column, **modes)
+    if column.optional:
+        builder.optional()
+    default = _default_value(column, builder, modes)
+    if default is not None:
+        builder.default_value(default)
+    return builder.build()
+
+
+def _default_value(column: Column, builder: SchemaBuilder, modes: dict[str, str]) -> Any:
+    expr = column.default_expression
+    if expr is None:
+        return None
+    text = expr[1:-1].replace("''", "'") if len(expr) >= 2 and expr[0] == expr[-1] == "'" else expr
+    t = column.data_type
+    try:
+        if t in ("tinyint", "smallint", "mediumint", "int", "integer", "year"):
+            return int(text)
+        if t == "bigint":
+            if column.unsigned and modes.get("bigint_mode") == "precise":
+                return decimal.Decimal(text)
+            return int(text)
+        if t in ("float", "double", "real"):
+            return float(text)
+        if t in ("decimal", "numeric"):
+            value = decimal.Decimal(text)
+            mode = modes.get("decimal_mode")
+            if mode == "double":
+                return float(value)
+            if mode == "string":
+                return str(value)
+            return value.quantize(decimal.Decimal(1).scaleb(-(column.scale or 0)))
+        if t in ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"):
+            return text
+    except (ValueError, ArithmeticError):
+        return None
+    # Temporal and other defaults (CURRENT_TIMESTAMP, expressions) are left out.
+    return None
+
+
+# --- values ------------------------------------------------------------------------------------
+
+
+def make_struct(schema: Schema, values: list[Any]) -> Struct:
+    """A Struct over ``values`` already in field order and already of the right types.
+
+    Skips Struct.put's per-field checks: every value comes from a converter built for its
+    field's schema, and checking them again would cost more than decoding them.
+    """
+    struct = Struct.__new__(Struct)
+    struct.schema = schema
+    struct._values = values
+    return struct
+
+
+def _fast(convert: Converter, kind: str) -> Converter:
+    """Tag a converter with the binlog decoder's direct path for it (see ``_decoder``)."""
+    convert.kc_fast = kind  # type: ignore[attr-defined]  # a plain function attribute
+    return convert
+
+
+def _days(value: Any) -> Any:
+    if isinstance(value, _dt.date):
+        return (
+            (value - _EPOCH_DATE).days
+            if not isinstance(value, _dt.datetime)
+            else (value.date() - _EPOCH_DATE).days
+        )
+    return None  # zero dates ('0000-00-00') have no day number
+
+
+def _micro_time(value: Any) -> Any:
+    if isinstance(value, _dt.timedelta):
+        return (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
+    return value if isinstance(value, int) else None
+
+
+def _epoch_micros(value: Any) -> Any:
+    if isinstance(value, _dt.datetime):
+        delta = value.replace(tzinfo=None) - _EPOCH
+        return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if isinstance(value, _dt.date):
+        return (value - _EPOCH_DATE).days * 86_400_000_000
+    return None
+
+
+def _zoned(precision: int) -> Converter:
+    def convert(value: Any) -> Any:
+        if not isinstance(value, _dt.datetime):
+            return None
+        base = value.strftime("%Y-%m-%dT%H:%M:%S")
+        if precision > 0:
+            base += "." + f"{value.microsecond:06d}"[:precision]
+        elif value.microsecond:
+            base += "." + f"{value.microsecond:06d}".rstrip("0")
+        return base + "Z"
+
+    return convert
+
+
+def _float32(value: Any) -> Any:
+    if value is None:
+        return None
+    # The shortest decimal that is the same 32-bit float, as Java's Float.toString gives.
+    packed = struct.pack("<f", value)
+    for digits in range(6, 10):
+        candidate = float(f"{value:.{digits}g}")
+        if struct.pack("<f", candidate) == packed:
+            return candidate
+    return float(value)
+
+
+def _binary(mode: str) -> Converter | None:
+    if mode == "base64":
+        return lambda v: None if v is None else base64.b64encode(bytes(v)).decode("ascii")
+    if mode == "base64-url-safe":
+        return lambda v: None if v is None else base64.urlsafe_b64encode(bytes(v)).decode("ascii")
+    if mode == "hex":
+        return lambda v: None if v is None else bytes(v).hex().upper()
+    return None
+
+
+def _bits(length: int) -> Converter:
+    nbytes = (length + 7) // 8
+
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, int):
+            return value.to_bytes(nbytes, "little")
+        # The server sends BIT values big-endian; Debezium's Bits are little-endian.
+        return int.from_bytes(bytes(value), "big").to_bytes(nbytes, "little")
+
+    return convert
+
+
+def _bit1(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return bool(value)
+    return any(bytes(value))
+
+
+def _geometry(point: bool, schema: Schema) -> Converter:
+    def convert(value: Any) -> Any:
+        if value is None:
+            return None
+        raw = bytes(value)
+        # MySQL stores a geometry as a 4-byte little-endian SRID followed by its WKB.
+        srid = struct.unpack_from("<I", raw, 0)[0]
+        wkb = raw[4:]
+        if point:
+            order = "<" if wkb[0] == 1 else ">"
+            x, y = struct.unpack_from(order + "dd", wkb, 5)
+            return make_struct(schema, [x, y, wkb, srid])
+        return make_struct(schema, [wkb, srid, None])
+
+    return convert
+
+
+def _json_text(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8")
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def value_converter(
+    column: Column,
+    schema: Schema,
+    *,
+    decimal_mode: str,
+    time_mode: str,
+    bigint_mode: str,
+    binary_mode: str,
+) -> Converter | None:
+    """Turns the column's natural Python value into Debezium's; None where it is already that.
+
+    Natural values: int for integers and YEAR (unsigned as unsigned), float, decimal.Decimal,
+    str for text/ENUM/SET labels, bytes for binary, BIT and geometry, datetime.date,
+    datetime.datetime (naive; TIMESTAMP in UTC), datetime.timedelta for TIME.
+    """
+    t = column.data_type
+    if t == "bigint" and column.unsigned:
+        if bigint_mode == "precise":
+            return lambda v: None if v is None else decimal.Decimal(v)
+        return lambda v: v - (1 << 64) if v is not None and v >= 1 << 63 else v
+    if t == "float" and schema.type.value == "float32":
+        return _float32
+    if t in ("decimal", "numeric"):
+        if decimal_mode == "double":
+            return lambda v: None if v is None else float(v)
+        if decimal_mode == "string":
+            return lambda v: None if v is None else format(v, "f")
+        return None
+    if t == "bit":
+        return _bits(column.length or 1) if (column.length or 1) > 1 else _bit1
+    if t in _BINARY_TYPES:
+        return _binary(binary_mode)
+    if t == "json":
+        return _json_text
+    if t == "point":
+        return _geometry(True, schema)
+    if t in _GEOMETRY_TYPES:
+        return _geometry(False, schema)
+    if t == "set":
+        return lambda v: (
+            ",".join(sorted(v, key=(column.enum_values or []).index)) if isinstance(v, set) else v
+        )
+    if t == "date":
+        if time_mode == "isostring":
+            return lambda v: v.isoformat() if isinstance(v, _dt.date) else None
+        if time_mode == "connect":
+            return lambda v: v if isinstance(v, _dt.date) else None
+        return _fast(_days, "date_days")
+    if t == "time":
+        if time_mode == "connect":
+            return lambda v: (_dt.datetime.min + v).time() if isinstance(v, _dt.timedelta) else None
+        if time_mode == "isostring":
+            return lambda v: None if v is None else str(v)
+        if time_mode == "adaptive" and _time_precision(column) <= 3:
+            return lambda v: None if (m := _micro_time(v)) is None else m // 1000
+        return _micro_time
+    if t == "datetime":
+        if time_mode == "isostring":
+            return lambda v: v.isoformat() if isinstance(v, _dt.datetime) else None
+        if time_mode == "connect":
+            return lambda v: v.replace(tzinfo=_UTC) if isinstance(v, _dt.datetime) else None
+        if _time_precision(column) <= 3:
+            return _fast(
+                lambda v: None if (m := _epoch_micros(v)) is None else m // 1000, "datetime_ms"
+            )
+        return _fast(_epoch_micros, "datetime_us")
+    if t == "timestamp":
+        return _zoned(_time_precision(column))
+    return None

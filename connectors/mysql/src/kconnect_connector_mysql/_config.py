@@ -1,0 +1,638 @@
+"""The connector's config keys (Debezium's names and defaults) and the filters they define."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from kconnect_sdk import (
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigError,
+    ConfigType,
+    Importance,
+    ParsedConfig,
+    Password,
+    Range,
+)
+
+__all__ = ["CONFIG_DEF", "Settings", "TableFilter", "parse_settings"]
+
+_S, _I, _L, _B, _P, _LIST = (
+    ConfigType.STRING,
+    ConfigType.INT,
+    ConfigType.LONG,
+    ConfigType.BOOLEAN,
+    ConfigType.PASSWORD,
+    ConfigType.LIST,
+)
+_H, _M, _LO = Importance.HIGH, Importance.MEDIUM, Importance.LOW
+
+
+def _one_of(*values: str) -> CaseInsensitiveValidString:
+    return CaseInsensitiveValidString.one_of(*values)
+
+
+SNAPSHOT_MODES: Final = (
+    "initial",
+    "always",
+    "initial_only",
+    "no_data",
+    "when_needed",
+    "recovery",
+    "never",
+    "schema_only",
+    "schema_only_recovery",
+)
+
+CONFIG_DEF: Final = (
+    ConfigDef()
+    .define(
+        "topic.prefix",
+        _S,
+        importance=_H,
+        documentation="Topic prefix and logical name of the database server; also source.name. Required.",
+    )
+    .define(
+        "database.hostname",
+        _S,
+        importance=_H,
+        documentation="Host name or address of the MySQL/MariaDB server.",
+    )
+    .define(
+        "database.port",
+        _I,
+        3306,
+        Range.between(1, 65535),
+        importance=_H,
+        documentation="Port of the server.",
+    )
+    .define("database.user", _S, importance=_H, documentation="User to connect as.")
+    .define("database.password", _P, None, importance=_H, documentation="Password of that user.")
+    .define(
+        "database.server.id",
+        _L,
+        None,
+        importance=_H,
+        documentation="Numeric id this connector uses as a replica; unique among the server's replicas. Default: a random id between 5400 and 6400.",
+    )
+    .define(
+        "database.ssl.mode",
+        _S,
+        "preferred",
+        _one_of("disabled", "preferred", "required", "verify_ca", "verify_identity"),
+        importance=_M,
+        documentation="Whether to use an encrypted connection.",
+    )
+    .define(
+        "database.initial.statements",
+        _S,
+        None,
+        importance=_LO,
+        documentation="Semicolon-separated SQL run on every new JDBC-style connection.",
+    )
+    .define(
+        "connect.timeout.ms",
+        _L,
+        30000,
+        Range.at_least(1),
+        importance=_LO,
+        documentation="How long to wait for a connection, in ms.",
+    )
+    .define(
+        "connect.keep.alive",
+        _B,
+        True,
+        importance=_LO,
+        documentation="Reconnect to the binlog when the connection drops.",
+    )
+    .define(
+        "connect.keep.alive.interval.ms",
+        _L,
+        60000,
+        importance=_LO,
+        documentation="How often the binlog connection is checked, in ms.",
+    )
+    .define(
+        "database.include.list",
+        _LIST,
+        None,
+        importance=_H,
+        documentation="Regular expressions matching the names of databases to capture (anchored).",
+    )
+    .define(
+        "database.exclude.list",
+        _LIST,
+        None,
+        importance=_M,
+        documentation="Regular expressions matching database names not to capture.",
+    )
+    .define(
+        "table.include.list",
+        _LIST,
+        None,
+        importance=_H,
+        documentation="Regular expressions matching <db>.<table> names to capture.",
+    )
+    .define(
+        "table.exclude.list",
+        _LIST,
+        None,
+        importance=_M,
+        documentation="Regular expressions matching <db>.<table> names not to capture.",
+    )
+    .define(
+        "column.include.list",
+        _LIST,
+        None,
+        importance=_M,
+        documentation="Regular expressions matching <db>.<table>.<column> names to include in change events.",
+    )
+    .define(
+        "column.exclude.list",
+        _LIST,
+        None,
+        importance=_M,
+        documentation="Regular expressions matching <db>.<table>.<column> names to leave out of change events.",
+    )
+    .define(
+        "table.ignore.builtin",
+        _B,
+        True,
+        importance=_LO,
+        documentation="Ignore the server's own databases (mysql, sys, information_schema, performance_schema).",
+    )
+    .define(
+        "message.key.columns",
+        _S,
+        None,
+        importance=_M,
+        documentation="Key columns per table: <db>.<table regex>:<col>,<col>;...",
+    )
+    .define(
+        "decimal.handling.mode",
+        _S,
+        "precise",
+        _one_of("precise", "double", "string"),
+        importance=_M,
+        documentation="How DECIMAL/NUMERIC values are represented: precise (Connect Decimal), double or string.",
+    )
+    .define(
+        "time.precision.mode",
+        _S,
+        "adaptive_time_microseconds",
+        _one_of("adaptive_time_microseconds", "adaptive", "connect", "isostring"),
+        importance=_M,
+        documentation="How temporal values are represented.",
+    )
+    .define(
+        "bigint.unsigned.handling.mode",
+        _S,
+        "long",
+        _one_of("long", "precise"),
+        importance=_M,
+        documentation="BIGINT UNSIGNED as long (wraps above 2^63-1) or precise (Connect Decimal).",
+    )
+    .define(
+        "binary.handling.mode",
+        _S,
+        "bytes",
+        _one_of("bytes", "base64", "base64-url-safe", "hex"),
+        importance=_LO,
+        documentation="How binary columns are represented.",
+    )
+    .define(
+        "tombstones.on.delete",
+        _B,
+        True,
+        importance=_M,
+        documentation="Whether a delete event is followed by a tombstone.",
+    )
+    .define(
+        "include.schema.changes",
+        _B,
+        True,
+        importance=_M,
+        documentation="Whether schema changes are published to the topic named by topic.prefix.",
+    )
+    .define(
+        "include.query",
+        _B,
+        False,
+        importance=_LO,
+        documentation="Whether the source block carries the SQL statement (needs binlog_rows_query_log_events / binlog_annotate_row_events).",
+    )
+    .define(
+        "skipped.operations",
+        _LIST,
+        "t",
+        importance=_LO,
+        documentation="Operations not to publish: c, u, d, t, or none.",
+    )
+    .define(
+        "provide.transaction.metadata",
+        _B,
+        False,
+        importance=_LO,
+        documentation="Whether transaction BEGIN/END events are published and events carry a transaction block.",
+    )
+    .define(
+        "topic.transaction",
+        _S,
+        "transaction",
+        importance=_LO,
+        documentation="Suffix of the transaction metadata topic, <topic.prefix>.<topic.transaction>.",
+    )
+    .define(
+        "topic.delimiter",
+        _S,
+        ".",
+        importance=_LO,
+        documentation="Delimiter between topic name parts.",
+    )
+    .define(
+        "topic.heartbeat.prefix",
+        _S,
+        "__debezium-heartbeat",
+        importance=_LO,
+        documentation="Prefix of the heartbeat topic, <prefix>.<topic.prefix>.",
+    )
+    .define(
+        "heartbeat.interval.ms",
+        _I,
+        0,
+        Range.at_least(0),
+        importance=_M,
+        documentation="How often a heartbeat is emitted, in ms; 0 disables them.",
+    )
+    .define(
+        "snapshot.mode",
+        _S,
+        "initial",
+        _one_of(*SNAPSHOT_MODES),
+        importance=_H,
+        documentation="When to snapshot: initial, always, initial_only, no_data, when_needed or recovery.",
+    )
+    .define(
+        "snapshot.locking.mode",
+        _S,
+        "minimal",
+        _one_of("minimal", "extended", "none"),
+        importance=_M,
+        documentation="minimal: hold the global read lock only while reading the binlog position and schemas; extended: for the whole snapshot; none: never lock.",
+    )
+    .define(
+        "snapshot.fetch.size",
+        _I,
+        None,
+        importance=_M,
+        documentation="Rows fetched per round trip while snapshotting.",
+    )
+    .define(
+        "snapshot.lock.timeout.ms",
+        _L,
+        10000,
+        importance=_LO,
+        documentation="How long to wait for the snapshot's locks, in ms.",
+    )
+    .define(
+        "max.batch.size",
+        _I,
+        2048,
+        Range.at_least(1),
+        importance=_M,
+        documentation="Most records returned by one poll.",
+    )
+    .define(
+        "max.queue.size",
+        _I,
+        8192,
+        Range.at_least(1),
+        importance=_M,
+        documentation="Most records buffered between the binlog reader and poll.",
+    )
+    .define(
+        "poll.interval.ms",
+        _L,
+        500,
+        Range.at_least(1),
+        importance=_LO,
+        documentation="How long poll waits for records, in ms.",
+    )
+    .define(
+        "schema.history.internal.kafka.bootstrap.servers",
+        _S,
+        None,
+        importance=_H,
+        documentation="Kafka brokers of the schema history topic.",
+    )
+    .define(
+        "schema.history.internal.kafka.topic",
+        _S,
+        None,
+        importance=_H,
+        documentation="Topic where the connector records the schema history (one partition, infinite retention).",
+    )
+    .define(
+        "schema.history.internal.kafka.recovery.poll.interval.ms",
+        _I,
+        100,
+        importance=_LO,
+        documentation="How long one poll of the history topic waits during recovery, in ms.",
+    )
+    .define(
+        "schema.history.internal.kafka.recovery.attempts",
+        _I,
+        100,
+        importance=_LO,
+        documentation="Empty polls of the history topic before recovery stops.",
+    )
+    .define(
+        "schema.history.internal.kafka.query.timeout.ms",
+        _L,
+        3000,
+        importance=_LO,
+        documentation="Timeout of admin queries to the history topic's brokers, in ms.",
+    )
+    .define(
+        "schema.history.internal.store.only.captured.tables.ddl",
+        _B,
+        False,
+        importance=_LO,
+        documentation="Record the schema of captured tables only.",
+    )
+    .define(
+        "schema.history.internal.skip.unparseable.ddl",
+        _B,
+        False,
+        importance=_LO,
+        documentation="Ignore DDL that cannot be applied instead of failing.",
+    )
+    .define(
+        "gtid.source.includes",
+        _LIST,
+        None,
+        importance=_LO,
+        documentation="GTID source ids (regular expressions) whose transactions are captured.",
+    )
+    .define(
+        "gtid.source.excludes",
+        _LIST,
+        None,
+        importance=_LO,
+        documentation="GTID source ids (regular expressions) whose transactions are skipped.",
+    )
+    .define(
+        "inconsistent.schema.handling.mode",
+        _S,
+        "fail",
+        _one_of("fail", "warn", "skip"),
+        importance=_LO,
+        documentation="What to do with a change to a captured table whose schema the connector "
+        "does not know: fail, warn (log and skip) or skip.",
+    )
+    .define(
+        "event.processing.failure.handling.mode",
+        _S,
+        "fail",
+        _one_of("fail", "warn", "skip", "ignore"),
+        importance=_LO,
+        documentation="What to do with an event that cannot be processed.",
+    )
+)
+
+_BUILTIN_DBS: Final = frozenset({"mysql", "sys", "information_schema", "performance_schema"})
+
+
+def _patterns(values: list[str] | None) -> list[re.Pattern[str]] | None:
+    if not values:
+        return None
+    return [re.compile(v.strip(), re.IGNORECASE) for v in values if v.strip()]
+
+
+def _any(patterns: list[re.Pattern[str]], text: str) -> bool:
+    return any(p.fullmatch(text) for p in patterns)
+
+
+@dataclass(slots=True)
+class TableFilter:
+    """Database, table and column include/exclude lists, as anchored regular expressions."""
+
+    db_include: list[re.Pattern[str]] | None = None
+    db_exclude: list[re.Pattern[str]] | None = None
+    table_include: list[re.Pattern[str]] | None = None
+    table_exclude: list[re.Pattern[str]] | None = None
+    column_include: list[re.Pattern[str]] | None = None
+    column_exclude: list[re.Pattern[str]] | None = None
+    ignore_builtin: bool = True
+    _cache: dict[tuple[str, str], bool] = field(default_factory=dict)
+
+    def database(self, db: str) -> bool:
+        if self.ignore_builtin and db.lower() in _BUILTIN_DBS:
+            return False
+        if self.db_include is not None:
+            return _any(self.db_include, db)
+        if self.db_exclude is not None:
+            return not _any(self.db_exclude, db)
+        return True
+
+    def table(self, db: str, table: str) -> bool:
+        key = (db, table)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self.database(db)
+            if hit:
+                name = f"{db}.{table}"
+                if self.table_include is not None:
+                    hit = _any(self.table_include, name)
+                elif self.table_exclude is not None:
+                    hit = not _any(self.table_exclude, name)
+            self._cache[key] = hit
+        return hit
+
+    def column(self, db: str, table: str, column: str) -> bool:
+        name = f"{db}.{table}.{column}"
+        if self.column_include is not None:
+            return _any(self.column_include, name)
+        if self.column_exclude is not None:
+            return not _any(self.column_exclude, name)
+        return True
+
+
+@dataclass(slots=True)
+class Settings:
+    """The parsed config, with the derived pieces the task needs."""
+
+    name: str
+    prefix: str
+    host: str
+    port: int
+    user: str
+    password: str = field(repr=False)  # never in a repr, so never in a log line
+    server_id: int
+    filters: TableFilter
+    key_columns: list[tuple[re.Pattern[str], list[str]]]
+    masks: list[tuple[re.Pattern[str], int]]
+    truncations: list[tuple[re.Pattern[str], int]]
+    decimal_mode: str
+    time_mode: str
+    bigint_mode: str
+    binary_mode: str
+    tombstones: bool
+    schema_changes: bool
+    include_query: bool
+    skipped: frozenset[str]
+    tx_metadata: bool
+    tx_topic: str
+    delimiter: str
+    heartbeat_topic: str
+    heartbeat_ms: int
+    snapshot_mode: str
+    locking_mode: str
+    fetch_size: int | None
+    max_batch: int
+    max_queue: int
+    poll_ms: int
+    history_servers: str | None
+    history_topic: str | None
+    history_poll_ms: int
+    history_attempts: int
+    history_timeout_ms: int
+    keep_alive: bool
+    connect_timeout_s: float
+    initial_statements: list[str]
+    gtid_includes: list[re.Pattern[str]] | None
+    inconsistent_mode: str
+    gtid_excludes: list[re.Pattern[str]] | None
+    config: ParsedConfig
+
+    def key_columns_for(self, db: str, table: str) -> list[str] | None:
+        name = f"{db}.{table}"
+        for pattern, columns in self.key_columns:
+            if pattern.fullmatch(name):
+                return columns
+        return None
+
+
+def _column_rules(
+    props: Mapping[str, str], prefix: str, suffix: str
+) -> list[tuple[re.Pattern[str], int]]:
+    rules: list[tuple[re.Pattern[str], int]] = []
+    for key, value in props.items():
+        if not (key.startswith(prefix) and key.endswith(suffix)):
+            continue
+        middle = key[len(prefix) : len(key) - len(suffix)]
+        if not middle.isdigit():
+            continue
+        for item in str(value).split(","):
+            if item.strip():
+                rules.append((re.compile(item.strip(), re.IGNORECASE), int(middle)))
+    return rules
+
+
+def _mutually_exclusive(config: ParsedConfig, a: str, b: str, name: str) -> None:
+    if config[a] and config[b]:
+        raise ConfigError(
+            f"connector {name!r}: '{a}' and '{b}' cannot both be set; use one of them", name=b
+        )
+
+
+def parse_settings(props: Mapping[str, str]) -> Settings:
+    """Parse and check the connector config; raises ConfigError naming the bad key."""
+    config = CONFIG_DEF.parse(props)
+    name = props.get("name", "mysql-connector")
+    for required in ("topic.prefix", "database.hostname", "database.user"):
+        if not config[required]:
+            raise ConfigError(f"connector {name!r}: config {required!r} is required", name=required)
+    _mutually_exclusive(config, "database.include.list", "database.exclude.list", name)
+    _mutually_exclusive(config, "table.include.list", "table.exclude.list", name)
+    _mutually_exclusive(config, "column.include.list", "column.exclude.list", name)
+    filters = TableFilter(
+        db_include=_patterns(config["database.include.list"]),
+        db_exclude=_patterns(config["database.exclude.list"]),
+        table_include=_patterns(config["table.include.list"]),
+        table_exclude=_patterns(config["table.exclude.list"]),
+        column_include=_patterns(config["column.include.list"]),
+        column_exclude=_patterns(config["column.exclude.list"]),
+        ignore_builtin=config["table.ignore.builtin"],
+    )
+    key_columns: list[tuple[re.Pattern[str], list[str]]] = []
+    for entry in (config["message.key.columns"] or "").split(";"):
+        if not entry.strip():
+            continue
+        table, sep, cols = entry.rpartition(":")
+        columns = [c.strip() for c in cols.split(",") if c.strip()]
+        if not sep or not table.strip() or not columns:
+            raise ConfigError(
+                f"connector {name!r}: 'message.key.columns' entry {entry!r} is not "
+                "<db>.<table>:<column>[,<column>...]",
+                name="message.key.columns",
+            )
+        key_columns.append((re.compile(table.strip(), re.IGNORECASE), columns))
+    skipped = frozenset(s.strip().lower() for s in config["skipped.operations"] or [] if s.strip())
+    unknown = skipped - {"c", "u", "d", "t", "none"}
+    if unknown:
+        raise ConfigError(
+            f"connector {name!r}: 'skipped.operations' has unknown operations {sorted(unknown)}; "
+            "use c, u, d, t or none",
+            name="skipped.operations",
+        )
+    server_id = config["database.server.id"]
+    if server_id is None:
+        import random
+
+        server_id = random.randint(5400, 6400)
+    password = config["database.password"]
+    servers = config["schema.history.internal.kafka.bootstrap.servers"]
+    topic = config["schema.history.internal.kafka.topic"]
+    statements = [
+        s.strip() for s in (config["database.initial.statements"] or "").split(";") if s.strip()
+    ]
+    return Settings(
+        name=name,
+        prefix=config["topic.prefix"],
+        host=config["database.hostname"],
+        port=config["database.port"],
+        user=config["database.user"],
+        password=password.value if isinstance(password, Password) else (password or ""),
+        server_id=int(server_id),
+        filters=filters,
+        key_columns=key_columns,
+        masks=_column_rules(props, "column.mask.with.", ".chars"),
+        truncations=_column_rules(props, "column.truncate.to.", ".chars"),
+        decimal_mode=config["decimal.handling.mode"].lower(),
+        time_mode=config["time.precision.mode"].lower(),
+        bigint_mode=config["bigint.unsigned.handling.mode"].lower(),
+        binary_mode=config["binary.handling.mode"].lower(),
+        tombstones=config["tombstones.on.delete"],
+        schema_changes=config["include.schema.changes"],
+        include_query=config["include.query"],
+        skipped=frozenset() if "none" in skipped else skipped,
+        tx_metadata=config["provide.transaction.metadata"],
+        tx_topic=config["topic.transaction"],
+        delimiter=config["topic.delimiter"],
+        heartbeat_topic=config["topic.heartbeat.prefix"],
+        heartbeat_ms=config["heartbeat.interval.ms"],
+        snapshot_mode={"schema_only": "no_data", "schema_only_recovery": "recovery"}.get(
+            config["snapshot.mode"].lower(), config["snapshot.mode"].lower()
+        ),
+        locking_mode=config["snapshot.locking.mode"].lower(),
+        fetch_size=config["snapshot.fetch.size"],
+        max_batch=config["max.batch.size"],
+        max_queue=config["max.queue.size"],
+        poll_ms=config["poll.interval.ms"],
+        history_servers=servers,
+        history_topic=topic,
+        history_poll_ms=config["schema.history.internal.kafka.recovery.poll.interval.ms"],
+        history_attempts=config["schema.history.internal.kafka.recovery.attempts"],
+        history_timeout_ms=config["schema.history.internal.kafka.query.timeout.ms"],
+        keep_alive=config["connect.keep.alive"],
+        connect_timeout_s=config["connect.timeout.ms"] / 1000.0,
+        initial_statements=statements,
+        gtid_includes=_patterns(config["gtid.source.includes"]),
+        inconsistent_mode=config["inconsistent.schema.handling.mode"].lower(),
+        gtid_excludes=_patterns(config["gtid.source.excludes"]),
+        config=config,
+    )

@@ -1,0 +1,462 @@
+"""Debezium's event shapes: source block, envelopes, keys, schema changes, transactions, heartbeats."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kconnect_sdk import Schema, SchemaBuilder, Struct
+
+from ._columns import Column, Table, field_schema, make_struct, value_converter
+from ._config import Settings
+
+__all__ = ["DEBEZIUM_VERSION", "EventSchemas", "TableSchema"]
+
+DEBEZIUM_VERSION: Final = "3.2.0.Final"
+"""The Debezium release whose event format this package reproduces (``source.version``)."""
+
+SNAPSHOT_VALUES: Final = (
+    "true",
+    "first",
+    "first_in_data_collection",
+    "last_in_data_collection",
+    "last",
+    "false",
+    "incremental",
+)
+
+
+def _source_schema(connector: str) -> Schema:
+    snapshot = (
+        SchemaBuilder.string()
+        .name("io.debezium.data.Enum")
+        .version(1)
+        .parameter("allowed", ",".join(SNAPSHOT_VALUES))
+        .default_value("false")
+        .optional()
+        .build()
+    )
+    return (
+        SchemaBuilder.struct()
+        .name(f"io.debezium.connector.{connector}.Source")
+        .version(1)
+        .field("version", Schema.STRING)
+        .field("connector", Schema.STRING)
+        .field("name", Schema.STRING)
+        .field("ts_ms", Schema.INT64)
+        .field("snapshot", snapshot)
+        .field("db", Schema.STRING)
+        .field("sequence", Schema.OPTIONAL_STRING)
+        .field("ts_us", Schema.OPTIONAL_INT64)
+        .field("ts_ns", Schema.OPTIONAL_INT64)
+        .field("table", Schema.OPTIONAL_STRING)
+        .field("server_id", Schema.INT64)
+        .field("gtid", Schema.OPTIONAL_STRING)
+        .field("file", Schema.STRING)
+        .field("pos", Schema.INT64)
+        .field("row", Schema.INT32)
+        .field("thread", Schema.OPTIONAL_INT64)
+        .field("query", Schema.OPTIONAL_STRING)
+        .build()
+    )
+
+
+_TX_BLOCK: Final = (
+    SchemaBuilder.struct()
+    .optional()
+    .name("event.block")
+    .version(1)
+    .field("id", Schema.STRING)
+    .field("total_order", Schema.INT64)
+    .field("data_collection_order", Schema.INT64)
+    .build()
+)
+_TX_KEY: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.common.TransactionMetadataKey")
+    .version(1)
+    .field("id", Schema.STRING)
+    .build()
+)
+_TX_COLLECTION: Final = (
+    SchemaBuilder.struct()
+    .optional()
+    .name("event.collection")
+    .version(1)
+    .field("data_collection", Schema.STRING)
+    .field("event_count", Schema.INT64)
+    .build()
+)
+_TX_VALUE: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.common.TransactionMetadataValue")
+    .version(1)
+    .field("status", Schema.STRING)
+    .field("id", Schema.STRING)
+    .field("event_count", Schema.OPTIONAL_INT64)
+    .field("data_collections", SchemaBuilder.array(_TX_COLLECTION).optional().build())
+    .field("ts_ms", Schema.INT64)
+    .build()
+)
+_HEARTBEAT_KEY: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.common.ServerNameKey")
+    .version(1)
+    .field("serverName", Schema.STRING)
+    .build()
+)
+_HEARTBEAT_VALUE: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.common.Heartbeat")
+    .version(1)
+    .field("ts_ms", Schema.INT64)
+    .build()
+)
+
+_HISTORY_COLUMN: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.schema.Column")
+    .version(1)
+    .field("name", Schema.STRING)
+    .field("jdbcType", Schema.INT32)
+    .field("nativeType", Schema.OPTIONAL_INT32)
+    .field("typeName", Schema.STRING)
+    .field("typeExpression", Schema.OPTIONAL_STRING)
+    .field("charsetName", Schema.OPTIONAL_STRING)
+    .field("length", Schema.OPTIONAL_INT32)
+    .field("scale", Schema.OPTIONAL_INT32)
+    .field("position", Schema.INT32)
+    .field("optional", Schema.OPTIONAL_BOOLEAN)
+    .field("autoIncremented", Schema.OPTIONAL_BOOLEAN)
+    .field("generated", Schema.OPTIONAL_BOOLEAN)
+    .field("comment", Schema.OPTIONAL_STRING)
+    .field("defaultValueExpression", Schema.OPTIONAL_STRING)
+    .field("enumValues", SchemaBuilder.array(Schema.STRING).optional().build())
+    .build()
+)
+_HISTORY_TABLE: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.schema.Table")
+    .version(1)
+    .field("defaultCharsetName", Schema.OPTIONAL_STRING)
+    .field("primaryKeyColumnNames", SchemaBuilder.array(Schema.STRING).optional().build())
+    .field("columns", SchemaBuilder.array(_HISTORY_COLUMN).build())
+    .field("comment", Schema.OPTIONAL_STRING)
+    .optional()
+    .build()
+)
+_HISTORY_CHANGE: Final = (
+    SchemaBuilder.struct()
+    .name("io.debezium.connector.schema.Change")
+    .version(1)
+    .field("type", Schema.STRING)
+    .field("id", Schema.STRING)
+    .field("table", _HISTORY_TABLE)
+    .build()
+)
+
+
+def quoted_id(db: str, table: str) -> str:
+    """Debezium's double-quoted table id, as in ``tableChanges[].id``."""
+    return f'"{db}"."{table}"'
+
+
+@dataclass(slots=True)
+class TableSchema:
+    """Everything prepared once per table version: schemas, positions and converters."""
+
+    table: Table
+    topic: str
+    key_schema: Schema | None
+    value_schema: Schema
+    envelope_schema: Schema
+    positions: list[int]  # table column positions (0-based) decoded per row, value columns first
+    value_count: int
+    key_indexes: list[int]  # indexes into the decoded row
+    converters: list[Callable[[Any], Any] | None]  # per decoded column
+
+    def split(self, row: list[Any]) -> tuple[Struct, Struct | None]:
+        values = row if len(row) == self.value_count else row[: self.value_count]
+        value = make_struct(self.value_schema, values)
+        if self.key_schema is None:
+            return value, None
+        return value, make_struct(self.key_schema, [row[i] for i in self.key_indexes])
+
+    def key_of(self, row: list[Any]) -> Struct | None:
+        if self.key_schema is None:
+            return None
+        return make_struct(self.key_schema, [row[i] for i in self.key_indexes])
+
+
+class EventSchemas:
+    """Builds per-table schemas and the connector-wide ones for one connector config."""
+
+    def __init__(self, settings: Settings, connector: str) -> None:
+        self.settings = settings
+        self.connector = connector
+        self.source_schema = _source_schema(connector)
+        self.modes = {
+            "decimal_mode": settings.decimal_mode,
+            "time_mode": settings.time_mode,
+            "bigint_mode": settings.bigint_mode,
+            "binary_mode": settings.binary_mode,
+        }
+        d = settings.delimiter
+        self.schema_change_key = (
+            SchemaBuilder.struct()
+            .name(f"io.debezium.connector.{connector}.SchemaChangeKey")
+            .version(1)
+            .field("databaseName", Schema.STRING)
+            .build()
+        )
+        self.schema_change_value = (
+            SchemaBuilder.struct()
+            .name(f"io.debezium.connector.{connector}.SchemaChangeValue")
+            .version(1)
+            .field("source", self.source_schema)
+            .field("ts_ms", Schema.INT64)
+            .field("databaseName", Schema.OPTIONAL_STRING)
+            .field("schemaName", Schema.OPTIONAL_STRING)
+            .field("ddl", Schema.OPTIONAL_STRING)
+            .field("tableChanges", SchemaBuilder.array(_HISTORY_CHANGE).build())
+            .build()
+        )
+        self.tx_topic = f"{settings.prefix}{d}{settings.tx_topic}"
+        self.heartbeat_topic = f"{settings.heartbeat_topic}{d}{settings.prefix}"
+
+    def table_schema(self, table: Table) -> TableSchema:
+        s = self.settings
+        prefix = f"{s.prefix}.{table.db}.{table.name}"
+        flt = s.filters
+        value_positions = [
+            i for i, c in enumerate(table.columns) if flt.column(table.db, table.name, c.name)
+        ]
+        key_names = s.key_columns_for(table.db, table.name) or table.primary_key
+        by_name = {c.name.lower(): i for i, c in enumerate(table.columns)}
+        key_positions = [by_name[k.lower()] for k in key_names if k.lower() in by_name]
+        positions = value_positions + [k for k in key_positions if k not in value_positions]
+        value_builder = SchemaBuilder.struct().name(prefix + ".Value")
+        converters: list[Callable[[Any], Any] | None] = []
+        field_schemas: dict[int, Schema] = {}
+        for i in positions:
+            column = table.columns[i]
+            fs = field_schema(column, **self.modes)
+            field_schemas[i] = fs
+            converters.append(self._converter(table, column, fs))
+        for i in value_positions:
+            value_builder.field(table.columns[i].name, field_schemas[i])
+        value_schema = value_builder.optional().build()
+        key_schema: Schema | None = None
+        if key_positions:
+            key_builder = SchemaBuilder.struct().name(prefix + ".Key")
+            for i in key_positions:
+                column = table.columns[i]
+                # A key column is never optional in the key, as in Debezium's key schema.
+                key_builder.field(column.name, _required(field_schemas[i]))
+            key_schema = key_builder.build()
+        envelope = (
+            SchemaBuilder.struct()
+            .name(prefix + ".Envelope")
+            .version(2)
+            .field("before", value_schema)
+            .field("after", value_schema)
+            .field("source", self.source_schema)
+            .field("transaction", _TX_BLOCK)
+            .field("op", Schema.STRING)
+            .field("ts_ms", Schema.OPTIONAL_INT64)
+            .field("ts_us", Schema.OPTIONAL_INT64)
+            .field("ts_ns", Schema.OPTIONAL_INT64)
+            .build()
+        )
+        return TableSchema(
+            table=table,
+            topic=prefix,
+            key_schema=key_schema,
+            value_schema=value_schema,
+            envelope_schema=envelope,
+            positions=positions,
+            value_count=len(value_positions),
+            key_indexes=[positions.index(k) for k in key_positions],
+            converters=converters,
+        )
+
+    def _converter(
+        self, table: Table, column: Column, schema: Schema
+    ) -> Callable[[Any], Any] | None:
+        conv = value_converter(column, schema, **self.modes)
+        full = f"{table.db}.{table.name}.{column.name}"
+        for pattern, n in self.settings.truncations:
+            if pattern.fullmatch(full) and schema.type.value == "string":
+                inner = conv
+                conv = _truncate(inner, n)
+        for pattern, n in self.settings.masks:
+            if pattern.fullmatch(full) and schema.type.value == "string":
+                conv = _mask(n)
+        return conv
+
+    def source(
+        self,
+        *,
+        ts_ms: int,
+        snapshot: str | None,
+        db: str,
+        table: str | None,
+        server_id: int,
+        gtid: str | None,
+        file: str,
+        pos: int,
+        row: int,
+        thread: int | None,
+        query: str | None,
+    ) -> Struct:
+        return make_struct(
+            self.source_schema,
+            [
+                DEBEZIUM_VERSION,
+                self.connector,
+                self.settings.prefix,
+                ts_ms,
+                snapshot,
+                db,
+                None,
+                ts_ms * 1000,
+                ts_ms * 1_000_000,
+                table,
+                server_id,
+                gtid,
+                file,
+                pos,
+                row,
+                thread,
+                query,
+            ],
+        )
+
+    def envelope(
+        self,
+        ts: TableSchema,
+        op: str,
+        before: Struct | None,
+        after: Struct | None,
+        source: Struct,
+        *,
+        tx: Struct | None = None,
+    ) -> Struct:
+        now_ns = time.time_ns()
+        return make_struct(
+            ts.envelope_schema,
+            [before, after, source, tx, op, now_ns // 1_000_000, now_ns // 1000, now_ns],
+        )
+
+    def tx_block(self, tx_id: str, total: int, per_table: int) -> Struct:
+        return make_struct(_TX_BLOCK, [tx_id, total, per_table])
+
+    def tx_event(
+        self, status: str, tx_id: str, ts_ms: int, counts: dict[str, int] | None
+    ) -> tuple[Schema, Struct, Schema, Struct]:
+        collections = None
+        total = None
+        if counts is not None:
+            collections = [make_struct(_TX_COLLECTION, [name, n]) for name, n in counts.items()]
+            total = sum(counts.values())
+        return (
+            _TX_KEY,
+            make_struct(_TX_KEY, [tx_id]),
+            _TX_VALUE,
+            make_struct(_TX_VALUE, [status, tx_id, total, collections, ts_ms]),
+        )
+
+    def heartbeat(self) -> tuple[Schema, Struct, Schema, Struct]:
+        return (
+            _HEARTBEAT_KEY,
+            make_struct(_HEARTBEAT_KEY, [self.settings.prefix]),
+            _HEARTBEAT_VALUE,
+            make_struct(_HEARTBEAT_VALUE, [int(time.time() * 1000)]),
+        )
+
+    def schema_change(
+        self, source: Struct, db: str, ddl: str, changes: list[dict[str, Any]]
+    ) -> tuple[Schema, Struct, Schema, Struct]:
+        structs = []
+        for change in changes:
+            table_doc = change.get("table")
+            table_struct = None
+            if table_doc is not None:
+                cols = [
+                    make_struct(
+                        _HISTORY_COLUMN,
+                        [
+                            c["name"],
+                            c["jdbcType"],
+                            c.get("nativeType"),
+                            c["typeName"],
+                            c.get("typeExpression"),
+                            c.get("charsetName"),
+                            c.get("length"),
+                            c.get("scale"),
+                            c["position"],
+                            c.get("optional"),
+                            c.get("autoIncremented"),
+                            c.get("generated"),
+                            c.get("comment"),
+                            c.get("defaultValueExpression"),
+                            c.get("enumValues"),
+                        ],
+                    )
+                    for c in table_doc["columns"]
+                ]
+                table_struct = make_struct(
+                    _HISTORY_TABLE,
+                    [
+                        table_doc.get("defaultCharsetName"),
+                        table_doc.get("primaryKeyColumnNames"),
+                        cols,
+                        table_doc.get("comment"),
+                    ],
+                )
+            structs.append(
+                make_struct(_HISTORY_CHANGE, [change["type"], change["id"], table_struct])
+            )
+        value = make_struct(
+            self.schema_change_value,
+            [source, int(time.time() * 1000), db, None, ddl, structs],
+        )
+        return (
+            self.schema_change_key,
+            make_struct(self.schema_change_key, [db]),
+            self.schema_change_value,
+            value,
+        )
+
+
+def _required(schema: Schema) -> Schema:
+    if not schema.optional:
+        return schema
+    return Schema(
+        schema.type,
+        optional=False,
+        default=schema.default,
+        name=schema.name,
+        version=schema.version,
+        doc=schema.doc,
+        parameters=schema.parameters,
+        fields=schema.fields,
+        key_schema=schema.key_schema,
+        value_schema=schema.value_schema,
+    )
+
+
+def _truncate(inner: Callable[[Any], Any] | None, n: int) -> Callable[[Any], Any]:
+    def convert(value: Any) -> Any:
+        if inner is not None:
+            value = inner(value)
+        return value[:n] if isinstance(value, str) else value
+
+    return convert
+
+
+def _mask(n: int) -> Callable[[Any], Any]:
+    masked = "*" * n
+    return lambda value: None if value is None else masked

@@ -1,0 +1,1274 @@
+"""The source task: a consistent snapshot, then the binlog, as Debezium's change events."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final
+
+import pymysql
+import pymysql.cursors
+from kconnect_sdk import (
+    ConfigError,
+    ConnectError,
+    Headers,
+    Schema,
+    SourceRecord,
+    SourceTask,
+    Struct,
+)
+
+from . import _database as db
+from ._columns import Table, make_struct
+from ._config import Settings, parse_settings
+from ._decoder import RowDecoder, build_decoder
+from ._events import EventSchemas, TableSchema, quoted_id
+from ._history import SchemaHistory
+
+__all__ = ["MySqlSourceTask"]
+
+log = logging.getLogger(__name__)
+
+_DDL: Final = re.compile(
+    r"^\s*(?:/\*.*?\*/\s*)*(CREATE|ALTER|DROP|RENAME|TRUNCATE)\b", re.IGNORECASE | re.DOTALL
+)
+_TRUNCATE: Final = re.compile(
+    r"^\s*TRUNCATE\s+(?:TABLE\s+)?`?([^`\s.;]+)`?(?:\.`?([^`\s;]+)`?)?", re.IGNORECASE
+)
+_SNAPSHOT_KEY: Final = "snapshot"
+
+
+class _Stopped(Exception):
+    """The task was stopped while the worker thread was working."""
+
+
+class MySqlSourceTask(SourceTask):
+    """Snapshots the captured tables, then streams their changes from the binlog.
+
+    A worker thread does the reading and decoding and hands batches of records to
+    ``poll`` through a bounded buffer (``max.queue.size``); ``poll`` returns at most
+    ``max.batch.size`` records and waits at most ``poll.interval.ms`` for them.
+    """
+
+    connector_name: str = "mysql"
+
+    def __init__(self) -> None:
+        self._settings: Settings | None = None
+        self._schemas: EventSchemas | None = None
+        self._partition: dict[str, str] = {}
+        self._buffer: collections.deque[SourceRecord] = collections.deque()
+        self._cond = threading.Condition()
+        self._stopping = threading.Event()
+        self.streaming = threading.Event()
+        """Set once the task reads the binlog (the snapshot, if any, is done)."""
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        self._stream: Any = None
+        self._tables: dict[tuple[str, str], TableSchema] = {}
+        self._history: SchemaHistory | None = None
+        # History records past the resume position, by (file, position after the DDL).
+        self._replay: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def version(self) -> str:
+        from ._connector import package_version
+
+        return package_version()
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def start(self, props: Mapping[str, str]) -> None:
+        settings = parse_settings(props)
+        self._settings = settings
+        self._schemas = EventSchemas(settings, self.connector_name)
+        self._partition = {"server": settings.prefix}
+        self._buffer.clear()
+        self._error = None
+        self._stopping.clear()
+        self.streaming.clear()
+        self._tables = {}
+        self._replay = {}
+        if settings.history_servers and settings.history_topic:
+            self._history = SchemaHistory(
+                servers=settings.history_servers,
+                topic=settings.history_topic,
+                prefix=settings.prefix,
+                timeout_ms=settings.history_timeout_ms,
+                poll_ms=settings.history_poll_ms,
+                attempts=settings.history_attempts,
+            )
+        offset = self.context.offset_storage_reader.offset(self._partition)
+        conn = db.connect(settings)
+        try:
+            problems = db.check_prerequisites(conn, settings)
+            if problems:
+                key, message = problems[0]
+                raise ConfigError(f"connector {settings.name!r}: {message}", name=key)
+            plan = self._plan(conn, dict(offset) if offset else None)
+        finally:
+            conn.close()
+        self._thread = threading.Thread(
+            target=self._run, args=(plan,), name=f"kconnect-mysql-{settings.prefix}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._cond:
+            self._cond.notify_all()
+        # The binlog reader wakes at least every second (the server's heartbeat) and sees
+        # the flag; closing its socket from here would only make the library reconnect.
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(10)
+        self._thread = None
+        if self._history is not None:
+            self._history.close()
+
+    def poll(self) -> list[SourceRecord] | None:
+        settings = self._settings
+        assert settings is not None
+        deadline = time.monotonic() + settings.poll_ms / 1000.0
+        with self._cond:
+            while not self._buffer:
+                if self._error is not None:
+                    error, self._error = self._error, None
+                    if isinstance(error, ConnectError):
+                        raise error
+                    raise ConnectError(
+                        f"connector {settings.name!r}: reading the binlog failed: {error!r}"
+                    ) from error
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stopping.is_set():
+                    return None
+                self._cond.wait(remaining)
+            n = min(settings.max_batch, len(self._buffer))
+            popleft = self._buffer.popleft
+            batch = [popleft() for _ in range(n)]
+            self._cond.notify_all()
+        return batch
+
+    def _put(self, records: list[SourceRecord]) -> None:
+        if not records:
+            return
+        settings = self._settings
+        assert settings is not None
+        with self._cond:
+            while len(self._buffer) >= settings.max_queue:
+                if self._stopping.is_set():
+                    raise _Stopped
+                self._cond.wait(0.5)
+            self._buffer.extend(records)
+            self._cond.notify_all()
+
+    def _run(self, plan: dict[str, Any]) -> None:
+        try:
+            if plan["snapshot"]:
+                start = self._snapshot(plan)
+                if start is None:
+                    return
+                plan.update(start)
+            if plan.get("stream", True) and not self._stopping.is_set():
+                self._streaming(plan)
+        except _Stopped:
+            pass
+        except BaseException as exc:
+            if not self._stopping.is_set():
+                log.error(
+                    "connector %r failed: %s", self._settings.name if self._settings else "?", exc
+                )
+                with self._cond:
+                    self._error = exc
+                    self._cond.notify_all()
+
+    # --- startup decisions ---------------------------------------------------------------------
+
+    def _plan(self, conn: Any, offset: dict[str, Any] | None) -> dict[str, Any]:
+        s = self._settings
+        assert s is not None
+        mode = s.snapshot_mode
+        completed = offset is not None and _SNAPSHOT_KEY not in offset
+        if offset is None or not completed:
+            if mode in ("no_data", "never", "recovery") and offset is None:
+                return {"snapshot": True, "data": False}
+            return {"snapshot": True, "data": True, "stream": mode != "initial_only"}
+        # A completed snapshot (or streaming) offset exists.
+        if mode == "always":
+            return {"snapshot": True, "data": True}
+        if mode == "initial_only":
+            return {"snapshot": False, "stream": False}
+        file = str(offset.get("file"))
+        available = db.binlog_files(conn)
+        if file not in available:
+            if mode == "when_needed":
+                log.warning(
+                    "connector %r: binlog %s is no longer on the server; snapshot.mode=when_needed, so taking a new snapshot",
+                    s.name,
+                    file,
+                )
+                return {"snapshot": True, "data": True}
+            raise ConnectError(
+                f"connector {s.name!r}: the connector is trying to read binlog starting at file {file!r}, "
+                f"position {offset.get('pos')}, but this is no longer available on the server "
+                f"(it has {', '.join(available[:3])}{'...' if len(available) > 3 else ''}). Reconfigure the "
+                "connector to use a snapshot when needed (snapshot.mode=when_needed) or reset its offsets."
+            )
+        if mode == "recovery":
+            self._load_tables(db.read_tables(conn, s.filters))
+            self._write_schema_snapshot(conn, offset, emit=False)
+        else:
+            self._recover_history(offset)
+        return {
+            "snapshot": False,
+            "file": file,
+            "pos": int(offset.get("pos", 4)),
+            "gtids": offset.get("gtids"),
+            "skip_events": int(offset.get("event", 0)),
+            "skip_rows": int(offset.get("row", 0)),
+        }
+
+    def _recover_history(self, offset: Mapping[str, Any]) -> None:
+        s = self._settings
+        assert s is not None
+        if self._history is None:
+            raise ConfigError(
+                f"connector {s.name!r}: schema.history.internal.kafka.bootstrap.servers and "
+                "schema.history.internal.kafka.topic are required to resume from offsets",
+                name="schema.history.internal.kafka.topic",
+            )
+        records = self._history.recover()
+        if not records:
+            raise ConnectError(
+                f"connector {s.name!r}: the schema history topic {s.history_topic!r} is missing or empty "
+                "although the connector has offsets; restore it, or set snapshot.mode=recovery to rebuild "
+                "it from the database's current schemas"
+            )
+        limit = (str(offset.get("file")), int(offset.get("pos", 0)))
+        tables: dict[tuple[str, str], Table] = {}
+        for record in records:
+            if record.get("source", {}).get("server") != s.prefix:
+                continue
+            position = record.get("position") or {}
+            where = (str(position.get("file")), int(position.get("pos", 0)))
+            if where > limit:
+                # Streaming will meet this DDL again: apply what was recorded then.
+                self._replay[where] = record
+                continue
+            for change in record.get("tableChanges") or []:
+                ident = _parse_id(str(change.get("id", "")))
+                if ident is None:
+                    continue
+                if change.get("type") == "DROP":
+                    tables.pop(ident, None)
+                elif change.get("table") is not None:
+                    tables[ident] = Table.from_history(ident[0], ident[1], change["table"])
+        self._load_tables(tables)
+
+    def _load_tables(self, tables: Mapping[tuple[str, str], Table]) -> None:
+        schemas = self._schemas
+        assert schemas is not None
+        self._tables = {key: schemas.table_schema(t) for key, t in tables.items()}
+
+    # --- snapshot ------------------------------------------------------------------------------
+
+    def _snapshot(self, plan: dict[str, Any]) -> dict[str, Any] | None:
+        s, schemas = self._settings, self._schemas
+        assert s is not None and schemas is not None
+        conn = db.connect(s)
+        locked = False
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                if s.locking_mode in ("minimal", "extended"):
+                    cur.execute("FLUSH TABLES WITH READ LOCK")
+                    locked = True
+                cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+                file, pos, gtids = db.binlog_position(conn)
+                if not locked:
+                    # MariaDB reports the binlog position matching the consistent snapshot.
+                    try:
+                        cur.execute("SHOW STATUS LIKE 'binlog_snapshot_%'")
+                        status = {str(k): str(v) for k, v in cur.fetchall()}
+                        if "binlog_snapshot_file" in status:
+                            file, pos = (
+                                status["binlog_snapshot_file"],
+                                int(status["binlog_snapshot_position"]),
+                            )
+                    except pymysql.err.Error:
+                        pass
+            log.info(
+                "connector %r: snapshot at binlog %s:%d, gtids %s", s.name, file, pos, gtids or "''"
+            )
+            offset = {"file": file, "pos": pos}
+            if gtids:
+                offset["gtids"] = gtids
+            self._load_tables(db.read_tables(conn, s.filters))
+            records = self._write_schema_snapshot(conn, offset, emit=s.schema_changes)
+            if locked and s.locking_mode == "minimal":
+                with conn.cursor() as cur:
+                    cur.execute("UNLOCK TABLES")
+                locked = False
+            ts_sec = int(time.time())
+            if plan.get("data", True):
+                records = self._snapshot_rows(conn, offset, ts_sec, records)
+            # The last snapshot record carries the streaming offset: a restart then streams.
+            if records:
+                last = records[-1]
+                final = dict(last.source_offset or {})
+                final.pop(_SNAPSHOT_KEY, None)
+                value = last.value
+                if (
+                    isinstance(value, Struct)
+                    and value.schema.field("source") is not None
+                    and value.schema.field("op") is not None
+                ):
+                    source = value.get("source")
+                    source._values[source.schema.field("snapshot").index] = "last"
+                records[-1] = last.new_record(source_offset=final)
+            else:
+                records = []
+            self._put(records)
+            with conn.cursor() as cur:
+                cur.execute("COMMIT")
+                if locked:
+                    cur.execute("UNLOCK TABLES")
+            log.info("connector %r: snapshot completed", s.name)
+            if plan.get("stream", True) is False:
+                return None
+            return {"file": file, "pos": pos, "gtids": gtids, "skip_events": 0, "skip_rows": 0}
+        finally:
+            conn.close()
+
+    def _write_schema_snapshot(
+        self, conn: Any, offset: Mapping[str, Any], *, emit: bool
+    ) -> list[SourceRecord]:
+        """Record every captured table's definition in the schema history (and schema topic)."""
+        s, schemas = self._settings, self._schemas
+        assert s is not None and schemas is not None
+        history: list[dict[str, Any]] = []
+        records: list[SourceRecord] = []
+        now = int(time.time() * 1000)
+        position = {**offset, _SNAPSHOT_KEY: True}
+        # One record per captured database first, as Debezium's snapshot writes its
+        # CREATE DATABASE statements, so that a database without tables has a history too.
+        for dbname in db.databases(conn, s.filters):
+            history.append(
+                {
+                    "source": {"server": s.prefix},
+                    "position": position,
+                    "ts_ms": now,
+                    "databaseName": dbname,
+                    "ddl": db.show_create_database(conn, dbname),
+                    "tableChanges": [],
+                }
+            )
+        for (dbname, name), ts in sorted(self._tables.items()):
+            ddl = db.show_create(conn, dbname, name)
+            change = {
+                "type": "CREATE",
+                "id": quoted_id(dbname, name),
+                "table": ts.table.to_history(),
+                "comment": None,
+            }
+            history.append(
+                {
+                    "source": {"server": s.prefix},
+                    "position": position,
+                    "ts_ms": now,
+                    "databaseName": dbname,
+                    "ddl": ddl,
+                    "tableChanges": [change],
+                }
+            )
+            if emit:
+                source = schemas.source(
+                    ts_ms=now,
+                    snapshot="true",
+                    db=dbname,
+                    table=name,
+                    server_id=0,
+                    gtid=None,
+                    file=str(offset["file"]),
+                    pos=int(offset["pos"]),
+                    row=0,
+                    thread=None,
+                    query=None,
+                )
+                ks, key, vs, value = schemas.schema_change(source, dbname, ddl, [change])
+                records.append(
+                    SourceRecord(
+                        topic=s.prefix,
+                        key_schema=ks,
+                        key=key,
+                        value_schema=vs,
+                        value=value,
+                        source_partition=self._partition,
+                        source_offset={**offset, _SNAPSHOT_KEY: "INITIAL", "ts_sec": now // 1000},
+                    )
+                )
+        if self._history is not None:
+            self._history.ensure_topic()
+            self._history.store(history)
+        return records
+
+    def _snapshot_rows(
+        self, conn: Any, offset: Mapping[str, Any], ts_sec: int, records: list[SourceRecord]
+    ) -> list[SourceRecord]:
+        s, schemas = self._settings, self._schemas
+        assert s is not None and schemas is not None
+        fetch = s.fetch_size or 10000
+        tables = sorted(self._tables.items())
+        partition = self._partition
+        snap_offset = {**offset, _SNAPSHOT_KEY: "INITIAL", "ts_sec": ts_sec}
+        file, pos = str(offset["file"]), int(offset["pos"])
+        pending: SourceRecord | None = None
+        first_overall = True
+        for (dbname, name), ts in tables:
+            cols = ", ".join(
+                f"`{ts.table.columns[i].name.replace('`', '``')}`" for i in ts.positions
+            )
+            convert = _row_converter(ts.converters)
+            env_schema, topic = ts.envelope_schema, ts.topic
+            ts_ms = int(time.time() * 1000)
+            source_values = schemas.source(
+                ts_ms=ts_ms,
+                snapshot="true",
+                db=dbname,
+                table=name,
+                server_id=0,
+                gtid=None,
+                file=file,
+                pos=pos,
+                row=0,
+                thread=None,
+                query=None,
+            )._values
+            source_schema = schemas.source_schema
+            with conn.cursor(pymysql.cursors.SSCursor) as cur:
+                cur.execute(
+                    f"SELECT {cols} FROM `{dbname.replace('`', '``')}`.`{name.replace('`', '``')}`"
+                )
+                first_in_table = True
+                while True:
+                    if self._stopping.is_set():
+                        raise _Stopped
+                    rows = cur.fetchmany(fetch)
+                    if not rows:
+                        break
+                    out: list[SourceRecord] = []
+                    for raw in rows:
+                        row = convert(raw)
+                        value, key = ts.split(row)
+                        marker = (
+                            "first"
+                            if first_overall
+                            else ("first_in_data_collection" if first_in_table else "true")
+                        )
+                        first_overall = first_in_table = False
+                        source_list = list(source_values)
+                        source_list[4] = marker
+                        envelope = make_struct(
+                            env_schema,
+                            [
+                                None,
+                                value,
+                                make_struct(source_schema, source_list),
+                                None,
+                                "r",
+                                *_now_triplet(),
+                            ],
+                        )
+                        record = SourceRecord(
+                            topic=topic,
+                            key_schema=ts.key_schema,
+                            key=key,
+                            value_schema=env_schema,
+                            value=envelope,
+                            source_partition=partition,
+                            source_offset=snap_offset,
+                        )
+                        if pending is not None:
+                            out.append(pending)
+                        pending = record
+                    records.extend(out)
+                    if len(records) >= 1024:
+                        self._put(records)
+                        records = []
+            # The table's last record is last_in_data_collection (unless it is the first of the
+            # whole snapshot); the snapshot's very last record becomes "last" afterwards.
+            if pending is not None and not first_in_table:
+                src = pending.value._values[2]
+                if src._values[4] != "first":
+                    src._values[4] = "last_in_data_collection"
+        if pending is not None:
+            records.append(pending)
+        return records
+
+    # --- streaming -----------------------------------------------------------------------------
+
+    def _streaming(self, plan: dict[str, Any]) -> None:
+        _Streamer(self, plan).run()
+
+
+def _now_triplet() -> tuple[int, int, int]:
+    ns = time.time_ns()
+    return ns // 1_000_000, ns // 1000, ns
+
+
+def _row_converter(
+    converters: list[Callable[[Any], Any] | None],
+) -> Callable[[tuple[Any, ...]], list[Any]]:
+    parts = []
+    env: dict[str, Any] = {}
+    for i, conv in enumerate(converters):
+        if conv is None:
+            parts.append(f"r[{i}]")
+        else:
+            env[f"c{i}"] = conv
+            parts.append(f"c{i}(r[{i}])")
+    source = f"def convert(r):\n    return [{', '.join(parts)}]\n"
+    exec(compile(source, "<kconnect-mysql snapshot row>", "exec"), env)
+    fn: Callable[[tuple[Any, ...]], list[Any]] = env["convert"]
+    return fn
+
+
+def _parse_id(text: str) -> tuple[str, str] | None:
+    match = re.fullmatch(r'"((?:[^"]|"")*)"\."((?:[^"]|"")*)"', text)
+    if match is None:
+        parts = text.split(".")
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+    return match.group(1).replace('""', '"'), match.group(2).replace('""', '"')
+
+
+class _Streamer:
+    """The binlog reading loop; its position bookkeeping follows Debezium's BinlogOffsetContext."""
+
+    def __init__(self, task: MySqlSourceTask, plan: dict[str, Any]) -> None:
+        s = task._settings
+        schemas = task._schemas
+        assert s is not None and schemas is not None
+        self.task = task
+        self.s = s
+        self.schemas = schemas
+        self.partition = task._partition
+        self.file: str = plan["file"]
+        self.restart_file: str = plan["file"]
+        self.restart_pos: int = int(plan["pos"])
+        self.start_pos: int = int(plan["pos"])
+        self.restart_gtids: str | None = plan.get("gtids")
+        self.gtid_state: dict[str, str] = _parse_mariadb_gtids(self.restart_gtids)
+        self.skip_events = int(plan.get("skip_events", 0))
+        self.skip_rows = int(plan.get("skip_rows", 0))
+        self.skipping = False
+        self.events = 0
+        self.in_txn = False
+        self.standalone = False
+        self.current_gtid: str | None = None
+        self.thread_id: int | None = None
+        self.ts_sec = 0
+        self.decoders: dict[int, tuple[TableSchema, RowDecoder]] = {}
+        self.out: list[SourceRecord] = []
+        self.tx_id: str | None = None
+        self.tx_total = 0
+        self.tx_counts: dict[str, int] = {}
+        self.tx_begun = False
+        self.last_heartbeat = time.monotonic()
+        self.ctl: Any = None
+        self.unknown: set[tuple[str, str]] = set()
+
+    # The runtime stores offsets as JSON: only plain values.
+    def offset(self, rows: int) -> dict[str, Any]:
+        off: dict[str, Any] = {
+            "transaction_id": self.tx_id if self.s.tx_metadata and self.in_txn else None,
+            "ts_sec": self.ts_sec,
+            "file": self.restart_file,
+            "pos": self.restart_pos,
+        }
+        if self.restart_gtids:
+            off["gtids"] = self.restart_gtids
+        if self.events:
+            off["event"] = self.events
+        if rows:
+            off["row"] = rows
+        if self.server_id:
+            off["server_id"] = self.server_id
+        return off
+
+    server_id = 0
+
+    def _open(self) -> Any:
+        from pymysqlreplication import BinLogStreamReader
+        from pymysqlreplication.event import (
+            GtidEvent,
+            HeartbeatLogEvent,
+            MariadbGtidEvent,
+            QueryEvent,
+            RotateEvent,
+            XidEvent,
+        )
+        from pymysqlreplication.row_event import (
+            DeleteRowsEvent,
+            TableMapEvent,
+            UpdateRowsEvent,
+            WriteRowsEvent,
+        )
+
+        s = self.s
+        return BinLogStreamReader(
+            connection_settings={
+                "host": s.host,
+                "port": s.port,
+                "user": s.user,
+                "password": s.password,
+                "connect_timeout": max(1, int(s.connect_timeout_s)),
+            },
+            server_id=s.server_id,
+            resume_stream=True,
+            blocking=True,
+            log_file=self.restart_file,
+            log_pos=self.restart_pos,
+            only_events=[
+                RotateEvent,
+                MariadbGtidEvent,
+                GtidEvent,
+                QueryEvent,
+                XidEvent,
+                TableMapEvent,
+                WriteRowsEvent,
+                UpdateRowsEvent,
+                DeleteRowsEvent,
+                HeartbeatLogEvent,
+            ],
+            slave_heartbeat=1,
+            is_mariadb=False,
+            use_column_name_cache=True,
+            enable_logging=False,
+        )
+
+    def run(self) -> None:
+        from pymysqlreplication.event import (
+            GtidEvent,
+            HeartbeatLogEvent,
+            MariadbGtidEvent,
+            QueryEvent,
+            RotateEvent,
+            XidEvent,
+        )
+        from pymysqlreplication.row_event import (
+            DeleteRowsEvent,
+            TableMapEvent,
+            UpdateRowsEvent,
+            WriteRowsEvent,
+        )
+
+        task, s = self.task, self.s
+        self.ctl = db.connect(s)
+        log.info(
+            "connector %r: streaming from binlog %s:%d (skipping %d events, %d rows)",
+            s.name,
+            self.restart_file,
+            self.restart_pos,
+            self.skip_events,
+            self.skip_rows,
+        )
+        stream = self._open()
+        task._stream = stream
+        task.streaming.set()
+        try:
+            for event in self._events(stream):
+                if task._stopping.is_set():
+                    break
+                kind = type(event)
+                packet = event.packet
+                if kind is RotateEvent:
+                    self.file = event.next_binlog
+                    if not self.in_txn:
+                        self.restart_file, self.restart_pos = self.file, event.position
+                    self.decoders.clear()
+                    continue
+                if kind is HeartbeatLogEvent:
+                    self._maybe_heartbeat()
+                    self._flush()
+                    continue
+                size = packet.event_size
+                position = packet.log_pos - size
+                self.ts_sec = event.timestamp
+                self.server_id = packet.server_id
+                if not self.in_txn:
+                    self.restart_file = self.file
+                    self.restart_pos = position + size
+                    self.events = 0
+                if kind is MariadbGtidEvent:
+                    self.current_gtid = event.gtid
+                    self.standalone = bool(event.flags & 1)
+                    self._begin(position, event.gtid)
+                elif kind is GtidEvent:
+                    self.current_gtid = event.gtid
+                elif kind is QueryEvent:
+                    query = event.query
+                    if query == "BEGIN":
+                        if not self.in_txn:
+                            self.thread_id = event.slave_proxy_id
+                            self._begin(position, self.current_gtid)
+                        else:
+                            self.thread_id = event.slave_proxy_id
+                    elif query == "COMMIT":
+                        self._commit(position, size)
+                        continue
+                    else:
+                        self._query(event, position, size)
+                        if self.standalone or not self.in_txn:
+                            self._commit(position, size)
+                            continue
+                elif kind is XidEvent:
+                    self._commit(position, size)
+                    continue
+                elif kind is TableMapEvent:
+                    pass
+                elif kind is WriteRowsEvent:
+                    self._rows(event, "c", position)
+                elif kind is UpdateRowsEvent:
+                    self._rows(event, "u", position)
+                elif kind is DeleteRowsEvent:
+                    self._rows(event, "d", position)
+                # completeEvent
+                if self.in_txn:
+                    self.events += 1
+                if self.skipping:
+                    self.skip_events -= 1
+                    self.skipping = self.skip_events > 0
+                if len(self.out) >= 1024:
+                    self._flush()
+        finally:
+            task._stream = None
+            with contextlib.suppress(Exception):  # closing a dead socket may fail; nothing to do
+                stream.close()
+            if self.ctl is not None:
+                self.ctl.close()
+
+    def _events(self, stream: Any) -> Iterator[Any]:
+        """The stream's events; on a lost connection, reconnect at the transaction start."""
+        task, s = self.task, self.s
+        failures = 0
+        while not task._stopping.is_set():
+            try:
+                event = stream.fetchone()
+            except (
+                pymysql.err.OperationalError,
+                pymysql.err.InterfaceError,
+                OSError,
+                struct_error,
+            ) as exc:
+                if task._stopping.is_set():
+                    return
+                failures += 1
+                if not s.keep_alive or failures > 10:
+                    raise ConnectError(
+                        f"connector {s.name!r}: lost the binlog connection: {exc}"
+                    ) from exc
+                log.warning(
+                    "connector %r: binlog connection lost (%s); reconnecting at %s:%d",
+                    s.name,
+                    exc,
+                    self.restart_file,
+                    self.restart_pos,
+                )
+                self._flush()
+                with contextlib.suppress(Exception):  # the old connection is gone anyway
+                    stream.close()
+                time.sleep(min(5.0, 0.2 * failures))
+                # Resume at the start of the open transaction and skip what was emitted.
+                self.skip_events = self.events if self.in_txn else 0
+                self.skip_rows = 0
+                self.in_txn = False
+                self.events = 0
+                self.file = self.restart_file
+                self.decoders.clear()
+                stream = self._open()
+                task._stream = stream
+                continue
+            if event is None:
+                self._flush()
+                continue
+            failures = 0
+            yield event
+        self._flush()
+
+    def _flush(self) -> None:
+        if self.out:
+            out, self.out = self.out, []
+            self.task._put(out)
+
+    def _begin(self, position: int, gtid: str | None) -> None:
+        self.in_txn = True
+        self.restart_file = self.file
+        self.restart_pos = position
+        self.events = 0
+        self.tx_id = gtid or f"file={self.file},pos={position}"
+        self.tx_total = 0
+        self.tx_counts = {}
+        self.tx_begun = False
+        if self.skip_events:
+            self.skipping = True
+
+    def _commit(self, position: int, size: int) -> None:
+        if self.s.tx_metadata and self.tx_begun and self.tx_id is not None:
+            self._emit_tx("END")
+        if self.current_gtid and "-" in self.current_gtid and ":" not in self.current_gtid:
+            domain = self.current_gtid.split("-", 1)[0]
+            self.gtid_state[domain] = self.current_gtid
+            self.restart_gtids = ",".join(
+                self.gtid_state[d] for d in sorted(self.gtid_state, key=int)
+            )
+        elif self.current_gtid:
+            self.restart_gtids = _add_mysql_gtid(self.restart_gtids, self.current_gtid)
+        self.in_txn = False
+        self.standalone = False
+        self.restart_file = self.file
+        self.restart_pos = position + size
+        self.events = 0
+        self.skipping = False
+        self.skip_events = 0
+        self.skip_rows = 0
+        self.tx_id = None
+        self._maybe_heartbeat()
+        self._flush()
+
+    def _maybe_heartbeat(self) -> None:
+        s = self.s
+        if s.heartbeat_ms <= 0:
+            return
+        now = time.monotonic()
+        if (now - self.last_heartbeat) * 1000 < s.heartbeat_ms:
+            return
+        self.last_heartbeat = now
+        ks, key, vs, value = self.schemas.heartbeat()
+        self.out.append(
+            SourceRecord(
+                topic=self.schemas.heartbeat_topic,
+                key_schema=ks,
+                key=key,
+                value_schema=vs,
+                value=value,
+                source_partition=self.partition,
+                source_offset=self.offset(0),
+            )
+        )
+
+    def _emit_tx(self, status: str) -> None:
+        assert self.tx_id is not None
+        counts = self.tx_counts if status == "END" else None
+        ks, key, vs, value = self.schemas.tx_event(status, self.tx_id, self.ts_sec * 1000, counts)
+        self.out.append(
+            SourceRecord(
+                topic=self.schemas.tx_topic,
+                key_schema=ks,
+                key=key,
+                value_schema=vs,
+                value=value,
+                source_partition=self.partition,
+                source_offset=self.offset(0),
+            )
+        )
+
+    def _source(
+        self, dbname: str, table: str | None, position: int, row: int, query: str | None = None
+    ) -> Struct:
+        return self.schemas.source(
+            ts_ms=self.ts_sec * 1000,
+            snapshot=None,
+            db=dbname,
+            table=table,
+            server_id=self.server_id,
+            gtid=self.current_gtid,
+            file=self.file,
+            pos=position,
+            row=row,
+            thread=self.thread_id,
+            query=query,
+        )
+
+    def _decoder(self, event: Any, ts: TableSchema) -> RowDecoder:
+        cached = self.decoders.get(event.table_id)
+        if cached is not None and cached[0] is ts:
+            return cached[1]
+        wire = event.columns
+        if len(wire) != len(ts.table.columns):
+            raise ConnectError(
+                f"connector {self.s.name!r}: table {ts.table.id} has {len(wire)} columns in the binlog at "
+                f"{self.file}:{event.packet.log_pos} but {len(ts.table.columns)} in the connector's schema; "
+                "the schema history is out of step with the binlog (restart with snapshot.mode=recovery "
+                "or take a new snapshot)"
+            )
+        decoder = build_decoder(wire, ts.table.columns, ts.positions, ts.converters)
+        self.decoders[event.table_id] = (ts, decoder)
+        return decoder
+
+    def _rows(self, event: Any, op: str, position: int) -> None:
+        if self.skipping:
+            return
+        if not getattr(event, "complete", True) or not getattr(event, "_processed", True):
+            return
+        key = (event.schema, event.table)
+        ts = self.task._tables.get(key)
+        if ts is None:
+            if self.s.filters.table(*key) and self.s.inconsistent_mode == "fail":
+                raise ConnectError(
+                    f"connector {self.s.name!r}: change event at {self.file}:{position} for table "
+                    f"{key[0]}.{key[1]}, whose schema is not known to the connector (the schema "
+                    "history lacks it); restart with snapshot.mode=recovery, or set "
+                    "inconsistent.schema.handling.mode=warn to skip such changes"
+                )
+            if (
+                self.s.filters.table(*key)
+                and self.s.inconsistent_mode == "warn"
+                and key not in self.unknown
+            ):
+                self.unknown.add(key)
+                log.warning(
+                    "connector %r: change to %s.%s, a table the connector has no schema for, skipped",
+                    self.s.name,
+                    *key,
+                )
+            return
+        packet = event.packet
+        raw = packet.read(event.event_size - packet.read_bytes)
+        rows = self._decoder(event, ts)(raw, 0, len(raw))
+        skipped = self.s.skipped
+        start = self.skip_rows
+        self.skip_rows = 0
+        n = len(rows) // 2 if op == "u" else len(rows)
+        if start >= n or op in skipped:
+            return
+        schemas, out, partition = self.schemas, self.out, self.partition
+        env_schema, topic, key_schema = ts.envelope_schema, ts.topic, ts.key_schema
+        tombstones = self.s.tombstones
+        tx = self.s.tx_metadata
+        table_name = ts.table.id
+        if tx and not self.tx_begun and self.tx_id is not None:
+            self._emit_tx("BEGIN")
+            self.tx_begun = True
+        base_source = self._source(ts.table.db, ts.table.name, position, 0)._values
+        source_schema = schemas.source_schema
+        value_schema = ts.value_schema
+        plain = ts.value_count == len(ts.positions) and len(ts.key_indexes) <= 1
+        key_index = ts.key_indexes[0] if ts.key_indexes else None
+        # Per event, not per row: the offset's fixed part and the processing time.
+        base_off = self.offset(0)
+        now = _now_triplet()
+        for i in range(start, n):
+            off = {**base_off, "row": i + 1 if i < n - 1 else n}
+            src_values = base_source.copy()
+            src_values[14] = i
+            source = make_struct(source_schema, src_values)
+            tx_block = None
+            if tx:
+                self.tx_total += 1
+                self.tx_counts[table_name] = self.tx_counts.get(table_name, 0) + 1
+                tx_block = schemas.tx_block(
+                    self.tx_id or "", self.tx_total, self.tx_counts[table_name]
+                )
+            if op == "c" and plain:
+                # The common case inline: the decoded row is the value, one key column.
+                row = rows[i]
+                k = (
+                    None
+                    if key_schema is None or key_index is None
+                    else make_struct(key_schema, [row[key_index]])
+                )
+                out.append(
+                    SourceRecord(
+                        topic=topic,
+                        key_schema=key_schema,
+                        key=k,
+                        value_schema=env_schema,
+                        value=make_struct(
+                            env_schema,
+                            [None, make_struct(value_schema, row), source, tx_block, "c", *now],
+                        ),
+                        source_partition=partition,
+                        source_offset=off,
+                    )
+                )
+            elif op == "c":
+                after, k = ts.split(rows[i])
+                out.append(
+                    SourceRecord(
+                        topic=topic,
+                        key_schema=key_schema,
+                        key=k,
+                        value_schema=env_schema,
+                        value=make_struct(env_schema, [None, after, source, tx_block, "c", *now]),
+                        source_partition=partition,
+                        source_offset=off,
+                    )
+                )
+            elif op == "d":
+                before, k = ts.split(rows[i])
+                out.append(
+                    SourceRecord(
+                        topic=topic,
+                        key_schema=key_schema,
+                        key=k,
+                        value_schema=env_schema,
+                        value=make_struct(env_schema, [before, None, source, tx_block, "d", *now]),
+                        source_partition=partition,
+                        source_offset=off,
+                    )
+                )
+                if tombstones:
+                    out.append(
+                        SourceRecord(
+                            topic=topic,
+                            key_schema=key_schema,
+                            key=k,
+                            value_schema=None,
+                            value=None,
+                            source_partition=partition,
+                            source_offset=off,
+                        )
+                    )
+            else:
+                before, old_key = ts.split(rows[2 * i])
+                after, new_key = ts.split(rows[2 * i + 1])
+                if key_schema is not None and old_key != new_key:
+                    # A primary-key change is a delete of the old key and a create of the new one.
+                    headers = Headers().add("__debezium.newkey", new_key, key_schema)
+                    out.append(
+                        SourceRecord(
+                            topic=topic,
+                            key_schema=key_schema,
+                            key=old_key,
+                            value_schema=env_schema,
+                            value=make_struct(
+                                env_schema, [before, None, source, tx_block, "d", *now]
+                            ),
+                            headers=headers,
+                            source_partition=partition,
+                            source_offset=off,
+                        )
+                    )
+                    if tombstones:
+                        out.append(
+                            SourceRecord(
+                                topic=topic,
+                                key_schema=key_schema,
+                                key=old_key,
+                                value_schema=None,
+                                value=None,
+                                headers=headers,
+                                source_partition=partition,
+                                source_offset=off,
+                            )
+                        )
+                    out.append(
+                        SourceRecord(
+                            topic=topic,
+                            key_schema=key_schema,
+                            key=new_key,
+                            value_schema=env_schema,
+                            value=make_struct(
+                                env_schema, [None, after, source, tx_block, "c", *now]
+                            ),
+                            headers=Headers().add("__debezium.oldkey", old_key, key_schema),
+                            source_partition=partition,
+                            source_offset=off,
+                        )
+                    )
+                else:
+                    out.append(
+                        SourceRecord(
+                            topic=topic,
+                            key_schema=key_schema,
+                            key=new_key,
+                            value_schema=env_schema,
+                            value=make_struct(
+                                env_schema, [before, after, source, tx_block, "u", *now]
+                            ),
+                            source_partition=partition,
+                            source_offset=off,
+                        )
+                    )
+
+    def _query(self, event: Any, position: int, size: int) -> None:
+        """A statement other than BEGIN/COMMIT: DDL changes the schemas from here on."""
+        query: str = event.query
+        match = _DDL.match(query)
+        if match is None or self.skipping:
+            return
+        schema = event.schema
+        dbname = (
+            schema.decode("utf-8", "replace")
+            if isinstance(schema, bytes | bytearray)
+            else str(schema or "")
+        )
+        verb = match.group(1).upper()
+        s, task = self.s, self.task
+        changes: list[dict[str, Any]]
+        if verb == "TRUNCATE":
+            truncated = _TRUNCATE.match(query)
+            if truncated is None:
+                return
+            tdb, tname = (
+                (truncated.group(1), truncated.group(2))
+                if truncated.group(2)
+                else (dbname, truncated.group(1))
+            )
+            ts = task._tables.get((tdb, tname))
+            if ts is None or "t" in s.skipped:
+                return
+            source = self._source(tdb, tname, position, 0)
+            self.out.append(
+                SourceRecord(
+                    topic=ts.topic,
+                    key_schema=None,
+                    key=None,
+                    value_schema=ts.envelope_schema,
+                    value=self.schemas.envelope(ts, "t", None, None, source),
+                    source_partition=self.partition,
+                    source_offset=self.offset(0),
+                )
+            )
+            return
+        replay = task._replay.pop((self.file, position + size), None)
+        if replay is not None:
+            # Met again after a restart: the schema history says what this DDL did.
+            changes = list(replay.get("tableChanges") or [])
+            for change in changes:
+                ident = _parse_id(str(change.get("id", "")))
+                if ident is None:
+                    continue
+                if change.get("type") == "DROP" or change.get("table") is None:
+                    task._tables.pop(ident, None)
+                else:
+                    task._tables[ident] = self.schemas.table_schema(
+                        Table.from_history(ident[0], ident[1], change["table"])
+                    )
+            self.decoders.clear()
+            if s.schema_changes:
+                self._schema_change_event(
+                    dbname, query, changes, position, dict(replay.get("position") or {})
+                )
+            return
+        # New DDL: the definitions are read back from the server (see README, "DDL").
+        before = dict(task._tables)
+        # Every captured database: the statement may name tables of any of them.
+        fresh = db.read_tables(self.ctl, s.filters)
+        changes = []
+        new_tables: dict[tuple[str, str], TableSchema] = {}
+        for key, table in fresh.items():
+            old = before.get(key)
+            if old is not None and old.table.to_history() == table.to_history():
+                new_tables[key] = old
+                continue
+            new_tables[key] = self.schemas.table_schema(table)
+            changes.append(
+                {
+                    "type": "CREATE" if old is None else "ALTER",
+                    "id": quoted_id(*key),
+                    "table": table.to_history(),
+                    "comment": None,
+                }
+            )
+        for key in before:
+            if key not in fresh:
+                changes.append(
+                    {"type": "DROP", "id": quoted_id(*key), "table": None, "comment": None}
+                )
+        task._tables = new_tables
+        if changes:
+            self.decoders.clear()
+        if not changes and not (dbname and s.filters.database(dbname)):
+            return
+        # The DDL's own event is complete once recorded: its history position is after it.
+        position_doc = {
+            "transaction_id": None,
+            "ts_sec": self.ts_sec,
+            "file": self.file,
+            "pos": position + size,
+            "server_id": self.server_id,
+        }
+        if self.restart_gtids:
+            position_doc["gtids"] = self.restart_gtids
+        if task._history is not None:
+            task._history.store(
+                [
+                    {
+                        "source": {"server": s.prefix},
+                        "position": position_doc,
+                        "ts_ms": self.ts_sec * 1000,
+                        "databaseName": dbname,
+                        "ddl": query,
+                        "tableChanges": changes,
+                    }
+                ]
+            )
+        if s.schema_changes:
+            self._schema_change_event(dbname, query, changes, position, position_doc)
+
+    def _schema_change_event(
+        self,
+        dbname: str,
+        ddl: str,
+        changes: list[dict[str, Any]],
+        position: int,
+        offset: dict[str, Any],
+    ) -> None:
+        source = self._source(dbname, None, position, 0)
+        ks, key, vs, value = self.schemas.schema_change(source, dbname, ddl, changes)
+        self.out.append(
+            SourceRecord(
+                topic=self.s.prefix,
+                key_schema=ks,
+                key=key,
+                value_schema=vs,
+                value=value,
+                source_partition=self.partition,
+                source_offset=offset,
+            )
+        )
+
+
+from struct import error as struct_error  # noqa: E402 - kept next to its one use above
+
+
+def _parse_mariadb_gtids(text: str | None) -> dict[str, str]:
+    state: dict[str, str] = {}
+    for item in (text or "").split(","):
+        part = item.strip()
+        if part.count("-") == 2 and ":" not in part:
+            state[part.split("-", 1)[0]] = part
+    return state
+
+
+def _add_mysql_gtid(gtid_set: str | None, gtid: str) -> str:
+    """Add ``uuid:n`` to a MySQL GTID set text (``uuid:1-5,uuid2:1-3``)."""
+    sid, _, number = gtid.partition(":")
+    n = int(number)
+    sets: dict[str, list[list[int]]] = {}
+    for part in (gtid_set or "").replace("\n", "").split(","):
+        if ":" not in part:
+            continue
+        uuid, *ranges = part.strip().split(":")
+        for text in ranges:
+            low, _, high = text.partition("-")
+            sets.setdefault(uuid, []).append([int(low), int(high or low)])
+    intervals = sorted([*sets.get(sid, []), [n, n]])
+    merged: list[list[int]] = []
+    for first, last in intervals:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], last)
+        else:
+            merged.append([first, last])
+    sets[sid] = merged
+    return ",".join(
+        uuid + ":" + ":".join(f"{a}-{b}" if b != a else f"{a}" for a, b in spans)
+        for uuid, spans in sorted(sets.items())
+    )
+
+
+_ = Schema  # re-exported type used in annotations of callers
