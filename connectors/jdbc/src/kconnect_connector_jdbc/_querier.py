@@ -1,0 +1,475 @@
+"""One table (or the query) of a task: the SQL each mode issues, records and their offsets.
+
+The SQL, source partitions, offset maps and topics are those of Confluent's BulkTableQuerier,
+TimestampIncrementingTableQuerier and TimestampTableQuerier, so offsets move between the two.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import gc
+import logging
+from collections.abc import Mapping
+from typing import Any, Final
+
+from kconnect_sdk import ConnectError, DataError, Schema, SchemaBuilder, SourceRecord, Struct
+
+from ._config import (
+    MODE_BULK,
+    MODE_INCREMENTING,
+    MODE_TIMESTAMP,
+    MODE_TIMESTAMP_INCREMENTING,
+)
+from ._dialect import Column, Dialect, PostgreSqlDialect, SqliteDialect, TableId
+from ._mapping import RowMapping, make_struct, map_columns
+
+__all__ = ["Querier"]
+
+log = logging.getLogger(__name__)
+
+INCREMENTING_FIELD: Final = "incrementing"
+TIMESTAMP_FIELD: Final = "timestamp"
+TIMESTAMP_NANOS_FIELD: Final = "timestamp_nanos"
+TABLE_NAME_KEY: Final = "table"
+PROTOCOL_KEY: Final = "protocol"
+PROTOCOL_V1: Final = "1"
+QUERY_NAME_KEY: Final = "query"
+QUERY_NAME_VALUE: Final = "query"
+
+_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_ONE_US: Final = dt.timedelta(microseconds=1)
+
+
+def timestamp_to_offset(value: dt.datetime) -> tuple[int, int]:
+    """(epoch ms, nanos of second) as java.sql.Timestamp's getTime() and getNanos() give.
+
+    A naive datetime is UTC, as everywhere in the SDK.
+    """
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    micros = (value - _EPOCH) // _ONE_US
+    return micros // 1000, (micros % 1_000_000) * 1000
+
+
+def offset_to_timestamp(millis: int, nanos: int | None) -> dt.datetime:
+    seconds = millis // 1000
+    micros = (millis % 1000) * 1000 if nanos is None else int(nanos) // 1000
+    return _EPOCH + dt.timedelta(seconds=seconds, microseconds=micros)
+
+
+def _as_long(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ConnectError(f"offset field {what!r} is {value!r}, not a number")
+    return int(value)
+
+
+class Querier:
+    """Reads one table (or the configured query) in one mode, a batch at a time.
+
+    A query stays open across polls until its result is exhausted, so a big table is read
+    ``batch.max.rows`` rows at a time through a streaming cursor; then the querier waits
+    ``poll.interval.ms`` before it queries again.
+    """
+
+    def __init__(
+        self,
+        *,
+        dialect: Dialect,
+        mode: str,
+        table: TableId | None,
+        query: str | None,
+        topic_prefix: str,
+        suffix: str,
+        timestamp_columns: list[str],
+        incrementing_column: str | None,
+        offset: Mapping[str, Any] | None,
+        delay_ms: int,
+        numeric_mapping: str,
+        key_columns: list[str] | None,
+        tolerate_errors: bool = False,
+    ) -> None:
+        self.dialect = dialect
+        self.tolerate_errors = tolerate_errors
+        self.mode = mode
+        self.table = table
+        self.query = query
+        self.suffix = suffix
+        self.timestamp_columns = [c for c in timestamp_columns if c]
+        self.incrementing_column = incrementing_column
+        self.delay = dt.timedelta(milliseconds=delay_ms)
+        self.numeric_mapping = numeric_mapping
+        self.key_columns = key_columns
+        self.postgres = isinstance(dialect, PostgreSqlDialect)
+        if table is not None:
+            self.topic = topic_prefix + table.table
+            if mode == MODE_BULK:
+                # BulkTableQuerier still writes the protocol-0 partition.
+                self.partition: dict[str, str] = {TABLE_NAME_KEY: table.table}
+            else:
+                self.partition = {TABLE_NAME_KEY: table.fqn, PROTOCOL_KEY: PROTOCOL_V1}
+            self.schema_name: str | None = table.table
+        else:
+            self.topic = topic_prefix
+            self.partition = {QUERY_NAME_KEY: QUERY_NAME_VALUE}
+            self.schema_name = None
+        offset = offset or {}
+        millis = _as_long(offset.get(TIMESTAMP_FIELD), TIMESTAMP_FIELD)
+        nanos = _as_long(offset.get(TIMESTAMP_NANOS_FIELD), TIMESTAMP_NANOS_FIELD)
+        self.last_timestamp: dt.datetime | None = (
+            None if millis is None else offset_to_timestamp(millis, nanos)
+        )
+        self.last_incrementing: int | None = _as_long(
+            offset.get(INCREMENTING_FIELD), INCREMENTING_FIELD
+        )
+        # Timestamp mode's last committable timestamp: Confluent starts it at the epoch.
+        self._committable: dt.datetime | None = self.last_timestamp
+        self._start_offset = (self.last_timestamp, self.last_incrementing)
+        self.conn: Any = None
+        self.cursor: Any = None
+        self.mapping: RowMapping | None = None
+        self._pending: tuple[Any, ...] | None = None
+        self._ts_indexes: list[int] = []
+        self._ts_columns: list[Column] = []
+        self._mixed_zones = False
+        self._inc_index: int | None = None
+        self._key: tuple[Schema, tuple[int, ...]] | None = None
+        self._sql: str | None = None
+        self.next_run = 0.0
+        self.exhausted = True
+
+    @property
+    def name(self) -> str:
+        return self.table.fqn if self.table is not None else "query"
+
+    # -- SQL -------------------------------------------------------------------------------
+
+    def _column_sql(self, name: str) -> str:
+        quoted = self.dialect.quote(name)
+        if self.table is None:
+            return quoted
+        return f"{self.dialect.table_sql(self.table)}.{quoted}"
+
+    def _timestamp_sql(self) -> str:
+        cols = [self._column_sql(c) for c in self.timestamp_columns]
+        return cols[0] if len(cols) == 1 else f"COALESCE({','.join(cols)})"
+
+    def build_sql(self) -> tuple[str, bool]:
+        """The SQL text of this querier's query, and whether it takes parameters."""
+        if self.table is not None:
+            base = f"SELECT * FROM {self.dialect.table_sql(self.table)}"
+        else:
+            assert self.query is not None
+            base = self.query
+        p = self.dialect.placeholder()
+        if self.mode == MODE_BULK:
+            sql, params = base, False
+        else:
+            base = self.dialect.escape_percent(base)
+            if self.mode == MODE_INCREMENTING:
+                inc = self._column_sql(self._incrementing_name())
+                where = f" WHERE {inc} > {p} ORDER BY {inc} ASC"
+            elif self.mode == MODE_TIMESTAMP:
+                ts = self._timestamp_sql()
+                where = f" WHERE {ts} > {p} AND {ts} < {p} ORDER BY {ts} ASC"
+            else:
+                ts = self._timestamp_sql()
+                inc = self._column_sql(self._incrementing_name())
+                where = (
+                    f" WHERE {ts} < {p} AND (({ts} = {p} AND {inc} > {p}) OR {ts} > {p})"
+                    f" ORDER BY {ts},{inc} ASC"
+                )
+            sql, params = base + where, True
+        if self.suffix:
+            sql += " " + (self.dialect.escape_percent(self.suffix) if params else self.suffix)
+        return sql, params
+
+    def _incrementing_name(self) -> str:
+        if not self.incrementing_column:
+            raise ConnectError(
+                f"no incrementing column for {self.name}: set incrementing.column.name or give "
+                "the table an auto-increment column"
+            )
+        return self.incrementing_column
+
+    def _parameters(self, conn: Any) -> list[Any]:
+        ts_column = self._ts_columns[0] if self._ts_columns else None
+        begin = self.last_timestamp or _EPOCH
+        inc = self.last_incrementing if self.last_incrementing is not None else -1
+        if self.mode == MODE_INCREMENTING:
+            return [inc]
+        end = self.dialect.current_time(conn) - self.delay
+        bind = self.dialect.bind_timestamp
+        if self.mode == MODE_TIMESTAMP:
+            return [bind(begin, ts_column), bind(end, ts_column)]
+        return [bind(end, ts_column), bind(begin, ts_column), inc, bind(begin, ts_column)]
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def start_query(self, conn: Any) -> None:
+        if self._sql is None:
+            self._sql, _ = self.build_sql()
+            log.info("%s: prepared SQL query: %s", self.name, self._sql)
+        sql = self._sql
+        params = None if self.mode == MODE_BULK else self._parameters(conn)
+        self.cursor = self.dialect.open_cursor(conn, sql, params)
+        self.conn = conn
+        columns = self.dialect.describe(conn, self.cursor, self.table)
+        mapping = map_columns(
+            self.schema_name,
+            columns,
+            self.numeric_mapping,
+            self.dialect.zone,
+            postgres=self.postgres,
+            native_temporal=not isinstance(self.dialect, SqliteDialect),
+        )
+        if self.mapping is None or mapping.schema != self.mapping.schema:
+            self._prepare(mapping)
+        self.mapping = mapping
+        self._start_offset = (self.last_timestamp, self.last_incrementing)
+        self._pending = None
+        self.exhausted = False
+
+    def _field_index(self, mapping: RowMapping, name: str, what: str) -> int:
+        fields = mapping.schema.fields
+        for f in fields:
+            if f.name == name:
+                return f.index
+        matches = [f for f in fields if f.name.lower() == name.lower()]
+        if len(matches) == 1:
+            return matches[0].index
+        known = ",".join(f.name for f in fields)
+        raise ConnectError(f"{what} column {name} not found in {known} of {self.name}")
+
+    def _prepare(self, mapping: RowMapping) -> None:
+        self._ts_indexes = [
+            self._field_index(mapping, c, "Timestamp") for c in self.timestamp_columns
+        ]
+        self._ts_columns = [mapping.columns[i] for i in self._ts_indexes]
+        self._mixed_zones = len({c.instant for c in self._ts_columns}) > 1
+        self._inc_index = (
+            self._field_index(mapping, self.incrementing_column, "Incrementing")
+            if self.incrementing_column
+            and self.mode in (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
+            else None
+        )
+        self._key = None
+        if self.key_columns:
+            indexes = tuple(self._field_index(mapping, c, "Primary key") for c in self.key_columns)
+            builder = SchemaBuilder.struct()
+            for i in indexes:
+                field = mapping.schema.fields[i]
+                builder.field(field.name, field.schema)
+            self._key = (builder.build(), indexes)
+
+    def read(self, max_rows: int) -> list[SourceRecord]:
+        """Up to ``max_rows`` records of the open query; sets ``exhausted`` at its end."""
+        # A batch allocates a few objects per column of every row, none of them in a
+        # reference cycle; left on, the cyclic collector runs over and over while the batch
+        # is built, which measured as more than half the time of a poll. It is paused for
+        # the batch only, and put back as it was.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._read(max_rows)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _read(self, max_rows: int) -> list[SourceRecord]:
+        cursor, mapping = self.cursor, self.mapping
+        assert cursor is not None and mapping is not None
+        rows = cursor.fetchmany(max_rows)
+        more = len(rows) == max_rows
+        if self.mode == MODE_TIMESTAMP:
+            # Hold back the last row: whether a row's timestamp may be committed depends
+            # on the timestamp of the row after it.
+            if self._pending is not None:
+                rows = [self._pending, *rows]
+            self._pending = rows.pop() if more and rows else None
+            records = self._records(rows, last_is_final=not more)
+            if not more and self._pending is None:
+                self.exhausted = True
+            return records
+        if not more:
+            self.exhausted = True
+        return self._records(rows, last_is_final=True)
+
+    def _convert(self, rows: list[Any]) -> list[list[Any]]:
+        """Each row as the list of its struct's values."""
+        mapping = self.mapping
+        assert mapping is not None
+        indexes = mapping.indexes
+        if rows and len(rows[0]) == len(indexes):
+            values_of = [list(row) for row in rows]
+        else:
+            values_of = [[row[i] for i in indexes] for row in rows]
+        bad: set[int] = set()
+        for i, convert in mapping.converters:
+            for j, values in enumerate(values_of):
+                v = values[i]
+                if v is not None:
+                    try:
+                        values[i] = convert(v)
+                    except Exception as exc:
+                        field = mapping.schema.fields[i]
+                        error = DataError(
+                            f"{self.name}: cannot convert column {field.name!r} value "
+                            f"{v!r:.80} to {field.schema.type.value}: {exc}"
+                        )
+                        if not self.tolerate_errors:
+                            raise error from exc
+                        if j not in bad:
+                            log.error("Skipping a row (errors.tolerance=all): %s", error)
+                        bad.add(j)
+        if bad:
+            values_of = [v for j, v in enumerate(values_of) if j not in bad]
+        return values_of
+
+    def _records(self, rows: list[Any], *, last_is_final: bool) -> list[SourceRecord]:
+        mapping = self.mapping
+        assert mapping is not None
+        schema = mapping.schema
+        values_of = self._convert(rows)
+        mode = self.mode
+        offsets: list[dict[str, Any] | None]
+        if mode == MODE_BULK:
+            offsets = [None] * len(values_of)
+        elif mode == MODE_INCREMENTING:
+            index = self._inc_index
+            assert index is not None
+            incs = [self._incrementing_value(values[index]) for values in values_of]
+            if incs:
+                self.last_incrementing = incs[-1]
+            offsets = [{INCREMENTING_FIELD: inc} for inc in incs]
+        else:
+            offsets = self._timestamp_offsets(values_of)
+        topic, partition, new = self.topic, self.partition, Struct.__new__
+        out: list[SourceRecord] = []
+        append = out.append
+        key = self._key
+        for values, offset in zip(values_of, offsets, strict=True):
+            # Structs over values already converted for the schema: no per-field checks.
+            struct = new(Struct)
+            struct.schema = schema
+            struct._values = values
+            if key is None:
+                append(
+                    SourceRecord(
+                        topic=topic,
+                        value_schema=schema,
+                        value=struct,
+                        source_partition=partition,
+                        source_offset=offset,
+                    )
+                )
+            else:
+                key_schema, key_indexes = key
+                append(
+                    SourceRecord(
+                        topic=topic,
+                        key_schema=key_schema,
+                        key=make_struct(key_schema, [values[i] for i in key_indexes]),
+                        value_schema=schema,
+                        value=struct,
+                        source_partition=partition,
+                        source_offset=offset,
+                    )
+                )
+        return out
+
+    def _timestamp_offsets(self, values_of: list[list[Any]]) -> list[dict[str, Any] | None]:
+        offsets: list[dict[str, Any] | None] = []
+        mode = self.mode
+        n = len(values_of)
+        for j, values in enumerate(values_of):
+            offset: dict[str, Any] = {}
+            if self._inc_index is not None:
+                self.last_incrementing = self._incrementing_value(values[self._inc_index])
+            ts = self._timestamp_value(values)
+            if mode == MODE_TIMESTAMP:
+                if j + 1 < n:
+                    following = self._timestamp_value(values_of[j + 1])
+                elif self._pending is not None:
+                    following = self._pending_timestamp()
+                else:
+                    following = None
+                if ts is None or following is None or ts < following:
+                    self._committable = ts
+                self.last_timestamp = self._committable
+                ms, ns = timestamp_to_offset(self._committable or _EPOCH)
+                offset = {TIMESTAMP_FIELD: ms, TIMESTAMP_NANOS_FIELD: ns}
+            else:
+                self.last_timestamp = ts
+                if ts is not None:
+                    ms, ns = timestamp_to_offset(ts)
+                    offset[TIMESTAMP_FIELD] = ms
+                    offset[TIMESTAMP_NANOS_FIELD] = ns
+            if self._inc_index is not None:
+                offset[INCREMENTING_FIELD] = self.last_incrementing
+            offsets.append(offset)
+        return offsets
+
+    def _pending_timestamp(self) -> dt.datetime | None:
+        assert self._pending is not None and self.mapping is not None
+        mapping = self.mapping
+        for i in self._ts_indexes:
+            v = self._pending[mapping.indexes[i]]
+            if v is not None:
+                for index, convert in mapping.converters:
+                    if index == i:
+                        v = convert(v)
+                value: dt.datetime = v
+                return value
+        return None
+
+    def _timestamp_value(self, values: list[Any]) -> dt.datetime | None:
+        for i in self._ts_indexes:
+            v = values[i]
+            if v is not None:
+                value: dt.datetime = v
+                if value.tzinfo is None and self._mixed_zones:
+                    # COALESCE over naive (UTC) and aware columns: compare as aware.
+                    return value.replace(tzinfo=dt.UTC)
+                return value
+        return None
+
+    def _incrementing_value(self, value: Any) -> int:
+        if value is None:
+            raise ConnectError(
+                f"{self.name}: null value in incrementing column {self.incrementing_column!r}"
+            )
+        if type(value) is int:
+            return value
+        if isinstance(value, decimal.Decimal):
+            if value > 0x7FFFFFFFFFFFFFFF:
+                raise ConnectError("Decimal value for incrementing column exceeded Long.MAX_VALUE")
+            exponent = value.as_tuple().exponent
+            if exponent != 0:
+                raise ConnectError("Scale of Decimal value for incrementing column must be 0")
+            return int(value)
+        if isinstance(value, int):
+            return int(value)
+        raise ConnectError(
+            f"{self.name}: invalid type for incrementing column {self.incrementing_column!r}: "
+            f"{type(value).__name__}"
+        )
+
+    def end_query(self) -> None:
+        """Close the open query and end its transaction."""
+        cursor, self.cursor = self.cursor, None
+        if cursor is not None and self.conn is not None:
+            self.dialect.end_query(self.conn, cursor)
+        self._pending = None
+        self.exhausted = True
+
+    def reset(self) -> None:
+        """After a failure: forget the open query and go back to the offset it started from."""
+        self.cursor = None
+        self._pending = None
+        self.exhausted = True
+        self.last_timestamp, self.last_incrementing = self._start_offset
+        self._committable = self.last_timestamp
