@@ -113,7 +113,9 @@ class SparkEngine:
                 "engine=spark needs a classic SparkSession (it runs RDD jobs and cancels job "
                 "groups); Spark Connect (spark.remote) cannot run it: set spark.master instead"
             )
-        self._owns_session = session is None
+        # A session that was already running in this process (a notebook's, a test's) is
+        # only borrowed: the engine stops just the session it started itself.
+        self._owns_session = session is None and not _session_running()
         self.session = session if session is not None else _build_session(worker_props)
         self._archive_dir: tempfile.TemporaryDirectory[str] | None = None
         self.plugin_locations: tuple[PluginLocation, ...] = self._plugin_locations(
@@ -457,6 +459,15 @@ def _executor_trace(exc: BaseException) -> str:
     text = str(exc)
     found = _PY_TRACE.findall(text)
     return found[-1].strip() if found else text
+
+
+def _session_running() -> bool:
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    # getActiveSession() is per thread; the process-wide context is what getOrCreate reuses.
+    return SparkContext._active_spark_context is not None
 
 
 def _build_session(worker_props: Mapping[str, str]) -> SparkSession:
