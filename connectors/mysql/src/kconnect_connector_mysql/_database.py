@@ -13,7 +13,7 @@ from kconnect_sdk import ConnectError, RetriableError
 from ._columns import Column, Table, column_from_information_schema
 from ._config import Settings, TableFilter
 
-__all__ = ["check_prerequisites", "connect", "read_tables", "server_flavour"]
+__all__ = ["check_prerequisites", "connect", "read_tables", "server_charset", "server_flavour"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,14 @@ def server_flavour(conn: Any) -> str:
         cur.execute("SELECT VERSION()")
         version = str(cur.fetchone()[0])
     return "mariadb" if "mariadb" in version.lower() else "mysql"
+
+
+def server_charset(conn: Any) -> str | None:
+    """The server's default character set (what a database created without one gets)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.character_set_server")
+        row = cur.fetchone()
+    return None if row is None or row[0] is None else str(row[0]).lower()
 
 
 def _variable(cur: Any, name: str) -> str | None:

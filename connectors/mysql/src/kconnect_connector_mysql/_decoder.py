@@ -122,6 +122,31 @@ def _decimal_reader(precision: int, scale: int) -> tuple[int, Callable[[bytes], 
     return size, read
 
 
+def _decimal_layout(precision: int, scale: int) -> tuple[int, int, str, str]:
+    """(byte size, sign bit, Python expression of the digits' value in ``x``, exponent suffix).
+
+    The same layout :func:`_decimal_reader` walks in a loop, as one expression.
+    """
+    integral = precision - scale
+    int_full, int_rest = divmod(integral, 9)
+    frac_full, frac_rest = divmod(scale, 9)
+    int_rest_bytes = _DIG2BYTES[int_rest]
+    frac_rest_bytes = _DIG2BYTES[frac_rest]
+    size = int_full * 4 + int_rest_bytes + frac_full * 4 + frac_rest_bytes
+    groups = [(frac_rest_bytes * 8, frac_rest)] if frac_rest else []
+    groups += [(32, 9)] * frac_full + [(32, 9)] * int_full
+    if int_rest:
+        groups.append((int_rest_bytes * 8, int_rest))
+    terms: list[str] = []
+    shift, weight = 0, 1
+    for bits, digits in groups:
+        part = f"(x >> {shift} & {(1 << bits) - 1})" if shift else f"(x & {(1 << bits) - 1})"
+        terms.append(part if weight == 1 else f"{part} * {weight}")
+        shift += bits
+        weight *= 10**digits
+    return size, 1 << (8 * size - 1), " + ".join(terms) or "0", f"E-{scale}" if scale else ""
+
+
 def _civil_days(y: int, m: int, d: int) -> int:
     """Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (no objects made)."""
     y -= m <= 2
@@ -187,6 +212,7 @@ class _Gen:
             "_ts2": _timestamp2,
             "_json": _json_binary,
             "_days": _civil_days,
+            "_D": decimal.Decimal,
         }
         self.lines: list[str] = []
 
@@ -236,9 +262,14 @@ def _read_column(
         emit(ind, f"{out} = data[p]; p += 1")
         emit(ind, f"if {out}: {out} += 1900")
     elif t == NEWDECIMAL:
-        size, read = _decimal_reader(wire.precision, wire.decimals)
-        fn = gen.bind(f"_dec{i}", read)
-        emit(ind, f"{out} = {fn}(data[p:p + {size}]); p += {size}")
+        # The reader's arithmetic, unrolled into the decoder for this precision and scale.
+        size, top, terms, suffix = _decimal_layout(wire.precision, wire.decimals)
+        emit(ind, f"x = _from(data[p:p + {size}], 'big'); p += {size}")
+        emit(ind, f"if x & {top}:")
+        emit(ind + 1, f"x ^= {top}; sg = ''")
+        emit(ind, "else:")
+        emit(ind + 1, f"x = ~x & {(1 << (8 * size)) - 1} ^ {top}; sg = '-'")
+        emit(ind, f"{out} = _D(sg + str({terms}) + {suffix!r})")
     elif t in (VARCHAR, VAR_STRING, STRING):
         prefix = 1 if wire.max_length < 256 else 2
         if prefix == 1:

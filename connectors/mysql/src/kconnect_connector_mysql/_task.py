@@ -26,7 +26,8 @@ from kconnect_sdk import (
 from . import _database as db
 from ._columns import Table, make_struct
 from ._config import Settings, parse_settings
-from ._decoder import RowDecoder, build_decoder
+from ._ddl import DdlParseError, SchemaState, TableChange
+from ._decoder import RowDecoder, _civil_days, build_decoder
 from ._events import EventSchemas, TableSchema, quoted_id
 from ._history import SchemaHistory
 
@@ -35,7 +36,9 @@ __all__ = ["MySqlSourceTask"]
 log = logging.getLogger(__name__)
 
 _DDL: Final = re.compile(
-    r"^\s*(?:/\*.*?\*/\s*)*(CREATE|ALTER|DROP|RENAME|TRUNCATE)\b", re.IGNORECASE | re.DOTALL
+    # MariaDB's "SET STATEMENT var=value FOR <statement>" prefix included.
+    r"^\s*(?:/\*.*?\*/\s*)*(?:SET\s+STATEMENT\s.*?\sFOR\s+)?(CREATE|ALTER|DROP|RENAME|TRUNCATE)\b",
+    re.IGNORECASE | re.DOTALL,
 )
 _TRUNCATE: Final = re.compile(
     r"^\s*TRUNCATE\s+(?:TABLE\s+)?`?([^`\s.;]+)`?(?:\.`?([^`\s;]+)`?)?", re.IGNORECASE
@@ -72,7 +75,9 @@ class MySqlSourceTask(SourceTask):
         self._tables: dict[tuple[str, str], TableSchema] = {}
         self._history: SchemaHistory | None = None
         # History records past the resume position, by (file, position after the DDL).
-        self._replay: dict[tuple[str, int], dict[str, Any]] = {}
+        self._replay: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        # The definitions the binlog's DDL is applied to (see _ddl.py).
+        self._ddl = SchemaState(captured=lambda _db, _table: False)
 
     def version(self) -> str:
         from ._connector import package_version
@@ -108,6 +113,12 @@ class MySqlSourceTask(SourceTask):
             if problems:
                 key, message = problems[0]
                 raise ConfigError(f"connector {settings.name!r}: {message}", name=key)
+            # The server's default charset is what CREATE DATABASE without one gets.
+            self._ddl = SchemaState(
+                captured=settings.filters.table,
+                mariadb=db.server_flavour(conn) == "mariadb",
+                server_charset=db.server_charset(conn),
+            )
             plan = self._plan(conn, dict(offset) if offset else None)
         finally:
             conn.close()
@@ -256,22 +267,25 @@ class MySqlSourceTask(SourceTask):
             where = (str(position.get("file")), int(position.get("pos", 0)))
             if where > limit:
                 # Streaming will meet this DDL again: apply what was recorded then.
-                self._replay[where] = record
+                self._replay.setdefault(where, []).append(record)
                 continue
-            for change in record.get("tableChanges") or []:
-                ident = _parse_id(str(change.get("id", "")))
-                if ident is None:
-                    continue
-                if change.get("type") == "DROP":
-                    tables.pop(ident, None)
-                elif change.get("table") is not None:
-                    tables[ident] = Table.from_history(ident[0], ident[1], change["table"])
+            if not record.get("tableChanges"):
+                # Database-level DDL (CREATE DATABASE ...): keeps the databases' charsets.
+                self._apply_database_ddl(record)
+            _apply_table_changes(tables, record)
         self._load_tables(tables)
+
+    def _apply_database_ddl(self, record: Mapping[str, Any]) -> None:
+        ddl = str(record.get("ddl") or "")
+        if re.match(r"\s*(CREATE|ALTER|DROP)\s+(DATABASE|SCHEMA)\b", ddl, re.IGNORECASE):
+            with contextlib.suppress(DdlParseError):
+                self._ddl.apply(ddl, str(record.get("databaseName") or "") or None)
 
     def _load_tables(self, tables: Mapping[tuple[str, str], Table]) -> None:
         schemas = self._schemas
         assert schemas is not None
         self._tables = {key: schemas.table_schema(t) for key, t in tables.items()}
+        self._ddl.tables = dict(tables)
 
     # --- snapshot ------------------------------------------------------------------------------
 
@@ -366,6 +380,7 @@ class MySqlSourceTask(SourceTask):
                     "tableChanges": [],
                 }
             )
+            self._apply_database_ddl(history[-1])
         for (dbname, name), ts in sorted(self._tables.items()):
             ddl = db.show_create(conn, dbname, name)
             change = {
@@ -427,11 +442,20 @@ class MySqlSourceTask(SourceTask):
         file, pos = str(offset["file"]), int(offset["pos"])
         pending: SourceRecord | None = None
         first_overall = True
+        # DATE and DATETIME values come as their text, which the row converter turns into
+        # Debezium's numbers directly (pymysql would build date/datetime objects first).
+        conn.decoders = {
+            k: v
+            for k, v in conn.decoders.items()
+            if k not in (pymysql.constants.FIELD_TYPE.DATE, pymysql.constants.FIELD_TYPE.DATETIME)
+        }
         for (dbname, name), ts in tables:
             cols = ", ".join(
                 f"`{ts.table.columns[i].name.replace('`', '``')}`" for i in ts.positions
             )
-            convert = _row_converter(ts.converters)
+            convert = _row_converter(
+                ts.converters, [ts.table.columns[i].data_type for i in ts.positions]
+            )
             env_schema, topic = ts.envelope_schema, ts.topic
             ts_ms = int(time.time() * 1000)
             source_values = schemas.source(
@@ -453,48 +477,64 @@ class MySqlSourceTask(SourceTask):
                     f"SELECT {cols} FROM `{dbname.replace('`', '``')}`.`{name.replace('`', '``')}`"
                 )
                 first_in_table = True
+                key_schema, key_indexes = ts.key_schema, ts.key_indexes
+                value_schema, value_count = ts.value_schema, ts.value_count
+                whole = value_count == len(ts.positions)
+                new_struct, new_tuple, struct_cls = _new_struct, _new_tuple, Struct
+                no_headers = Headers.EMPTY
                 while True:
                     if self._stopping.is_set():
                         raise _Stopped
                     rows = cur.fetchmany(fetch)
                     if not rows:
                         break
-                    out: list[SourceRecord] = []
+                    # One processing time per fetched batch; Structs and records built directly
+                    # (see _plain_creates): this loop is the snapshot's per-row cost.
+                    ms, us, ns = _now_triplet()
+                    batch: list[SourceRecord] = []
+                    append = batch.append
                     for raw in rows:
                         row = convert(raw)
-                        value, key = ts.split(row)
-                        marker = (
-                            "first"
-                            if first_overall
-                            else ("first_in_data_collection" if first_in_table else "true")
+                        source = new_struct(struct_cls)
+                        source.schema = source_schema
+                        source._values = source_values.copy()  # snapshot marker "true"
+                        after = new_struct(struct_cls)
+                        after.schema = value_schema
+                        after._values = row if whole else row[:value_count]
+                        envelope = new_struct(struct_cls)
+                        envelope.schema = env_schema
+                        envelope._values = [None, after, source, None, "r", ms, us, ns]
+                        key = None
+                        if key_schema is not None:
+                            key = new_struct(struct_cls)
+                            key.schema = key_schema
+                            key._values = [row[k] for k in key_indexes]
+                        append(
+                            new_tuple(
+                                SourceRecord,
+                                (
+                                    topic,
+                                    None,
+                                    key_schema,
+                                    key,
+                                    env_schema,
+                                    envelope,
+                                    None,
+                                    no_headers,
+                                    partition,
+                                    snap_offset,
+                                ),
+                            )
+                        )
+                    if first_in_table:
+                        batch[0].value._values[2]._values[4] = (
+                            "first" if first_overall else "first_in_data_collection"
                         )
                         first_overall = first_in_table = False
-                        source_list = list(source_values)
-                        source_list[4] = marker
-                        envelope = make_struct(
-                            env_schema,
-                            [
-                                None,
-                                value,
-                                make_struct(source_schema, source_list),
-                                None,
-                                "r",
-                                *_now_triplet(),
-                            ],
-                        )
-                        record = SourceRecord(
-                            topic=topic,
-                            key_schema=ts.key_schema,
-                            key=key,
-                            value_schema=env_schema,
-                            value=envelope,
-                            source_partition=partition,
-                            source_offset=snap_offset,
-                        )
-                        if pending is not None:
-                            out.append(pending)
-                        pending = record
-                    records.extend(out)
+                    if pending is not None:
+                        records.append(pending)
+                    pending = batch.pop()
+                    records.extend(batch)
                     if len(records) >= 1024:
                         self._put(records)
                         records = []
@@ -514,17 +554,93 @@ class MySqlSourceTask(SourceTask):
         _Streamer(self, plan).run()
 
 
+_new_struct: Final = Struct.__new__
+_new_tuple: Final = tuple.__new__
+
+
+def _plain_creates(
+    out: list[SourceRecord],
+    *,
+    rows: list[list[Any]],
+    start: int,
+    n: int,
+    base_off: dict[str, Any],
+    base_source: list[Any],
+    schemas: tuple[Schema, Schema, Schema, Schema],
+    key_index: int,
+    topic: str,
+    partition: dict[str, str],
+    now: tuple[int, int, int],
+) -> None:
+    """The records of inserted rows with a one-column key: the hot loop of streaming.
+
+    Builds the Structs and the SourceRecord tuple directly (as ``make_struct`` does, with no
+    call per struct): every value already has its field's type (see ``_decoder``), and this
+    loop is most of the connector's per-row cost.
+    """
+    source_schema, value_schema, env_schema, key_schema = schemas
+    ms, us, ns = now
+    append = out.append
+    new_struct, new_tuple, struct_cls, record_cls = _new_struct, _new_tuple, Struct, SourceRecord
+    no_headers = Headers.EMPTY
+    for i in range(start, n):
+        row = rows[i]
+        values = base_source.copy()
+        values[14] = i
+        source = new_struct(struct_cls)
+        source.schema = source_schema
+        source._values = values
+        after = new_struct(struct_cls)
+        after.schema = value_schema
+        after._values = row
+        envelope = new_struct(struct_cls)
+        envelope.schema = env_schema
+        envelope._values = [None, after, source, None, "c", ms, us, ns]
+        key = new_struct(struct_cls)
+        key.schema = key_schema
+        key._values = [row[key_index]]
+        off = base_off.copy()
+        off["row"] = i + 1
+        # SourceRecord's fields in their declared order (what its keyword __new__ builds).
+        append(
+            new_tuple(
+                record_cls,
+                (
+                    topic,
+                    None,
+                    key_schema,
+                    key,
+                    env_schema,
+                    envelope,
+                    None,
+                    no_headers,
+                    partition,
+                    off,
+                ),
+            )
+        )
+
+
 def _now_triplet() -> tuple[int, int, int]:
     ns = time.time_ns()
     return ns // 1_000_000, ns // 1000, ns
 
 
 def _row_converter(
-    converters: list[Callable[[Any], Any] | None],
+    converters: list[Callable[[Any], Any] | None], data_types: list[str]
 ) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """One generated function converting a snapshot row (DATE/DATETIME as text) to Debezium's."""
     parts = []
     env: dict[str, Any] = {}
-    for i, conv in enumerate(converters):
+    for i, (given, data_type) in enumerate(zip(converters, data_types, strict=True)):
+        kind = getattr(given, "kc_fast", None)
+        conv = given
+        if data_type == "date" and kind == "date_days":
+            conv = _text_days
+        elif data_type == "datetime" and kind in ("datetime_ms", "datetime_us"):
+            conv = _text_millis if kind == "datetime_ms" else _text_micros
+        elif data_type in ("date", "datetime") and given is not None:
+            conv = _via_pymysql(given, data_type)
         if conv is None:
             parts.append(f"r[{i}]")
         else:
@@ -534,6 +650,79 @@ def _row_converter(
     exec(compile(source, "<kconnect-mysql snapshot row>", "exec"), env)
     fn: Callable[[tuple[Any, ...]], list[Any]] = env["convert"]
     return fn
+
+
+def _via_pymysql(conv: Callable[[Any], Any], data_type: str) -> Callable[[Any], Any]:
+    """``conv`` over pymysql's own parsing of the text (the modes without a direct path)."""
+    from pymysql.converters import convert_date, convert_datetime
+
+    parse = convert_date if data_type == "date" else convert_datetime
+    return lambda v: conv(None if v is None else parse(v))
+
+
+def _text_days(v: str | None) -> int | None:
+    """``YYYY-MM-DD`` as days since 1970-01-01; None for zero dates, as the binlog decoder."""
+    if v is None:
+        return None
+    y, m, d = int(v[0:4]), int(v[5:7]), int(v[8:10])
+    if not (y and m and d):
+        return None
+    return _civil_days(y, m, d)
+
+
+def _text_micros(v: str | None) -> int | None:
+    """``YYYY-MM-DD HH:MM:SS[.ffffff]`` as microseconds since the epoch (None for zero dates)."""
+    if v is None:
+        return None
+    y, m, d = int(v[0:4]), int(v[5:7]), int(v[8:10])
+    if not (y and m and d):
+        return None
+    seconds = ((_civil_days(y, m, d) * 24 + int(v[11:13])) * 60 + int(v[14:16])) * 60 + int(
+        v[17:19]
+    )
+    frac = v[20:26]
+    return seconds * 1_000_000 + (int(frac) * 10 ** (6 - len(frac)) if frac else 0)
+
+
+def _text_millis(v: str | None) -> int | None:
+    micros = _text_micros(v)
+    return None if micros is None else micros // 1000
+
+
+_DROPPED_TABLE: Final[dict[str, Any]] = {
+    "defaultCharsetName": None,
+    "primaryKeyColumnNames": [],
+    "columns": [],
+    "attributes": [],
+}
+
+
+def _change_doc(state: SchemaState, change: TableChange) -> dict[str, Any]:
+    """Debezium's ``tableChanges`` entry: a dropped table has a definition with no columns."""
+    doc: dict[str, Any] = {"type": change.type, "id": quoted_id(*change.key)}
+    if change.previous is not None:
+        doc["previousId"] = quoted_id(*change.previous)
+    table = state.tables.get(change.key) if change.type != "DROP" else None
+    doc["table"] = table.to_history() if table is not None else dict(_DROPPED_TABLE)
+    doc["comment"] = table.comment if table is not None else None
+    return doc
+
+
+def _apply_table_changes(tables: dict[tuple[str, str], Table], record: Mapping[str, Any]) -> None:
+    """Apply a history record's ``tableChanges`` (full definitions) to ``tables``."""
+    for change in record.get("tableChanges") or []:
+        ident = _parse_id(str(change.get("id", "")))
+        if ident is None:
+            continue
+        previous = change.get("previousId")
+        if previous:
+            old = _parse_id(str(previous))
+            if old is not None:
+                tables.pop(old, None)
+        if change.get("type") == "DROP":
+            tables.pop(ident, None)
+        elif change.get("table") is not None:
+            tables[ident] = Table.from_history(ident[0], ident[1], change["table"])
 
 
 def _parse_id(text: str) -> tuple[str, str] | None:
@@ -960,8 +1149,23 @@ class _Streamer:
         # Per event, not per row: the offset's fixed part and the processing time.
         base_off = self.offset(0)
         now = _now_triplet()
+        if op == "c" and plain and not tx and key_index is not None and key_schema is not None:
+            _plain_creates(
+                out,
+                rows=rows,
+                start=start,
+                n=n,
+                base_off=base_off,
+                base_source=base_source,
+                schemas=(source_schema, value_schema, env_schema, key_schema),
+                key_index=key_index,
+                topic=topic,
+                partition=partition,
+                now=now,
+            )
+            return
         for i in range(start, n):
-            off = {**base_off, "row": i + 1 if i < n - 1 else n}
+            off = {**base_off, "row": i + 1}
             src_values = base_source.copy()
             src_values[14] = i
             source = make_struct(source_schema, src_values)
@@ -1134,58 +1338,8 @@ class _Streamer:
                 )
             )
             return
-        replay = task._replay.pop((self.file, position + size), None)
-        if replay is not None:
-            # Met again after a restart: the schema history says what this DDL did.
-            changes = list(replay.get("tableChanges") or [])
-            for change in changes:
-                ident = _parse_id(str(change.get("id", "")))
-                if ident is None:
-                    continue
-                if change.get("type") == "DROP" or change.get("table") is None:
-                    task._tables.pop(ident, None)
-                else:
-                    task._tables[ident] = self.schemas.table_schema(
-                        Table.from_history(ident[0], ident[1], change["table"])
-                    )
-            self.decoders.clear()
-            if s.schema_changes:
-                self._schema_change_event(
-                    dbname, query, changes, position, dict(replay.get("position") or {})
-                )
-            return
-        # New DDL: the definitions are read back from the server (see README, "DDL").
-        before = dict(task._tables)
-        # Every captured database: the statement may name tables of any of them.
-        fresh = db.read_tables(self.ctl, s.filters)
-        changes = []
-        new_tables: dict[tuple[str, str], TableSchema] = {}
-        for key, table in fresh.items():
-            old = before.get(key)
-            if old is not None and old.table.to_history() == table.to_history():
-                new_tables[key] = old
-                continue
-            new_tables[key] = self.schemas.table_schema(table)
-            changes.append(
-                {
-                    "type": "CREATE" if old is None else "ALTER",
-                    "id": quoted_id(*key),
-                    "table": table.to_history(),
-                    "comment": None,
-                }
-            )
-        for key in before:
-            if key not in fresh:
-                changes.append(
-                    {"type": "DROP", "id": quoted_id(*key), "table": None, "comment": None}
-                )
-        task._tables = new_tables
-        if changes:
-            self.decoders.clear()
-        if not changes and not (dbname and s.filters.database(dbname)):
-            return
         # The DDL's own event is complete once recorded: its history position is after it.
-        position_doc = {
+        position_doc: dict[str, Any] = {
             "transaction_id": None,
             "ts_sec": self.ts_sec,
             "file": self.file,
@@ -1194,21 +1348,95 @@ class _Streamer:
         }
         if self.restart_gtids:
             position_doc["gtids"] = self.restart_gtids
-        if task._history is not None:
-            task._history.store(
-                [
-                    {
-                        "source": {"server": s.prefix},
-                        "position": position_doc,
-                        "ts_ms": self.ts_sec * 1000,
-                        "databaseName": dbname,
-                        "ddl": query,
-                        "tableChanges": changes,
-                    }
-                ]
+        replayed = task._replay.pop((self.file, position + size), None)
+        if replayed is not None:
+            # Met again after a restart: the schema history says what this DDL did.
+            for record in replayed:
+                if not record.get("tableChanges"):
+                    task._apply_database_ddl(record)
+                changes = list(record.get("tableChanges") or [])
+                _apply_table_changes(task._ddl.tables, record)
+                keys = set()
+                for doc in changes:
+                    for text in (doc.get("id"), doc.get("previousId")):
+                        ident = _parse_id(str(text)) if text else None
+                        if ident is not None:
+                            keys.add(ident)
+                self._sync_tables(keys)
+                if s.schema_changes:
+                    self._schema_change_event(
+                        str(record.get("databaseName") or dbname),
+                        str(record.get("ddl") or query),
+                        changes,
+                        position,
+                        dict(record.get("position") or position_doc),
+                    )
+            return
+        # New DDL: applied to the in-memory definitions, as at this very position.
+        try:
+            parsed = task._ddl.apply(query, dbname or None)
+        except DdlParseError as exc:
+            if not s.config["schema.history.internal.skip.unparseable.ddl"]:
+                raise ConnectError(
+                    f"connector {s.name!r}: cannot parse the DDL statement at {self.file}:{position} "
+                    f"({exc}): {query!r}; set schema.history.internal.skip.unparseable.ddl=true to "
+                    "skip such statements (later events of the tables it changes may then fail)"
+                ) from exc
+            log.warning(
+                "connector %r: ignoring unparseable DDL statement at %s:%d (%s): %s",
+                s.name,
+                self.file,
+                position,
+                exc,
+                query,
             )
+            return
+        parsed = [c for c in parsed if c.type != "TRUNCATE"]
+        self._sync_tables({c.key for c in parsed} | {c.previous for c in parsed if c.previous})
+        records: list[dict[str, Any]] = []
+        for change in parsed:
+            records.append(
+                {
+                    "source": {"server": s.prefix},
+                    "position": position_doc,
+                    "ts_ms": self.ts_sec * 1000,
+                    "databaseName": change.key[0],
+                    "ddl": query,
+                    "tableChanges": [_change_doc(task._ddl, change)],
+                }
+            )
+        if not records and dbname and s.filters.database(dbname):
+            records.append(
+                {
+                    "source": {"server": s.prefix},
+                    "position": position_doc,
+                    "ts_ms": self.ts_sec * 1000,
+                    "databaseName": dbname,
+                    "ddl": query,
+                    "tableChanges": [],
+                }
+            )
+        if not records:
+            return
+        if task._history is not None:
+            task._history.store(records)
         if s.schema_changes:
-            self._schema_change_event(dbname, query, changes, position, position_doc)
+            for record in records:
+                self._schema_change_event(
+                    record["databaseName"], query, record["tableChanges"], position, position_doc
+                )
+
+    def _sync_tables(self, keys: set[tuple[str, str]]) -> None:
+        """Rebuild the event schemas of the tables whose definitions changed."""
+        task = self.task
+        for key in keys:
+            table = task._ddl.tables.get(key)
+            if table is None:
+                task._tables.pop(key, None)
+            else:
+                task._tables[key] = self.schemas.table_schema(table)
+        if keys:
+            self.decoders.clear()
 
     def _schema_change_event(
         self,
