@@ -101,8 +101,11 @@ def test_password_typed_value_is_hidden_from_rest(tmp_path: Path, kafka: str) ->
     ("value", "message"),
     [
         (
+            # issue 21: a PASSWORD naming no configured provider may be a literal secret, so
+            # the message says what is wrong without quoting it.
             "${vault:secret/db:password}",
-            r"'\$\{vault:secret/db:password\}' names config provider 'vault'",
+            r"'password' holds a \$\{provider:path:key\} placeholder whose provider is not "
+            r"configured \(value hidden: it is a password; configured providers: dir, env, file\)",
         ),
         ("${file:/nonexistent/db.properties:x}", r"\$\{file:/nonexistent/db.properties:x\}"),
         ("${env:HOME}", r"\$\{env:HOME\}"),

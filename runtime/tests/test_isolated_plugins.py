@@ -67,11 +67,12 @@ def host_pids(location: Path) -> list[int]:
         try:
             stat = (entry / "stat").read_text()
             cmdline = (entry / "cmdline").read_bytes()
-            cwd = os.readlink(entry / "cwd")
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == os.getpid() and b"_plugin_host.py" in cmdline and cwd == str(location):
+        # Hosts run in the worker's directory (issue 24): told apart by their interpreter.
+        interpreter = f"{location.absolute()}/bin/python".encode()
+        if ppid == os.getpid() and b"_plugin_host.py" in cmdline and interpreter in cmdline:
             pids.append(int(entry.name))
     return pids
 

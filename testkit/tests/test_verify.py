@@ -50,6 +50,13 @@ def test_verify_installs_and_passes_the_example_plugin(tmp_path: Path) -> None:
     assert _not_passed(cases) == {
         "test_alter_offsets_rejects_malformed[twenty]": "skipped",
     }, "every other case passed"
+    # JUnit says which plugin each case checked and what: class = plugin, name = test + doc.
+    assert {c.get("classname") for c in cases} == {source, sink}
+    assert all(": " in str(c.get("name")) for c in cases), [c.get("name") for c in cases]
+    # Progress while it ran: one line per check, on stderr.
+    progress = [line for line in done.stderr.splitlines() if line.startswith("[")]
+    assert len(progress) == 36 and progress[-1].startswith("[36/36] ")
+    assert f"{source} test_entry_point_resolves PASSED" in done.stderr
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")
     # The example was installed into a throwaway venv, not into this environment.
@@ -64,7 +71,8 @@ def test_verify_installs_and_passes_the_example_plugin(tmp_path: Path) -> None:
 
 
 def _not_passed(cases: list[ET.Element]) -> dict[str, str]:
-    return {str(c.get("name")): c[0].tag for c in cases if len(c)}
+    # JUnit names are "<test>: <what it checks>"; the test's own name comes first.
+    return {str(c.get("name")).split(": ", 1)[0]: c[0].tag for c in cases if len(c)}
 
 
 @pytest.mark.integration
@@ -80,3 +88,32 @@ def test_verify_isolated_drives_the_example_through_a_plugin_location(tmp_path: 
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")
     assert "Isolated mode: installed in a plugin.path location of its own" in markdown
     assert "| `kconnect_example_sequence.JsonLinesSinkConnector` | " in markdown
+
+
+@pytest.mark.integration
+def test_verify_names_an_entry_point_in_an_unknown_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "typo"
+    (project / "src" / "kc_typo").mkdir(parents=True)
+    (project / "src" / "kc_typo" / "__init__.py").write_text(
+        "from kconnect_sdk import SourceConnector\n\nclass Typo(SourceConnector):\n    pass\n"
+    )
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "kc-typo"\nversion = "0.0.1"\ndependencies = ["kconnect-sdk"]\n'
+        '[project.entry-points."kconnect.source_connector"]\n"kc_typo.Typo" = "kc_typo:Typo"\n'
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+    )
+    report = tmp_path / "report"
+    assert main(["verify", str(project), "--report", str(report)]) == 1
+    out, err = capsys.readouterr()
+    expected = (
+        "entry point kc_typo.Typo = kc_typo:Typo is in group 'kconnect.source_connector', "
+        "which no kconnect worker reads (did you mean 'kconnect.source_connectors'?)"
+    )
+    assert expected in err  # as progress, while it runs
+    # The table's failure section carries the full message, not a cut first line.
+    assert f"--- FAILED: kc_typo.Typo test_entry_point_group_is_known\n{expected}" in out
+    case = next(ET.parse(report / "junit.xml").getroot().iter("testcase"))
+    assert case.get("classname") == "kc_typo.Typo" and expected in case[0].get("message", "")

@@ -90,6 +90,10 @@ class ScriptedSourceContext:
     configs: Mapping[str, str] = field(default_factory=dict)
     offset_storage_reader: InMemoryOffsetStore = field(default_factory=InMemoryOffsetStore)
 
+    def transaction_context(self) -> None:  # issue 20: no transactions in the test double
+        """None: the task runs without connector-defined transaction boundaries."""
+        return None
+
 
 class RecordingErrantReporter:
     """An ``ErrantRecordReporter`` that remembers every report; its futures complete at once."""

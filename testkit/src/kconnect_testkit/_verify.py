@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import tempfile
 import textwrap
 import venv
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +27,53 @@ _SUITES = {
     "kconnect.predicates": ("PredicateSuite", "PREDICATE"),
     "kconnect.header_converters": ("PluginPackageSuite", "HEADER_CONVERTER"),
 }
+
+# Groups a worker reads; config providers have no conformance suite (yet), so are listed only.
+_KNOWN_GROUPS = (*_SUITES, "kconnect.config_providers")
+
+# Generated next to the suites: one progress line per finished check (stdout, flushed),
+# and each test's docstring, so the JUnit names can say what was checked.
+_PROGRESS_CONFTEST = textwrap.dedent(
+    """
+    import json, sys
+
+    NAMES = json.loads(%r)
+    _done = [0]
+    _total = [0]
+    _docs = {}
+
+
+    def pytest_collection_modifyitems(session, config, items):
+        _total[0] = len(items)
+        for item in items:
+            doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip()
+            _docs[item.nodeid] = doc.splitlines()[0].rstrip(".") if doc else ""
+        with open("docs.json", "w") as out:
+            json.dump(_docs, out)
+
+
+    def pytest_runtest_logreport(report):
+        if report.when != "call" and not (report.failed or report.skipped):
+            return
+        if report.when == "teardown" and not report.failed:
+            return
+        _done[0] += report.when != "teardown"
+        cls = report.nodeid.split("::")[-2] if "::" in report.nodeid else ""
+        test = report.nodeid.split("::")[-1]
+        outcome = "ERROR" if report.failed and report.when != "call" else report.outcome.upper()
+        # Through the terminal reporter: pytest captures print() in hooks.
+        reporter = _config[0].pluginmanager.get_plugin("terminalreporter")
+        line = f"kc-progress: [{_done[0]}/{_total[0]}] {NAMES.get(cls, cls)} {test} {outcome}"
+        reporter.write_line(line, flush=True)
+
+
+    _config = [None]
+
+
+    def pytest_configure(config):
+        _config[0] = config
+    """
+)
 
 _ENTRY_POINTS_PROBE = textwrap.dedent(
     """
@@ -187,20 +236,108 @@ def _test_module(
 def _results(junit: Path, names: dict[str, str]) -> list[CaseResult]:
     results = []
     for case in ET.parse(junit).getroot().iter("testcase"):
-        cls = case.get("classname", "").rsplit(".", 1)[-1]
+        raw = case.get("classname", "")
+        # The generated class (TestPlugin3), or the plugin name once _rename_junit ran.
+        plugin = names.get(raw.rsplit(".", 1)[-1], raw)
         outcome, message = "passed", ""
         for tag in ("failure", "error", "skipped"):
             found = case.find(tag)
             if found is not None:
                 outcome = {"failure": "failed"}.get(tag, tag)
-                message = (found.get("message") or found.text or "").strip()
+                message = (found.get("message") or "").strip()
+                trace = (found.text or "").strip()
+                if trace and trace != message:
+                    message = f"{message}\n{trace}" if message else trace
                 break
-        results.append(CaseResult(names.get(cls, cls), case.get("name", ""), outcome, message))
+        test = case.get("name", "").split(": ", 1)[0]
+        results.append(CaseResult(plugin, test, outcome, message))
     return results
 
 
+def _no_progress(line: str) -> None:
+    """Progress sink that drops everything (the library default)."""
+
+
+def _unknown_group_results(entry_points: list[tuple[str, str, str]]) -> list[CaseResult]:
+    """A failed check per entry point in a ``kconnect.*`` group no worker reads."""
+    results = []
+    for group, name, value in entry_points:
+        if group in _KNOWN_GROUPS:
+            continue
+        close = difflib.get_close_matches(group, _KNOWN_GROUPS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        results.append(
+            CaseResult(
+                name,
+                "test_entry_point_group_is_known",
+                "failed",
+                f"entry point {name} = {value} is in group {group!r}, which no kconnect worker "
+                f"reads{hint}; the groups are: {', '.join(_KNOWN_GROUPS)}",
+            )
+        )
+    return results
+
+
+def _run_streaming(cmd: list[str], cwd: Path, progress: Callable[[str], None]) -> str:
+    """Run pytest, handing its progress lines on as they come; returns all its output."""
+    lines: list[str] = []
+    with subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            at = line.find("kc-progress: ")  # pytest's own dots may precede it
+            if at >= 0:
+                progress(line[at + len("kc-progress: ") :].rstrip("\n"))
+            else:
+                lines.append(line)
+    return "".join(lines)
+
+
+def _describe_test(test: str) -> str:
+    """``test_restart_from_committed_offsets[twenty]`` -> ``restart from committed offsets
+    (scenario twenty)``: what a check without a docstring verifies, in words."""
+    base, _, param = test.partition("[")
+    words = base.removeprefix("test_").replace("_", " ")
+    return f"{words} (scenario {param.rstrip(']')})" if param else words
+
+
+def _rename_junit(
+    junit: Path, names: dict[str, str], docs: dict[str, str], extra: list[CaseResult]
+) -> None:
+    """JUnit cases named for what they checked: class = the plugin, name = test + docstring.
+
+    ``extra`` (checks verify made itself, such as entry-point groups) are added as cases.
+    """
+    tree = ET.parse(junit)
+    for case in tree.getroot().iter("testcase"):
+        cls = case.get("classname", "").rsplit(".", 1)[-1]
+        test = case.get("name", "")
+        doc = next((d for node, d in docs.items() if node.endswith(f"{cls}::{test}") and d), "")
+        case.set("classname", names.get(cls, cls))
+        case.set("name", f"{test}: {doc or _describe_test(test)}")
+    suite = next(tree.getroot().iter("testsuite"), tree.getroot())
+    for result in extra:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=result.plugin,
+            name=f"{result.test}: {_describe_test(result.test)}",
+        )
+        ET.SubElement(case, "failure", message=result.message).text = result.message
+    if extra:
+        suite.set("tests", str(int(suite.get("tests", "0")) + len(extra)))
+        suite.set("failures", str(int(suite.get("failures", "0")) + len(extra)))
+    tree.write(junit, encoding="utf-8", xml_declaration=True)
+
+
 def verify(
-    target: str, *, report_dir: Path | None, strict: bool = False, isolated: bool = False
+    target: str,
+    *,
+    report_dir: Path | None,
+    strict: bool = False,
+    isolated: bool = False,
+    progress: Callable[[str], None] = _no_progress,
 ) -> tuple[int, str]:
     """Install ``target``, run the suites its plugins call for, write reports.
 
@@ -209,7 +346,10 @@ def verify(
     plugins through the runtime's worker-subprocess protocol; else into a temporary venv
     that also sees this environment, with the suites run in-process there.
 
-    Returns the exit code (0 when every check passed) and the text table to print.
+    ``progress`` gets one line per step and per finished check while it runs.
+
+    Returns the exit code (0 when every check passed) and the text table to print: one row
+    per check, then each failure's full message and traceback.
 
     Raises:
         VerifyError: when the plugin cannot be installed or inspected.
@@ -229,11 +369,16 @@ def verify(
             raise VerifyError(
                 f"{dist} {version} declares no kconnect.* entry points, so it has no plugins to verify"
             )
+        unknown = _unknown_group_results(entry_points)
         source, names = _test_module(entry_points, None if location is None else str(location))
         tests = root / "tests"
         tests.mkdir()
         (tests / "pytest.ini").write_text("[pytest]\naddopts = --import-mode=importlib\n")
         (tests / "test_verify.py").write_text(source)
+        (tests / "conftest.py").write_text(_PROGRESS_CONFTEST % json.dumps(names))
+        progress(f"verifying {dist} {version}: {len(names)} plugin(s), suites running")
+        for result in unknown:
+            progress(f"{result.plugin}: {result.message}")
         junit = root / "junit.xml"
         cmd = [
             str(python),
@@ -253,11 +398,12 @@ def verify(
             cmd.append("--kc-strictness=strict")
         if isolated:
             cmd.append("--kc-isolated")
-        env_note = _run(cmd, cwd=tests)
+        output = _run_streaming(cmd, tests, progress)
         if not junit.exists():
-            raise VerifyError(
-                f"pytest did not run the suites:\n{env_note.stdout[-2000:]}{env_note.stderr[-2000:]}"
-            )
+            raise VerifyError(f"pytest did not run the suites:\n{output[-4000:]}")
+        docs_file = tests / "docs.json"
+        docs = json.loads(docs_file.read_text()) if docs_file.exists() else {}
+        _rename_junit(junit, names, docs, unknown)
         results = _results(junit, names)
         failed = [r for r in results if r.outcome in ("failed", "error")]
         table = _table(dist, version, results)
@@ -288,6 +434,9 @@ def _table(dist: str, version: str, results: list[CaseResult]) -> str:
         o: sum(r.outcome == o for r in results) for o in ("passed", "failed", "error", "skipped")
     }
     lines += ["", ", ".join(f"{n} {o}" for o, n in counts.items())]
+    failures = [r for r in results if r.outcome in ("failed", "error")]
+    for r in failures:
+        lines += ["", f"--- {r.outcome.upper()}: {r.plugin} {r.test}", r.message or "(no message)"]
     return "\n".join(lines)
 
 

@@ -33,10 +33,21 @@ def main(argv: list[str] | None = None) -> int:
         help="install into a plugin.path location of its own and drive the plugins through the "
         "runtime's worker-subprocess protocol",
     )
+    cmd.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress lines while the checks run"
+    )
     args = parser.parse_args(argv)
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
     try:
         code, table = verify(
-            args.target, report_dir=args.report, strict=args.strict, isolated=args.isolated
+            args.target,
+            report_dir=args.report,
+            strict=args.strict,
+            isolated=args.isolated,
+            progress=(lambda line: None) if args.quiet else progress,
         )
     except VerifyError as exc:
         print(f"kconnect-testkit verify: {exc}", file=sys.stderr)

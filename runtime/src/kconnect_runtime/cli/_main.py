@@ -5,6 +5,8 @@ kconnect distributed WORKER.properties
 kconnect quickstart [--config-dir config] [--lines N]
 kconnect plugins list|install|describe
 kconnect schema-registry SCHEMA-REGISTRY.properties
+kconnect get|describe|apply|pause|resume|stop|restart|delete|offsets|validate|status ...
+    (kcctl-style commands against any Kafka Connect REST API: see ``_ops`` and docs/cli.md)
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from kconnect_runtime.config import load_connector_config, load_properties
 from kconnect_runtime.logcontext import install_record_factory
 from kconnect_runtime.modes import Distributed, Standalone, describe_progress
 
+from ._ops import add_ops_commands
 from ._plugins import add_plugin_commands
 
 log = logging.getLogger("kconnect")
@@ -42,7 +45,14 @@ def _setup_logging(verbose: bool) -> None:
     logging.getLogger("uvicorn").setLevel(logging.WARNING)
 
 
-def _wait_for_signal() -> None:
+# -- issue 20: clean restarts -------------------------------------------------------------
+def _install_stop_handlers() -> threading.Event:
+    """SIGINT/SIGTERM set the returned event; installed before anything starts.
+
+    A signal during startup (tasks may already run) then stops what was started and
+    commits, exactly as one after startup: never the default, which ends the process as
+    kill -9 would and repeats everything since the last commit.
+    """
     stop = threading.Event()
 
     def handler(signum: int, _frame: object) -> None:
@@ -51,33 +61,41 @@ def _wait_for_signal() -> None:
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
-    while not stop.wait(1.0):
-        pass
+    return stop
+
+
+def _run_until_signal(app: Standalone, stop: threading.Event, progress_interval: float) -> int:
+    try:
+        app.start()
+    except ConnectError:
+        if stop.is_set():  # interrupted during startup: start() stopped what it started
+            log.info("stopped during startup")
+            return 0
+        raise
+    try:
+        app.start_progress_log(progress_interval)
+        while not stop.wait(1.0):
+            pass
+    finally:
+        app.stop()
+    return 0
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
+    stop = _install_stop_handlers()
     worker_props = load_properties(args.worker_config)
     connectors = [load_connector_config(path) for path in args.connector_configs]
-    app = Standalone(worker_props, connectors)
-    app.start()
-    app.start_progress_log(args.progress_interval)
-    try:
-        _wait_for_signal()
-    finally:
-        app.stop()
-    return 0
+    app = Standalone(worker_props, connectors, stop_requested=stop)
+    return _run_until_signal(app, stop, args.progress_interval)
 
 
 def cmd_distributed(args: argparse.Namespace) -> int:
+    stop = _install_stop_handlers()
+    app = Distributed(load_properties(args.worker_config), stop_requested=stop)
+    return _run_until_signal(app, stop, args.progress_interval)
 
-    app = Distributed(load_properties(args.worker_config))
-    app.start()
-    app.start_progress_log(args.progress_interval)
-    try:
-        _wait_for_signal()
-    finally:
-        app.stop()
-    return 0
+
+# -- end issue 20 ---------------------------------------------------------------------------
 
 
 def _count_lines(path: Path) -> int:
@@ -200,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plugins", help="install and inspect plugins")
     psub = p.add_subparsers(dest="plugins_command", required=True)
     add_plugin_commands(psub)
+    add_ops_commands(sub, parser)
     return parser
 
 

@@ -2,7 +2,8 @@
 
 The worker and connector config keys Kafka Connect defines (``_definitions``), the
 spark engine's keys (``_spark``), ``${provider:path:key}`` placeholders (``_providers``) and
-Java-style ``.properties`` / JSON config files (``_properties``).
+Java-style ``.properties`` / JSON config files (``_properties``), and the one definition of
+what is secret in a config with the views that hide it (``_secrets``).
 """
 
 from __future__ import annotations
@@ -17,20 +18,46 @@ from ._definitions import (
 )
 from ._properties import load_connector_config, load_properties, parse_properties
 from ._providers import ConfigProviders
+from ._secrets import (
+    CLIENT_PASSWORD_KEYS,
+    HIDDEN,
+    Redactor,
+    is_client_password,
+    is_valid_reference,
+    register_worker_secrets,
+)
 from ._spark import SPARK_ENGINE_CONFIG, parse_spark_engine_config, spark_session_conf
+from ._suggest import (  # issue 24: unknown keys with the closest known key
+    UnknownKey,
+    closest_key,
+    log_unknown_connector_keys,
+    unknown_connector_keys,
+    unknown_worker_keys,
+)
 
 __all__ = [
+    "CLIENT_PASSWORD_KEYS",
     "CONNECTOR_CONFIG",
     "EMBEDDED_SCHEMA_REGISTRY_URL",
+    "HIDDEN",
     "SINK_CONNECTOR_CONFIG",
     "SOURCE_CONNECTOR_CONFIG",
     "SPARK_ENGINE_CONFIG",
     "ConfigProviders",
+    "Redactor",
+    "UnknownKey",
+    "closest_key",
+    "is_client_password",
+    "is_valid_reference",
     "load_connector_config",
     "load_properties",
+    "log_unknown_connector_keys",
     "parse_connector_config",
     "parse_properties",
     "parse_spark_engine_config",
     "parse_worker_config",
+    "register_worker_secrets",
     "spark_session_conf",
+    "unknown_connector_keys",
+    "unknown_worker_keys",
 ]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect_sdk import (
+    CaseInsensitiveValidString,
     ConfigDef,
     ConfigError,
     ConfigType,
@@ -203,6 +204,49 @@ WORKER_CONFIG = (
         importance=L,
         documentation="Distributed: replication factor of status.storage.topic when created.",
     )
+    # -- distributed mode's group (issue 19; Kafka's DistributedConfig keys and defaults) --
+    .define(
+        "session.timeout.ms",
+        ConfigType.INT,
+        10000,
+        importance=H,
+        documentation="Distributed: a worker whose heartbeats stop for this long leaves the group "
+        "and its connectors are reassigned (after scheduled.rebalance.max.delay.ms).",
+    )
+    .define(
+        "heartbeat.interval.ms",
+        ConfigType.INT,
+        3000,
+        importance=H,
+        documentation="Distributed: how often a worker heartbeats to the group coordinator; "
+        "below a third of session.timeout.ms.",
+    )
+    .define(
+        "rebalance.timeout.ms",
+        ConfigType.INT,
+        60000,
+        importance=H,
+        documentation="Distributed: how long the group waits for every worker to rejoin "
+        "during a rebalance.",
+    )
+    .define(
+        "scheduled.rebalance.max.delay.ms",
+        ConfigType.INT,
+        300000,
+        Range.between(0, 2147483647),
+        importance=L,
+        documentation="Distributed: how long the connectors of a departed worker wait for it to "
+        "come back before they are assigned to the others (0: at once).",
+    )
+    .define(
+        "connect.protocol",
+        ConfigType.STRING,
+        "sessioned",
+        ValidString.one_of("eager", "compatible", "sessioned"),
+        importance=L,
+        documentation="Distributed: accepted for compatibility; kconnect workers always "
+        "rebalance incrementally (see docs/distributed.md).",
+    )
     .define(
         "topic.tracking.enable",
         ConfigType.BOOLEAN,
@@ -216,6 +260,24 @@ WORKER_CONFIG = (
         True,
         importance=L,
         documentation="Allow PUT /connectors/{name}/topics/reset.",
+    )
+    # issue 24: CORS, as Kafka's RestServerConfig (empty origin: cross-origin calls refused).
+    .define(
+        "access.control.allow.origin",
+        ConfigType.STRING,
+        "",
+        importance=L,
+        documentation="Value to set the Access-Control-Allow-Origin header to for REST API "
+        "requests: '*' or a comma-separated list of origins (an origin may contain '*'). "
+        "Empty: cross-origin requests are not allowed.",
+    )
+    .define(
+        "access.control.allow.methods",
+        ConfigType.STRING,
+        "",
+        importance=L,
+        documentation="Methods allowed in cross-origin requests (comma-separated). Empty: "
+        "GET, POST and HEAD.",
     )
     .define(
         "rest.basic.auth.user.file",
@@ -246,6 +308,18 @@ WORKER_CONFIG = (
         importance=M,
         documentation="kconnect: password of an encrypted listeners.https.ssl.key.location.",
     )
+    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
+    .define(
+        "exactly.once.source.support",
+        ConfigType.STRING,
+        "disabled",
+        CaseInsensitiveValidString.one_of("disabled", "preparing", "enabled"),
+        importance=H,
+        documentation="Whether source tasks run with transactions (distributed mode): "
+        "'enabled' gives exactly-once delivery, 'preparing' fences zombies without it (for a "
+        "rolling upgrade), 'disabled' is at-least-once.",
+    )
+    # -- end issue 20 ------------------------------------------------------------------
 )
 
 
@@ -491,6 +565,47 @@ SOURCE_CONNECTOR_CONFIG = (
         group="Error Handling",
         documentation="Add __connect.errors.* headers describing the failure to DLQ records.",
     )
+    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
+    .define(
+        "exactly.once.support",
+        ConfigType.STRING,
+        "requested",
+        CaseInsensitiveValidString.one_of("requested", "required"),
+        importance=M,
+        group="Exactly Once Support",
+        documentation="'required' refuses the connector unless the worker has exactly-once "
+        "source support enabled and the connector says it supports exactly-once with this "
+        "config; 'requested' skips that check.",
+    )
+    .define(
+        "transaction.boundary",
+        ConfigType.STRING,
+        "poll",
+        CaseInsensitiveValidString.one_of("poll", "interval", "connector"),
+        importance=M,
+        group="Exactly Once Support",
+        documentation="Where transactions end: after each poll's batch, every "
+        "transaction.boundary.interval.ms, or where the task says (its transaction context).",
+    )
+    .define(
+        "transaction.boundary.interval.ms",
+        ConfigType.LONG,
+        None,
+        Range.at_least(0),
+        importance=L,
+        group="Exactly Once Support",
+        documentation="With transaction.boundary=interval, how often to commit; unset: the "
+        "worker's offset.flush.interval.ms.",
+    )
+    .define(
+        "offsets.storage.topic",
+        ConfigType.STRING,
+        None,
+        importance=L,
+        group="offsets.topic",
+        documentation="The connector's own offsets topic (unset: the worker's offset.storage.topic).",
+    )
+    # -- end issue 20 ------------------------------------------------------------------
 )
 
 

@@ -1,10 +1,21 @@
-"""Distributed mode: the control plane of :class:`Standalone`, kept in Kafka topics.
+"""Distributed mode: workers of one ``group.id`` share connectors through Kafka.
 
 Connector configs, task configs and target states live in ``config.storage.topic``, source
 offsets in ``offset.storage.topic`` and statuses in ``status.storage.topic``, in Apache Kafka
 Connect's record formats, so a restarted worker recovers every connector, its target state
-and its offsets. One worker per ``group.id``: there is no rebalancing protocol between
-workers (scale-out is the Spark engine's job).
+and its offsets. The workers form a group through Kafka's group coordinator; its leader
+assigns connectors to them, and each runs exactly what it was given
+(:class:`~._herder.DistributedHerder`; docs/distributed.md).
+
+```properties
+bootstrap.servers=broker:9092
+group.id=connect-cluster
+config.storage.topic=connect-configs
+offset.storage.topic=connect-offsets
+status.storage.topic=connect-status
+session.timeout.ms=10000
+scheduled.rebalance.max.delay.ms=300000
+```
 """
 
 from __future__ import annotations
@@ -20,10 +31,11 @@ from kconnect_runtime.storage import (
     KafkaLog,
     KafkaOffsetStore,
     OffsetStore,
-    replay_configs,
 )
-from kconnect_runtime.worker import Worker
+from kconnect_runtime.worker import Worker, WorkerApi
 
+from ._herder import DistributedHerder, GroupStore
+from ._membership import MEMBER_SLOTS
 from ._standalone import Standalone
 
 __all__ = ["Distributed"]
@@ -42,9 +54,13 @@ class Distributed(Standalone):
         super().__init__(*args, **kwargs)
         self._control: KafkaControlStore | None = None
         self._offset_log: KafkaLog | None = None
-        self._config_records: list[tuple[bytes | None, bytes | None]] = []
+        self._offsets: KafkaOffsetStore | None = None
+        self._group_store: GroupStore | None = None
+        self._parsed: Any = None
+        self.herder: DistributedHerder | None = None
 
     def _check_mode_config(self, config: Any) -> None:
+        self._parsed = config
         for key in _REQUIRED:
             if not config[key]:
                 raise ConfigError(
@@ -75,43 +91,79 @@ class Distributed(Standalone):
             )
             for name in ("config", "offset", "status")
         }
+        # The group's membership slots (see _membership): never read, only subscribed to.
+        logs["members"] = KafkaLog(
+            client,
+            f"{config['config.storage.topic']}.members",
+            partitions=MEMBER_SLOTS,
+            replication_factor=config["config.storage.replication.factor"],
+            key_name="config.storage.topic",
+        )
         try:
             for kafka_log in logs.values():
                 kafka_log.ensure_topic()
-            self._config_records = logs["config"].read_to_end()
             offsets = KafkaOffsetStore(logs["offset"])
         except ConnectError:
             raise
         except Exception as exc:
             raise ConnectError(f"cannot set up the distributed worker's topics: {exc}") from None
         self._offset_log = logs["offset"]
+        self._offsets = offsets
+        self._members_topic = logs["members"].topic
         self._control = KafkaControlStore(logs["config"], logs["status"])
-        return offsets, self._control
+        self._group_store = GroupStore(self._control)
+        return offsets, self._group_store
+
+    def _herder(self, worker: Worker) -> DistributedHerder:
+        if self.herder is None:
+            assert self._control is not None and self._group_store is not None
+            assert self._offsets is not None
+            config = self._parsed
+            listeners = config["listeners"] or []
+            self.herder = DistributedHerder(
+                worker,
+                config_log=self._control.config_log,
+                status_log=self._control.status_log,
+                members_topic=self._members_topic,
+                group_store=self._group_store,
+                offset_store=self._offsets,
+                group_id=config["group.id"],
+                session_timeout_ms=config["session.timeout.ms"],
+                heartbeat_interval_ms=config["heartbeat.interval.ms"],
+                rebalance_timeout_ms=config["rebalance.timeout.ms"],
+                scheduled_rebalance_max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
+                url_scheme="https" if listeners and listeners[0].startswith("https") else "http",
+            )
+        return self.herder
+
+    def _rest_api(self, worker: Worker) -> WorkerApi:
+        # REST answers from the group's view (complete: the config topic was read to its
+        # end before the server started), never from connectors still being started.
+        return self._herder(worker)
 
     def _recover(self, worker: Worker) -> None:
-        recovered = replay_configs(self._config_records)
-        self._config_records = []
-        for name, entry in recovered.items():
-            try:
-                runtime = worker.create_connector(entry.config, initial_state=entry.target_state)
-            except (ConfigError, ConnectError) as exc:
-                log.error(
-                    "connector %s from config.storage.topic cannot be recreated: %s; fix its "
-                    "config with PUT /connectors/%s/config or delete it",
-                    name,
-                    exc,
-                    name,
-                )
-                continue
-            log.info(
-                "recovered connector %s (%s, target state %s, %d tasks)",
-                name,
-                runtime.plugin.name,
-                entry.target_state.value,
-                len(runtime.tasks),
-            )
+        herder = self._herder(worker)
+        config = self._parsed
+        # Join the group and wait for this worker's first assignment to be applied.
+        herder.start(
+            timeout_s=(config["rebalance.timeout.ms"] + 2 * config["session.timeout.ms"]) / 1000
+        )
+
+    def stop(self) -> None:
+        # Stop following assignments first, so nothing starts while the worker stops; the
+        # group is left only once this worker's tasks have stopped (no overlap with the
+        # worker that takes them over).
+        if self.herder is not None:
+            self.herder.halt()
+        super().stop()
 
     def _close_stores(self) -> None:
+        if self.herder is not None:
+            self.herder.close()
+            self.herder = None
+        if self._offsets is not None:
+            self._offsets.close()
+            self._offsets = None
         if self._control is not None:
             self._control.close()
             self._control = None

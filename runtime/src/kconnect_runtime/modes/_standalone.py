@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
@@ -12,22 +14,64 @@ from kconnect_sdk import ConfigError, ConnectError
 from kconnect_runtime.config import (
     EMBEDDED_SCHEMA_REGISTRY_URL,
     ConfigProviders,
+    Redactor,
     parse_worker_config,
+    register_worker_secrets,
+    unknown_worker_keys,
 )
 from kconnect_runtime.engine import Engine, SparkEngine
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.rest import RestServer, create_app, load_users
 from kconnect_runtime.schema_registry import SchemaRegistryServer
 from kconnect_runtime.storage import ControlStore, FileOffsetStore, MemoryControlStore, OffsetStore
-from kconnect_runtime.worker import Worker
+from kconnect_runtime.worker import Worker, WorkerApi
 
 from ._embedded_broker import EmbeddedBroker
 
-__all__ = ["Standalone"]
+__all__ = ["Standalone", "StartupInterrupted"]
 
 log = logging.getLogger("kconnect.standalone")
 
 EMBEDDED_SESSION_TIMEOUT_MS = 6000
+
+# -- issue 21: safe REST defaults ---------------------------------------------------------
+DEFAULT_LISTENER = "http://127.0.0.1:8083"
+"""Where the REST API listens when ``listeners`` is unset: loopback only."""
+
+_FILE_CONNECTORS = ("FileStreamSourceConnector", "FileStreamSinkConnector")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _warn_open_rest(url: str, host: str, registry: PluginRegistry) -> None:
+    """Say loudly that anyone who reaches the REST API may do anything through it."""
+    names = {p.name.rsplit(".", 1)[-1] for p in registry.plugins()}
+    files = [n for n in _FILE_CONNECTORS if n in names]
+    extra = (
+        f"; with {' and '.join(files)} installed that includes reading and writing any file "
+        "this worker can"
+        if files
+        else ""
+    )
+    log.warning(
+        "the REST API listens on %s (%s), beyond this host, without authentication: anyone "
+        "who reaches it can create, change and delete connectors%s. Set "
+        "rest.basic.auth.user.file and an https:// listener, or listen on 127.0.0.1 behind a "
+        "proxy that authenticates (see docs/security.md)",
+        host,
+        url,
+        extra,
+    )
+
+
+# -- end issue 21 ---------------------------------------------------------------------------
 
 
 def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
@@ -53,6 +97,10 @@ def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
     return cluster_id
 
 
+class StartupInterrupted(ConnectError):
+    """A stop was requested (SIGTERM/SIGINT) before the worker existed; nothing is left running."""
+
+
 class Standalone:
     """A standalone worker, assembled from a worker config and connector configs.
 
@@ -69,6 +117,7 @@ class Standalone:
         connector_configs: Sequence[Mapping[str, str]] = (),
         *,
         registry: PluginRegistry | None = None,
+        stop_requested: threading.Event | None = None,
     ) -> None:
         self.worker_props = dict(worker_props)
         self.connector_configs = [dict(c) for c in connector_configs]
@@ -81,6 +130,23 @@ class Standalone:
         self.rest: RestServer | None = None
         self.spark_engine: SparkEngine | None = None
         self._progress_stop = threading.Event()
+        # -- issue 20: interruptible startup ---------------------------------------------
+        # Set by the CLI's SIGTERM/SIGINT handler (installed before anything starts): startup
+        # stops at its next step, and what was started is stopped (offsets committed).
+        self.stop_requested = stop_requested or threading.Event()
+        # -- end issue 20 ------------------------------------------------------------------
+
+    # -- issue 20: interruptible startup -------------------------------------------------
+    def _interrupted(self, step: str) -> bool:
+        """Whether a stop was requested; before the worker exists, raise to unwind start()."""
+        if not self.stop_requested.is_set():
+            return False
+        log.info("stop requested during startup; not %s", step)
+        if self.worker is None:
+            raise StartupInterrupted(f"stopped during startup, before {step}")
+        return True
+
+    # -- end issue 20 ----------------------------------------------------------------------
 
     def start(self) -> Worker:
         try:
@@ -90,13 +156,22 @@ class Standalone:
             raise
 
     def _start(self) -> Worker:
+        raw_props = self.worker_props
         try:
             providers = ConfigProviders.from_worker_config(self.registry, self.worker_props)
             self.worker_props = providers.resolve(self.worker_props)
+            # issue 21: the worker's own secrets never reach a log line.
+            register_worker_secrets(raw_props, self.worker_props)
             config = parse_worker_config(self.worker_props)
         except ConfigError as exc:
-            raise ConfigError(f"worker config: {exc}", name=exc.name) from exc
+            # issue 21: the message names the key and the problem, never a secret.
+            secrets = Redactor.for_config(raw_props, self.worker_props)
+            safe = secrets.safe_message(str(exc), raw_props)
+            error = ConfigError(f"worker config: {safe}", name=exc.name)
+            raise error from (exc if safe == str(exc) else None)
         self._check_mode_config(config)
+        _warn_unknown_worker_keys(self.worker_props, bool(config["bootstrap.servers"]))  # issue 24
+        self._interrupted("connecting to Kafka")  # issue 20
         session_timeout = config["consumer.session.timeout.ms"]
         servers = config["bootstrap.servers"]
         if servers:
@@ -110,6 +185,16 @@ class Standalone:
             # A group's first join takes about half the session timeout on this broker.
             session_timeout = session_timeout or EMBEDDED_SESSION_TIMEOUT_MS
         listeners = config["listeners"]
+        if "listeners" not in self.worker_props:
+            # issue 21: unset means loopback only (Kafka's default binds every interface).
+            listeners = [DEFAULT_LISTENER]
+            log.info(
+                "listeners is not set: the REST API listens on %s, loopback only; set "
+                "listeners (e.g. http://0.0.0.0:8083) to reach it from other hosts, with "
+                "rest.basic.auth.user.file and https (see docs/security.md)",
+                DEFAULT_LISTENER,
+            )
+        self._interrupted("setting up the stores")  # issue 20
         offset_store, control_store = self._stores(config, bootstrap)
         engine: Engine | None = None
         if config["engine"] == "spark":
@@ -138,7 +223,13 @@ class Standalone:
                 users = load_users(config["rest.basic.auth.user.file"])
             key_password = config["listeners.https.ssl.key.password"]
             self.rest = RestServer(
-                create_app(self.worker, kafka_cluster_id=cluster_id, basic_auth_users=users),
+                create_app(
+                    self._rest_api(self.worker),
+                    kafka_cluster_id=cluster_id,
+                    basic_auth_users=users,
+                    cors_allow_origin=config["access.control.allow.origin"],  # issue 24
+                    cors_allow_methods=config["access.control.allow.methods"],
+                ),
                 listeners[0],
                 ssl_certificate=config["listeners.https.ssl.certificate.location"],
                 ssl_key=config["listeners.https.ssl.key.location"],
@@ -146,8 +237,13 @@ class Standalone:
             )
             self.rest.start()
             self.worker.worker_id = f"{self.rest.host}:{self.rest.port}"
-        self._recover(self.worker)
+            if users is None and not _is_loopback(self.rest.host):  # issue 21
+                _warn_open_rest(self.rest.url, self.rest.host, self.registry)
+        if not self._interrupted("recovering connectors"):  # issue 20
+            self._recover(self.worker)
         for props in self.connector_configs:
+            if self._interrupted(f"creating connector {props.get('name')!r}"):  # issue 20
+                break
             runtime = self.worker.create_connector(props)
             log.info(
                 "created connector %s (%s, %d tasks)",
@@ -190,7 +286,14 @@ class Standalone:
 
     def _stores(self, config: Any, bootstrap: str) -> tuple[OffsetStore, ControlStore]:
         """Where offsets and control-plane decisions are kept."""
-        return FileOffsetStore(config["offset.storage.file.filename"]), MemoryControlStore()
+        path = config["offset.storage.file.filename"]
+        if self.broker is not None:
+            _forget_offsets_of_a_gone_broker(path)  # issue 24
+        return FileOffsetStore(path), MemoryControlStore()
+
+    def _rest_api(self, worker: Worker) -> WorkerApi:
+        """What the REST API talks to: the worker itself (distributed mode: its herder)."""
+        return worker
 
     def _recover(self, worker: Worker) -> None:
         """Bring back connectors kept by an earlier run (none in standalone mode)."""
@@ -246,3 +349,43 @@ def describe_progress(progress: Mapping[str, tuple[str, int, int]]) -> str:
         else:
             parts.append(f"{name}: {records_in} consumed, {records_out} put")
     return "; ".join(parts) or "no connectors"
+
+
+# --- issue 24: silent surprises -------------------------------------------------------------
+def _warn_unknown_worker_keys(props: Mapping[str, str], has_bootstrap: bool) -> None:
+    """A warning per unknown worker key, with the closest known key.
+
+    A misspelt ``bootstrap.servers`` must not quietly start the embedded broker: that is
+    refused with the key to fix.
+    """
+    for unknown in unknown_worker_keys(props):
+        if unknown.suggestion == "bootstrap.servers" and not has_bootstrap:
+            raise ConfigError(
+                f"worker config: {unknown.message('worker')}, and without bootstrap.servers "
+                "the worker would start its embedded development broker instead of using your "
+                "Kafka; fix the key (or remove it to use the embedded broker)",
+                name=unknown.key,
+            )
+        log.warning("worker config: %s", unknown.message("worker"))
+
+
+def _forget_offsets_of_a_gone_broker(path: str) -> None:
+    """Source offsets kept for a memory-only broker that is gone would skip records.
+
+    The embedded broker starts empty, so offsets committed while an earlier one ran point
+    past records that never reached a sink; sources start from scratch instead (records
+    the sink already had may come again: at least once, never skipped).
+    """
+    offsets = Path(path)
+    if not offsets.is_file() or offsets.stat().st_size == 0:
+        return
+    kept = offsets.with_name(offsets.name + ".previous-broker")
+    offsets.replace(kept)
+    log.warning(
+        "the embedded broker is memory-only and starts empty, so the source offsets in %s "
+        "(from an earlier run) no longer match its data; sources start from the beginning "
+        "so that no record is skipped (the old offsets are kept in %s). Set "
+        "bootstrap.servers to keep data and offsets across restarts",
+        offsets,
+        kept,
+    )

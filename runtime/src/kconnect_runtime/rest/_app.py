@@ -23,7 +23,9 @@ from kconnect_runtime.worker import WorkerApi
 from ._admin import admin_router
 from ._auth import BasicAuthMiddleware
 from ._connectors import connectors_router
+from ._forwarding import NotReadyError, RebalanceInProgressError
 from ._plugins import plugins_router
+from ._ui import add_cors, mount_ui
 from ._views import error
 
 __all__ = ["create_app"]
@@ -36,6 +38,8 @@ _USER_ERROR_STATUS: tuple[tuple[type[Exception], int], ...] = (
     (ConfigError, 400),
     (BadRequestError, 400),
     (ForbiddenError, 403),
+    (RebalanceInProgressError, 409),  # distributed mode: retry after the rebalance
+    (NotReadyError, 503),  # distributed mode: the config topic is not read to its end yet
 )
 
 
@@ -51,15 +55,21 @@ def create_app(
     *,
     kafka_cluster_id: str | None = None,
     basic_auth_users: dict[str, str] | None = None,
+    cors_allow_origin: str | None = None,
+    cors_allow_methods: str | None = None,
 ) -> FastAPI:
     """The FastAPI application serving ``worker``: Kafka Connect's REST API.
 
     The routes are grouped by resource (``_connectors``, ``_plugins``, ``_admin``); each asks
-    the worker through :class:`~kconnect_runtime.worker.WorkerApi` only.
+    the worker through :class:`~kconnect_runtime.worker.WorkerApi` only. The web console
+    is at ``/ui``; ``cors_allow_origin``/``cors_allow_methods`` are Kafka's
+    ``access.control.allow.origin``/``.methods`` worker keys.
     """
     app = FastAPI(title="kconnect REST API", version=__version__, docs_url=None, redoc_url=None)
     if basic_auth_users is not None:
         app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
+    # issue 24: CORS wraps basic auth (added after it), so preflights need no credentials.
+    add_cors(app, cors_allow_origin, cors_allow_methods)
 
     # A user's mistake gets Kafka's status code and the error's own message.
     for error_class, status in _USER_ERROR_STATUS:
@@ -90,4 +100,5 @@ def create_app(
     app.include_router(admin_router(worker, kafka_cluster_id=kafka_cluster_id))
     app.include_router(connectors_router(worker))
     app.include_router(plugins_router(worker))
+    mount_ui(app)  # issue 24: the web console at /ui
     return app

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from kconnect_runtime.status import TargetState
 from kconnect_runtime.worker import WorkerApi
 
-from ._views import info_body, masked, masked_config, string_config
+from ._views import info_body, masked, masked_config, restore_hidden, scrubbed, string_config
 
 __all__ = ["connectors_router"]
 
@@ -53,7 +53,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
             entry: dict[str, Any] = {}
             try:
                 if "status" in expand:
-                    entry["status"] = worker.connector_status(name)
+                    entry["status"] = scrubbed(worker, name, worker.connector_status(name))
                 if "info" in expand:
                     entry["info"] = info_body(worker, name)
             except NotFoundError:
@@ -74,6 +74,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
                 name="name",
             )
         config["name"] = name
+        config = restore_hidden(worker, name, config)  # refuses a stray [hidden]
         state = _INITIAL_STATES[request.initial_state or "RUNNING"]
         worker.create_connector(config, initial_state=state)
         return JSONResponse(
@@ -97,7 +98,10 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
 
     @router.put("/connectors/{name}/config")
     def put_connector_config(name: str, config: dict[str, Any] = Body(...)) -> JSONResponse:  # noqa: B008
-        created, _ = worker.put_connector_config(name, string_config(config))
+        # GET, edit, PUT: a secret shown as [hidden] keeps its stored value.
+        created, _ = worker.put_connector_config(
+            name, restore_hidden(worker, name, string_config(config))
+        )
         headers = {"Location": f"/connectors/{quote(name)}"} if created else None
         return JSONResponse(
             info_body(worker, name), status_code=201 if created else 200, headers=headers
@@ -105,12 +109,15 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
 
     @router.patch("/connectors/{name}/config")
     def patch_connector_config(name: str, patch: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
-        worker.patch_connector_config(name, string_config(patch, allow_null=True))
+        worker.patch_connector_config(
+            name, restore_hidden(worker, name, string_config(patch, allow_null=True))
+        )
         return info_body(worker, name)
 
     @router.get("/connectors/{name}/status")
     def connector_status(name: str) -> dict[str, Any]:
-        return worker.connector_status(name)
+        body: dict[str, Any] = scrubbed(worker, name, worker.connector_status(name))
+        return body
 
     @router.get("/connectors/{name}/tasks")
     def connector_tasks(name: str) -> list[dict[str, Any]]:
@@ -118,7 +125,8 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
 
     @router.get("/connectors/{name}/tasks/{task}/status")
     def task_status(name: str, task: int) -> dict[str, Any]:
-        return worker.task_status(name, task)
+        body: dict[str, Any] = scrubbed(worker, name, worker.task_status(name, task))
+        return body
 
     @router.post("/connectors/{name}/tasks/{task}/restart", status_code=204)
     def restart_task(name: str, task: int) -> Response:
@@ -134,7 +142,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         status = worker.restart_connector(name, include_tasks=includeTasks, only_failed=onlyFailed)
         if status is None:
             return Response(status_code=204)
-        return JSONResponse(status, status_code=202)
+        return JSONResponse(scrubbed(worker, name, status), status_code=202)
 
     @router.put("/connectors/{name}/pause", status_code=202)
     def pause_connector(name: str) -> Response:
@@ -162,14 +170,14 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
 
     @router.get("/connectors/{name}/offsets")
     def connector_offsets(name: str) -> dict[str, Any]:
-        return {"offsets": worker.connector_offsets(name)}
+        return {"offsets": scrubbed(worker, name, worker.connector_offsets(name))}
 
     @router.patch("/connectors/{name}/offsets")
     def alter_offsets(name: str, request: OffsetsRequest) -> dict[str, str]:
-        return {"message": worker.alter_offsets(name, request.offsets)}
+        return {"message": scrubbed(worker, name, worker.alter_offsets(name, request.offsets))}
 
     @router.delete("/connectors/{name}/offsets")
     def reset_offsets(name: str) -> dict[str, str]:
-        return {"message": worker.reset_offsets(name)}
+        return {"message": scrubbed(worker, name, worker.reset_offsets(name))}
 
     return router

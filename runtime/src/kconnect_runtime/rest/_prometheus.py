@@ -57,6 +57,51 @@ def _families(worker: WorkerApi) -> Iterator[tuple[str, str, str, list[tuple[str
         "Tasks on this worker",
         [("", float(len(tasks)))],
     )
+    yield from _state_families(worker)
+
+
+# Kafka's per-connector task counts in connect-worker-metrics (KIP-475), by task state.
+_TASK_STATES = ("running", "paused", "failed", "unassigned", "restarting", "destroyed")
+
+
+def _state_families(worker: WorkerApi) -> Iterator[tuple[str, str, str, list[tuple[str, float]]]]:
+    """Connector and task counts by state (issue 24), from the connectors' statuses."""
+    statuses: list[tuple[str, str, list[str]]] = []
+    for name in worker.connector_names():
+        try:
+            status = worker.connector_status(name)
+        except Exception:  # deleted while the metrics were read: not a scrape error
+            continue
+        tasks = [str(t.get("state", "")).lower() for t in status.get("tasks", [])]
+        statuses.append((name, str(status.get("connector", {}).get("state", "")).lower(), tasks))
+    yield (
+        prometheus_name("connector-metrics", "status"),
+        "gauge",
+        "Connector status, as a label (1 for the current one)",
+        [(f'connector="{_escape(n)}",status="{state}"', 1.0) for n, state, _ in statuses],
+    )
+    for state in _TASK_STATES:
+        yield (
+            prometheus_name("connect-worker-metrics", f"connector-{state}-task-count"),
+            "gauge",
+            f"Tasks of the connector that are {state}",
+            [(f'connector="{_escape(n)}"', float(ts.count(state))) for n, _, ts in statuses],
+        )
+    yield (
+        prometheus_name("connect-worker-metrics", "connector-total-task-count"),
+        "gauge",
+        "Tasks of the connector",
+        [(f'connector="{_escape(n)}"', float(len(ts))) for n, _, ts in statuses],
+    )
+    counts: dict[str, int] = {}
+    for _, state, _ in statuses:
+        counts[state] = counts.get(state, 0) + 1
+    yield (
+        prometheus_name("connect-worker-metrics", "connector-count-by-state"),
+        "gauge",
+        "kconnect: connectors on this worker, by state",
+        [(f'state="{state}"', float(n)) for state, n in sorted(counts.items())],
+    )
 
 
 def render_prometheus(worker: WorkerApi) -> str:

@@ -11,7 +11,9 @@ from ._kafka import (
     KafkaControlStore,
     KafkaLog,
     KafkaOffsetStore,
+    LogTail,
     RecoveredConnector,
+    encode_json,
     replay_configs,
 )
 from ._offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore, TaskOffsetReader, offset_key
@@ -24,11 +26,13 @@ __all__ = [
     "KafkaControlStore",
     "KafkaLog",
     "KafkaOffsetStore",
+    "LogTail",
     "MemoryControlStore",
     "MemoryOffsetStore",
     "OffsetStore",
     "RecoveredConnector",
     "TaskOffsetReader",
+    "encode_json",
     "offset_key",
     "replay_configs",
 ]

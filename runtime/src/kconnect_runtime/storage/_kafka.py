@@ -2,8 +2,9 @@
 
 Each store sits on a :class:`KafkaLog`: at start the whole topic is read to its end with a
 plain consumer (``assign``, no group), then every write goes through an idempotent producer
-and is applied locally at once (read-your-writes). One worker writes each topic, so no
-background reader is needed. Keys and values are the JSON Kafka's internal JsonConverter
+and is applied locally at once (read-your-writes). Several workers share the topics in
+distributed mode, so each also follows them with a :class:`LogTail` (a consumer that keeps its
+position and reads what the others wrote, up to the end it saw when asked). Keys and values are the JSON Kafka's internal JsonConverter
 writes with ``schemas.enable=false``: compact (no spaces), UTF-8, e.g. offset key
 ``["file-source",{"filename":"/tmp/in.txt"}]`` and value ``{"position":42}``.
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 from kconnect_sdk import ConnectError
 
+from kconnect_runtime.logcontext import scrub_secrets
 from kconnect_runtime.status import Status, TargetState
 
 from ._offsets import MemoryOffsetStore, offset_key
@@ -29,6 +31,7 @@ __all__ = [
     "KafkaControlStore",
     "KafkaLog",
     "KafkaOffsetStore",
+    "LogTail",
     "RecoveredConnector",
     "encode_json",
     "replay_configs",
@@ -63,7 +66,29 @@ class KafkaLog:
         self.key_name = key_name  # the worker config key naming this topic, for messages
         self._producer: Any = None
         self._errors: list[str] = []
+        self._failed: list[tuple[bytes, bytes | None]] = []
+        # partition -> the offset after the last record this process wrote (acknowledged)
+        self.written: dict[int, int] = {}
         self._lock = threading.Lock()
+
+    def _recreate_if_missing(self) -> bool:
+        """Create the topic again if it is gone; True when it was recreated."""
+        from confluent_kafka.admin import AdminClient
+
+        try:
+            topics = AdminClient(self.client_config).list_topics(timeout=10).topics
+        except Exception:  # the broker is unreachable: not a missing topic
+            return False
+        if self.topic in topics and topics[self.topic].error is None:
+            return False
+        log.warning(
+            "%s %s has disappeared from the cluster; creating it again (what it held is lost: "
+            "running connectors write their state again)",
+            self.key_name,
+            self.topic,
+        )
+        self.ensure_topic()
+        return True
 
     def ensure_topic(self) -> None:
         """Create the topic, compacted, when it does not exist."""
@@ -183,9 +208,14 @@ class KafkaLog:
     def send(self, key: bytes, value: bytes | None) -> None:
         """Queue a record; ``flush`` makes it durable."""
 
-        def on_delivery(err: Any, _msg: Any) -> None:
+        def on_delivery(err: Any, msg: Any) -> None:
             if err is not None:
                 self._errors.append(str(err))
+                self._failed.append((key, value))
+                return
+            partition, offset = msg.partition(), msg.offset()
+            if offset is not None and offset >= self.written.get(partition, 0):
+                self.written[partition] = offset + 1
 
         with self._lock:
             producer = self._get_producer()
@@ -193,12 +223,24 @@ class KafkaLog:
             producer.poll(0)
 
     def flush(self, timeout_s: float = _TIMEOUT_S) -> None:
-        """Wait until every queued record is acknowledged; raise if one failed."""
+        """Wait until every queued record is acknowledged; raise if one failed.
+
+        A topic deleted under a running worker is created again (as at start) and the
+        failed records are sent once more, instead of failing every later write.
+        """
         with self._lock:
             if self._producer is None:
                 return
             remaining = self._producer.flush(timeout_s)
             errors, self._errors = self._errors, []
+            failed, self._failed = self._failed, []
+        if failed and not remaining and self._recreate_if_missing():
+            for key, value in failed:
+                self.send(key, value)
+            with self._lock:
+                remaining = self._producer.flush(timeout_s)
+                errors, self._errors = self._errors, []
+                self._failed = []
         if remaining or errors:
             raise ConnectError(
                 f"{self.key_name}: could not write to topic {self.topic!r} "
@@ -213,6 +255,91 @@ class KafkaLog:
         self._producer = None
 
 
+class LogTail:
+    """Follows a :class:`KafkaLog`'s topic: ``read`` returns what was written since the last
+    call, up to the end of every partition at the time of the call (a read-to-end barrier).
+
+    Not thread-safe: one thread reads. A topic that disappears is created again.
+    """
+
+    def __init__(self, kafka_log: KafkaLog) -> None:
+        self.log = kafka_log
+        self._consumer: Any = None
+        self._positions: dict[int, int] = {}
+
+    def _open(self) -> Any:
+        from confluent_kafka import Consumer
+
+        if self._consumer is None:
+            self._consumer = Consumer(
+                {
+                    **self.log.client_config,
+                    # Required by the client, never joined: partitions are assigned by hand.
+                    "group.id": f"kconnect-log-tail-{uuid.uuid4().hex}",
+                    "enable.auto.commit": False,
+                    "enable.partition.eof": False,
+                    "fetch.wait.max.ms": 50,
+                    # Compaction may have removed offset 0: start at the first record kept.
+                    "auto.offset.reset": "earliest",
+                }
+            )
+        return self._consumer
+
+    def end_offsets(self) -> dict[int, int]:
+        """The current end (high watermark) of each partition."""
+        from confluent_kafka import TopicPartition
+
+        consumer = self._open()
+        metadata = consumer.list_topics(self.log.topic, timeout=_TIMEOUT_S)
+        topic_meta = metadata.topics.get(self.log.topic)
+        if topic_meta is None or topic_meta.error is not None or not topic_meta.partitions:
+            self.log._recreate_if_missing()
+            return {}
+        ends: dict[int, int] = {}
+        for partition in topic_meta.partitions:
+            _, high = consumer.get_watermark_offsets(
+                TopicPartition(self.log.topic, partition), timeout=_TIMEOUT_S
+            )
+            ends[partition] = high
+        return ends
+
+    def caught_up(self, ends: Mapping[int, int]) -> bool:
+        """Whether everything up to ``ends`` has been read."""
+        return all(self._positions.get(p, 0) >= end for p, end in ends.items())
+
+    def read(
+        self, timeout_s: float = _TIMEOUT_S
+    ) -> list[tuple[int, int, bytes | None, bytes | None]]:
+        """(partition, offset, key, value) of the records written since the last call."""
+        from confluent_kafka import TopicPartition
+
+        ends = self.end_offsets()
+        consumer = self._open()
+        for partition in ends:
+            if partition not in self._positions:  # a partition seen for the first time
+                self._positions[partition] = 0
+                consumer.incremental_assign([TopicPartition(self.log.topic, partition, 0)])
+        records: list[tuple[int, int, bytes | None, bytes | None]] = []
+        deadline = time.monotonic() + timeout_s
+        while not self.caught_up(ends):
+            if time.monotonic() > deadline:
+                raise ConnectError(
+                    f"{self.log.key_name}: timed out reading topic {self.log.topic!r} to its end"
+                )
+            for message in consumer.consume(10000, timeout=0.1):
+                if message.error() is not None:
+                    continue
+                partition, offset = message.partition(), message.offset()
+                records.append((partition, offset, message.key(), message.value()))
+                self._positions[partition] = max(self._positions.get(partition, 0), offset + 1)
+        return records
+
+    def close(self) -> None:
+        if self._consumer is not None:
+            self._consumer.close()
+            self._consumer = None
+
+
 class KafkaOffsetStore(MemoryOffsetStore):
     """Source offsets in ``offset.storage.topic``: key ``["<connector>",{partition}]``."""
 
@@ -221,8 +348,17 @@ class KafkaOffsetStore(MemoryOffsetStore):
         self.log = kafka_log
         self._pending: dict[str, tuple[list[Any], dict[str, Any] | None]] = {}
         self._flush_lock = threading.Lock()
-        for key, value in kafka_log.read_to_end():
+        self._tail = LogTail(kafka_log)
+        for _, _, key, value in self._tail.read():
             self._apply(key, value)
+
+    def refresh(self) -> None:
+        """Read what other workers committed since (before a connector starts here)."""
+        with self._flush_lock:
+            records = self._tail.read()
+        with self._lock:
+            for _, _, key, value in records:
+                self._apply(key, value)
 
     def _apply(self, key: bytes | None, value: bytes | None) -> None:
         try:
@@ -265,11 +401,15 @@ class KafkaOffsetStore(MemoryOffsetStore):
                 self.log.send(encode_json(key), None if value is None else encode_json(value))
             self.log.flush()
 
+    def close(self) -> None:
+        self._tail.close()
+
 
 def _status_value(status: Status) -> dict[str, Any]:
     return {
         "state": status.state.value,
-        "trace": status.trace,
+        # issue 21: secrets registered by the worker never reach the status topic.
+        "trace": None if status.trace is None else scrub_secrets(status.trace),
         "worker_id": status.worker_id,
         "generation": status.generation,
     }

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from kconnect_sdk import ConfigDef, PluginKind
 
+from kconnect_runtime.config import Redactor
 from kconnect_runtime.metrics import TaskMetrics
 from kconnect_runtime.plugins import PluginDesc
 from kconnect_runtime.status import TargetState
@@ -43,6 +44,10 @@ class WorkerApi(Protocol):
 
     def password_keys(self, name: str) -> set[str]:
         """The connector's PASSWORD-typed config keys (REST hides their values)."""
+        ...
+
+    def redactor(self, name: str) -> Redactor:
+        """What is secret in the connector's config (issue 21): REST's bodies go through it."""
         ...
 
     def create_connector(

@@ -3,10 +3,17 @@
 ``PUT /connector-plugins/{plugin}/config/validate`` reports every key of the framework's
 connector config and of the connector's own ``config()``, each with its errors, and never
 fails for a user's mistake: problems become error messages on the key they concern.
+
+Secrets (issue 21): what is secret is decided by :class:`~kconnect_runtime.config.Redactor`
+from the PASSWORD keys the connector, its converters, transforms and predicates declare
+(:func:`declared_password_keys`) and the client password keys. Validation output shows
+secret values as ``[hidden]``, and no error message carries a secret or a value a config
+provider resolved (:func:`resolve_and_validate`, :meth:`Redactor.safe_message`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,16 +24,24 @@ from kconnect_sdk import (
     ConfigKey,
     ConfigType,
     ConfigValue,
+    ConnectError,
     Connector,
     Importance,
     SinkConnector,
+    SourceConnector,  # issue 20
 )
+from kconnect_sdk._config_provider import PLACEHOLDER_PATTERN
 
 from kconnect_runtime.config import (
+    HIDDEN,
     SINK_CONNECTOR_CONFIG,
     SOURCE_CONNECTOR_CONFIG,
+    ConfigProviders,
+    Redactor,
+    log_unknown_connector_keys,
     parse_connector_config,
 )
+from kconnect_runtime.logcontext import hidden_during
 from kconnect_runtime.plugins import (
     CONNECTOR_KINDS,
     CONNECTOR_VERSION_CONFIG,
@@ -34,18 +49,25 @@ from kconnect_runtime.plugins import (
     PluginKind,
     PluginRegistry,
 )
-from kconnect_runtime.tasks import PLUGIN_VERSION, TransformChain, build_converters
+from kconnect_runtime.tasks import (
+    PLUGIN_VERSION,
+    TransformChain,
+    build_converters,
+    exactly_once_enabled,  # issue 20
+    validate_exactly_once,  # issue 20
+)
 
 __all__ = [
     "HIDDEN",
     "ConnectorValidation",
     "config_infos",
     "config_key_info",
+    "connector_redactor",
+    "declared_password_keys",
     "format_value",
+    "resolve_and_validate",
     "validate_connector",
 ]
-
-HIDDEN = "[hidden]"
 
 
 def format_value(value: Any, type_: ConfigType) -> str | None:
@@ -81,21 +103,171 @@ def config_key_info(key: ConfigKey) -> dict[str, Any]:
 
 
 def _value_info(
-    key: ConfigKey | None, value: ConfigValue, raw: Mapping[str, Any]
+    key: ConfigKey | None, value: ConfigValue, raw: Mapping[str, Any], redactor: Redactor
 ) -> dict[str, Any]:
     type_ = key.type if key is not None else ConfigType.STRING
     shown = raw.get(value.name, value.value)
     if not isinstance(shown, str):
         shown = format_value(shown, type_)
-    elif type_ is ConfigType.PASSWORD:
+    elif type_ is ConfigType.PASSWORD and not redactor.is_secret(value.name):
         shown = HIDDEN
+    else:  # PASSWORD keys are among the redactor's: hidden, valid references as written
+        shown = redactor.show(value.name, shown)
     return {
         "name": value.name,
         "value": shown,
         "recommended_values": [format_value(v, type_) for v in value.recommended_values],
-        "errors": list(value.error_messages),
+        "errors": [redactor.safe_message(m, raw) for m in value.error_messages],
         "visible": value.visible,
     }
+
+
+def declared_password_keys(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    own: ConfigDef | None,
+) -> set[str]:
+    """The PASSWORD keys the connector and its converters, transforms and predicates declare.
+
+    Each with the prefix it takes in a connector config (``value.converter.<k>``,
+    ``transforms.<alias>.<k>``, ``predicates.<alias>.<k>``). A plugin that cannot be loaded
+    or describe its config adds nothing (the client password keys still apply).
+    """
+    found = (
+        {k for k, d in own.config_keys.items() if d.type is ConfigType.PASSWORD} if own else set()
+    )
+
+    def add(prefix: str, name: str, *kinds: PluginKind) -> None:
+        if not name:
+            return
+        try:
+            definition: ConfigDef = registry.load(name, *kinds)().config()
+            keys = definition.config_keys
+        except Exception:  # unknown or broken plugins are validation's to report
+            return
+        found.update(f"{prefix}{k}" for k, d in keys.items() if d.type is ConfigType.PASSWORD)
+
+    for which in ("key", "value", "header"):
+        key = f"{which}.converter"
+        name = props.get(key) or worker_props.get(key) or _DEFAULT_CONVERTERS.get(which, "")
+        kind = PluginKind.HEADER_CONVERTER if which == "header" else PluginKind.CONVERTER
+        add(f"{key}.", str(name).strip(), kind)
+    for section, kind in (
+        ("transforms", PluginKind.TRANSFORMATION),
+        ("predicates", PluginKind.PREDICATE),
+    ):
+        for alias in (a.strip() for a in str(props.get(section, "")).split(",")):
+            if alias:
+                add(f"{section}.{alias}.", str(props.get(f"{section}.{alias}.type", "")), kind)
+    return found
+
+
+_redactors: dict[tuple[Any, ...], Redactor] = {}
+_redactors_lock = threading.Lock()
+
+
+def connector_redactor(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    providers: ConfigProviders,
+    raw: Mapping[str, str],
+    *,
+    resolved: Mapping[str, str] | None = None,
+    own: ConfigDef | None = None,
+) -> Redactor:
+    """The :class:`Redactor` of a connector config (cached: REST asks on every request)."""
+    cache_key = (
+        frozenset(raw.items()),
+        frozenset((resolved or raw).items()),
+        frozenset(providers.providers),
+        None
+        if own is None
+        else frozenset(k for k, d in own.config_keys.items() if d.type is ConfigType.PASSWORD),
+    )
+    with _redactors_lock:
+        found = _redactors.get(cache_key)
+    if found is not None:
+        return found
+    if own is None:
+        try:
+            cls = registry.load(str(raw.get("connector.class", "")), *CONNECTOR_KINDS)
+            own = cls().config()
+        except Exception:  # an unknown or broken connector still has client passwords
+            own = None
+    made = Redactor.for_config(
+        raw,
+        resolved,
+        declared=declared_password_keys(registry, worker_props, raw, own),
+        providers=providers.providers,
+    )
+    with _redactors_lock:
+        if len(_redactors) > 512:  # configs change rarely; this only bounds the memory
+            _redactors.clear()
+        _redactors[cache_key] = made
+    return made
+
+
+def resolve_and_validate(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    providers: ConfigProviders,
+    name: str,
+    props: Mapping[str, str],
+) -> tuple[dict[str, str], ConnectorValidation]:
+    """Resolve ``props``' placeholders and validate strictly (create and update).
+
+    Errors are ConfigErrors prefixed ``connector '<name>': ``; none carries a secret or a
+    value a provider resolved, nor a cause that does (the original is dropped when it did).
+    """
+    redactor = connector_redactor(registry, worker_props, providers, props)
+    for key, value in props.items():
+        # A secret that looks like ${x:y} but names no configured provider is a literal
+        # secret: the resolver's error would quote it.
+        if redactor.is_secret(key) and value:
+            for match in PLACEHOLDER_PATTERN.finditer(value):
+                if match.group(1) not in providers.providers:
+                    known = ", ".join(sorted(providers.providers)) or "none"
+                    raise ConfigError(
+                        f"connector {name!r}: config {key!r} holds a ${{provider:path:key}} "
+                        "placeholder whose provider is not configured (value hidden: it is a "
+                        f"password; configured providers: {known}); configure the provider "
+                        "or correct the value",
+                        name=key,
+                    )
+    resolved = dict(props)
+    try:
+        resolved = providers.resolve(props)
+        redactor = connector_redactor(registry, worker_props, providers, props, resolved=resolved)
+        checked = validate_connector(registry, worker_props, resolved, strict=True)
+    except ConfigError as exc:
+        safe = redactor.safe_message(str(exc), props)
+        error = ConfigError(f"connector {name!r}: {safe}", name=exc.name)
+        if safe == str(exc) and not _holds_secret(exc, redactor):
+            error.value = exc.value
+            raise error from exc
+        raise error from None
+    except Exception as exc:
+        if not _holds_secret(exc, redactor):
+            raise
+        raise ConnectError(f"connector {name!r}: {redactor.scrub(str(exc))}") from None
+    return resolved, checked
+
+
+def _provider_names(worker_props: Mapping[str, str]) -> list[str]:
+    """The config providers the worker config names (``config.providers``)."""
+    return [n.strip() for n in worker_props.get("config.providers", "").split(",") if n.strip()]
+
+
+def _holds_secret(exc: BaseException, redactor: Redactor) -> bool:
+    """Whether ``exc`` or an exception it came from mentions a secret."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        text = str(seen)
+        if redactor.scrub(text) != text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 _VERSION_DOC = (
@@ -217,6 +389,11 @@ def validate_connector(
         TransformChain.from_config(registry, props).close()
         instance: Connector = cls()
         _raise_connector_errors(instance.validate(props))
+        # -- issue 20: exactly-once preflight (KIP-618), as Kafka's distributed herder --
+        for key, messages in _exactly_once_errors(worker_props, props, instance).items():
+            raise ConfigError(f"Invalid value for {key}: {' '.join(messages)}", name=key)
+        # -- end issue 20 ----------------------------------------------------------------
+        log_unknown_connector_keys(props, instance.config().config_keys)  # issue 24
         return ConnectorValidation(plugin, instance, parsed, None)
     try:
         parsed = dict(parse_connector_config(props, sink=sink))
@@ -226,6 +403,19 @@ def validate_connector(
         registry, worker_props, props, plugin, cls, sink=sink, version_error=version_error
     )
     return ConnectorValidation(plugin, checked, parsed, infos)
+
+
+# -- issue 20: exactly-once sources (KIP-618) ---------------------------------------------
+def _exactly_once_errors(
+    worker_props: Mapping[str, str], props: Mapping[str, str], instance: Connector
+) -> dict[str, list[str]]:
+    """Kafka's exactly-once checks of a source connector; distributed workers only."""
+    if not isinstance(instance, SourceConnector) or not worker_props.get("group.id"):
+        return {}
+    return validate_exactly_once(instance, props, worker_enabled=exactly_once_enabled(worker_props))
+
+
+# -- end issue 20 ---------------------------------------------------------------------------
 
 
 def _raise_connector_errors(results: Sequence[ConfigValue]) -> None:
@@ -262,7 +452,47 @@ def _config_infos(
     sink: bool,
     version_error: str | None,
 ) -> tuple[dict[str, Any], Connector | None]:
-    """Every key of the framework's config and of the connector's own, with its errors."""
+    """Every key of the framework's config and of the connector's own, with its errors.
+
+    What is secret in ``props`` is hidden in the result, and from the log lines made while
+    the plugins look at them (for this call only: a client may validate often).
+    """
+    try:
+        own: ConfigDef | None = cls().config()
+    except Exception:  # the connector's validate() below reports it
+        own = None
+    framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
+    redactor = Redactor.for_config(
+        props,
+        declared={k for k, d in framework.config_keys.items() if d.type is ConfigType.PASSWORD}
+        | declared_password_keys(registry, worker_props, props, own),
+        providers=_provider_names(worker_props),
+        register=False,
+    )
+    with hidden_during(redactor.values):
+        return _checked_config_infos(
+            registry,
+            worker_props,
+            props,
+            plugin,
+            cls,
+            redactor,
+            sink=sink,
+            version_error=version_error,
+        )
+
+
+def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, passed through
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    plugin: PluginDesc,
+    cls: type[Connector],
+    redactor: Redactor,
+    *,
+    sink: bool,
+    version_error: str | None,
+) -> tuple[dict[str, Any], Connector | None]:
     class_name = str(props.get("connector.class", "")).strip()
 
     framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
@@ -325,6 +555,10 @@ def _config_infos(
                 values[value.name] = value
     except Exception as exc:  # a connector's bug in validate() must not become a 500
         add_error("connector.class", f"the connector's validate() failed: {exc}")
+    if instance is not None:  # issue 20: exactly-once preflight (KIP-618)
+        for eos_key, messages in _exactly_once_errors(worker_props, props, instance).items():
+            for message in messages:
+                add_error(eos_key, message)
     if own is not None:
         for name, key in own.config_keys.items():
             definitions.setdefault(name, key)
@@ -333,13 +567,23 @@ def _config_infos(
     for definition in definitions.values():
         if definition.group and definition.group not in groups:
             groups.append(definition.group)
+    if own is not None:
+        # A key the connector declares PASSWORD only now (config() failed earlier) is hidden too.
+        late = {k for k, d in own.config_keys.items() if d.type is ConfigType.PASSWORD}
+        if not late <= redactor.declared:
+            redactor = Redactor.for_config(
+                props,
+                declared=redactor.declared | late,
+                providers=redactor.providers,
+                register=False,
+            )
     configs = []
     for name, value in values.items():
         found = definitions.get(name)
         configs.append(
             {
                 "definition": config_key_info(found) if found is not None else None,
-                "value": _value_info(found, value, props),
+                "value": _value_info(found, value, props, redactor),
             }
         )
     return {

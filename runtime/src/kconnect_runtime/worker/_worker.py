@@ -26,7 +26,7 @@ from kconnect_sdk import (
     TopicPartition,
 )
 
-from kconnect_runtime.config import ConfigProviders
+from kconnect_runtime.config import ConfigProviders, Redactor
 from kconnect_runtime.engine import Engine, LocalEngine
 from kconnect_runtime.metrics import TaskMetrics
 from kconnect_runtime.plugins import (
@@ -56,7 +56,12 @@ from ._offsets import (
     parse_sink_offsets,
     parse_source_offsets,
 )
-from ._validation import config_infos, validate_connector
+from ._validation import (
+    config_infos,
+    connector_redactor,
+    resolve_and_validate,
+    validate_connector,
+)
 
 __all__ = ["ConnectorRuntime", "Worker"]
 
@@ -217,6 +222,14 @@ class Worker:
             self._start_connector(runtime)
         return runtime
 
+    def check_connector_config(self, props: Mapping[str, str]) -> PluginDesc:
+        """Validate a connector config as ``create_connector`` would, without starting it.
+
+        Distributed mode checks a config on the worker that received the request, then
+        writes it to the config topic for the worker it is assigned to.
+        """
+        return self._prepare(props)[2]
+
     def _prepare(
         self, props: Mapping[str, str]
     ) -> tuple[str, dict[str, str], PluginDesc, Connector, dict[str, Any]]:
@@ -229,12 +242,12 @@ class Worker:
                 f"connector name {name!r} contains ISO control characters; use printable characters",
                 name="name",
             )
-        try:
-            resolved = self.config_providers.resolve(props)
-            plugin, instance, parsed = self._validate(name, resolved)
-        except ConfigError as exc:
-            raise ConfigError(f"connector {name!r}: {exc}", name=exc.name, value=exc.value) from exc
-        return name, resolved, plugin, instance, parsed
+        # -- issue 21 (secrets): errors name the key, never a secret or resolved value --
+        resolved, checked = resolve_and_validate(
+            self.registry, self.worker_props, self.config_providers, name, props
+        )
+        assert checked.instance is not None and checked.parsed is not None  # strict: or raised
+        return name, resolved, checked.plugin, checked.instance, checked.parsed
 
     def _validate(
         self, name: str, props: dict[str, str]
@@ -487,6 +500,45 @@ class Worker:
             self.control_store.status(f"status-connector-{name}", None)
             for index in range(len(runtime.tasks)):
                 self.control_store.status(f"status-task-{name}-{index}", None)
+
+    def config_redactor(self, raw_config: Mapping[str, str]) -> Redactor:
+        """The redactor of a connector config this worker does not run (distributed mode)."""
+        try:
+            resolved = self.config_providers.resolve(raw_config)
+        except Exception:  # an unresolvable placeholder: nothing resolved to hide
+            resolved = dict(raw_config)
+        return connector_redactor(
+            self.registry, self.worker_props, self.config_providers, raw_config, resolved=resolved
+        )
+
+    def release_connector(self, name: str) -> None:
+        """Stop a connector and its tasks here because it was assigned elsewhere.
+
+        Unlike ``delete_connector`` the stored config stays; the statuses show UNASSIGNED
+        (distributed mode stamps them with the generation that moved the connector).
+        Offsets are flushed so that the next owner starts where this one stopped.
+        """
+        with self._lock:
+            runtime = self.connectors.pop(name, None)
+            if runtime is None:
+                return
+            for runner in runtime.tasks:
+                runner.stop()
+            for index, runner in enumerate(runtime.tasks):
+                self.engine.stop_task(runner, self.shutdown_timeout_s)
+                runner.status.listener = None
+                self.control_store.status(
+                    f"status-task-{name}-{index}",
+                    Status(State.UNASSIGNED, worker_id=self.worker_id),
+                )
+            runtime.tasks = []
+            try:
+                runtime.instance.stop()
+            except Exception:
+                log.exception("connector %s: stop() raised", name)
+            runtime.status.set(State.UNASSIGNED)
+            runtime.status.listener = None
+        self.offset_store.flush()
 
     def put_connector_config(
         self, name: str, config: Mapping[str, str]
@@ -871,6 +923,25 @@ class Worker:
         except Exception:  # a broken config() must not break status pages
             return set()
         return {k for k, d in keys.items() if d.type is ConfigType.PASSWORD}
+
+    # -- issue 21 (secrets) -----------------------------------------------------------------
+    def redactor(self, name: str) -> Redactor:
+        """What is secret in the connector's config, and the views that hide it."""
+        runtime = self.get(name)
+        try:
+            own: ConfigDef | None = runtime.instance.config()
+        except Exception:  # a broken config() must not break status pages
+            own = None
+        return connector_redactor(
+            self.registry,
+            self.worker_props,
+            self.config_providers,
+            runtime.raw_config,
+            resolved=runtime.config,
+            own=own,
+        )
+
+    # -- end issue 21 ------------------------------------------------------------------------
 
     def task_metrics(self) -> list[tuple[str, int, str, TaskMetrics, str]]:
         out = []

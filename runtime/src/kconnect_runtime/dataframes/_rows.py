@@ -1,0 +1,218 @@
+"""Source records as Arrow record batches in the data source's row shape.
+
+Rows carry ``topic``, ``partition`` (the source partition as JSON), ``offset`` (the source
+offset as JSON), ``key``, ``value``, ``headers`` and ``timestamp``. ``key`` and ``value`` are
+the Connect values in Spark types (``value.format=connect``, the default) or the bytes the
+catalogue's converter makes of them (``json``, ``avro``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute
+from kconnect_sdk import ConnectError, Schema, SourceRecord
+
+from ._plan import ConnectorPlan
+from ._types import arrow_builder, arrow_type, describe_schema, project_array
+
+__all__ = ["EVOLUTION_MODES", "RowEncoder", "row_schema"]
+
+EVOLUTION = "kconnect.schema.evolution"
+EVOLUTION_MODES = ("fail", "project")
+
+HEADERS_TYPE = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
+
+
+def row_schema(key: pa.DataType, value: pa.DataType) -> pa.Schema:
+    """The Arrow schema of the data source's rows, given the key's and value's types."""
+    return pa.schema(
+        [
+            pa.field("topic", pa.string()),
+            pa.field("partition", pa.string()),
+            pa.field("offset", pa.string()),
+            pa.field("key", key),
+            pa.field("value", value),
+            pa.field("headers", HEADERS_TYPE),
+            pa.field("timestamp", pa.timestamp("us", tz="UTC")),
+        ]
+    )
+
+
+def format_type(fmt: str, schema: Schema | None) -> pa.DataType:
+    """The Arrow type of a key or value column: binary when a converter encodes it."""
+    return arrow_type(schema) if fmt == "connect" else pa.binary()
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _json_column(values: list[Any]) -> pa.Array:
+    """Source partitions or offsets as a JSON text column.
+
+    Consecutive records mostly share one partition object, so its text is reused; the
+    texts stay bytes until Arrow casts the whole column to string.
+    """
+    dumps = orjson.dumps
+    opt = orjson.OPT_SORT_KEYS
+    out: list[bytes | None] = []
+    append = out.append
+    last: Any = object()
+    last_text: bytes | None = None
+    for v in values:
+        if v is not last:
+            last = v
+            last_text = None if v is None else dumps(v, option=opt)
+        append(last_text)
+    return pa.array(out, type=pa.binary()).cast(pa.string())
+
+
+class RowEncoder:
+    """Turns batches of (transformed) source records into record batches of ``target``.
+
+    Args:
+        plan: The connector (formats, converters, options).
+        target: The Arrow schema the query declared (from Spark's schema).
+        spark_types: A function giving the Spark type of an Arrow type (to tell whether a
+            record's schema still fits the query's).
+    """
+
+    def __init__(
+        self,
+        plan: ConnectorPlan,
+        target: pa.Schema,
+        spark_type: Callable[[pa.DataType], Any],
+    ) -> None:
+        self.plan = plan
+        self.target = target
+        self._spark_type = spark_type
+        self.converters = plan.converters()
+        mode = plan.own_str(EVOLUTION, "fail").lower()
+        if mode not in EVOLUTION_MODES:
+            from kconnect_sdk import ConfigError
+
+            raise ConfigError(
+                f"Invalid value {mode} for option {EVOLUTION}: expected one of "
+                f"{', '.join(EVOLUTION_MODES)}",
+                name=EVOLUTION,
+            )
+        self.project = mode == "project"
+        self._builders: dict[int, tuple[Schema | None, Callable[[Sequence[Any]], pa.Array]]] = {}
+        self._checked: dict[tuple[str, int], bool] = {}
+
+    def close(self) -> None:
+        self.converters.close()
+
+    def _builder(self, schema: Schema | None) -> Callable[[Sequence[Any]], pa.Array]:
+        entry = self._builders.get(id(schema))
+        if entry is None or entry[0] is not schema:
+            entry = (schema, arrow_builder(schema))
+            self._builders[id(schema)] = entry
+        return entry[1]
+
+    def _fits(self, which: str, schema: Schema | None, record: SourceRecord) -> None:
+        """Check once per schema object that it maps to the query's type (else evolve or fail)."""
+        key = (which, id(schema))
+        if key in self._checked:
+            return
+        have = arrow_type(schema)
+        want = self.target.field(which).type
+        same = have == want or self._spark_type(have) == self._spark_type(want)
+        if not same and not self.project:
+            raise ConnectError(
+                f"connector {self.plan.name!r}: the {which} schema changed mid-stream: a record "
+                f"of topic {record.topic!r} at source partition {_json(record.source_partition)} "
+                f"offset {_json(record.source_offset)} has {which} schema "
+                f"{describe_schema(schema)}, which is Spark type "
+                f"{self._spark_type(have).simpleString()}, but the query reads "
+                f"{self._spark_type(want).simpleString()}. Restart the query to read the new "
+                f"schema, or set option {EVOLUTION}=project to map records onto the query's "
+                "schema (give a wider schema with .schema(...): missing fields become null, "
+                "fields the schema does not have are dropped)"
+            )
+        self._checked[key] = same
+
+    def _column(self, which: str, fmt: str, records: Sequence[SourceRecord]) -> pa.Array:
+        want = self.target.field(which).type
+        if fmt != "connect":
+            conv = self.converters.key if which == "key" else self.converters.value
+            if which == "key":
+                data = conv.from_connect_batch([(r.topic, r.key_schema, r.key) for r in records])
+            else:
+                data = conv.from_connect_batch(
+                    [(r.topic, r.value_schema, r.value) for r in records]
+                )
+            return pa.array(data, type=pa.binary()).cast(want)
+        # Runs of records that share a schema object convert in one call.
+        pieces: list[pa.Array] = []
+        start = 0
+        n = len(records)
+        while start < n:
+            first = records[start]
+            schema = first.key_schema if which == "key" else first.value_schema
+            end = start + 1
+            if which == "key":
+                while end < n and records[end].key_schema is schema:
+                    end += 1
+                values = [r.key for r in records[start:end]]
+            else:
+                while end < n and records[end].value_schema is schema:
+                    end += 1
+                values = [r.value for r in records[start:end]]
+            if schema is None and all(v is None for v in values):
+                # Tombstones (and null keys) carry no schema: null in whatever type the
+                # query reads, not a schema change.
+                pieces.append(pa.nulls(len(values), type=want))
+                start = end
+                continue
+            self._fits(which, schema, first)
+            try:
+                array = self._builder(schema)(values)
+            except (pa.ArrowException, TypeError, ValueError) as exc:
+                raise ConnectError(
+                    f"connector {self.plan.name!r}: cannot convert a {which} of topic "
+                    f"{first.topic!r} (schema {describe_schema(schema)}) to Arrow: {exc}"
+                ) from exc
+            pieces.append(array if array.type == want else project_array(array, want))
+            start = end
+        return pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
+
+    def encode(self, records: Sequence[SourceRecord]) -> pa.RecordBatch:
+        """One record batch of ``records``."""
+        plan = self.plan
+        header_conv = self.converters.header
+        headers: list[Any] = [None] * len(records)
+        for i, r in enumerate(records):
+            if r.headers:
+                headers[i] = [
+                    {
+                        "key": h.key,
+                        "value": header_conv.from_connect_header(r.topic, h.key, h.schema, h.value),
+                    }
+                    for h in r.headers
+                ]
+        partitions = _json_column([r.source_partition for r in records])
+        offsets = _json_column([r.source_offset for r in records])
+        timestamps = pa.array([r.timestamp for r in records], type=pa.int64())
+        columns = [
+            pa.array([r.topic for r in records], type=pa.string()),
+            partitions,
+            offsets,
+            self._column("key", plan.key_format, records),
+            self._column("value", plan.value_format, records),
+            pa.array(headers, type=HEADERS_TYPE),
+            pa.compute.multiply(timestamps, 1000).cast(pa.timestamp("us", tz="UTC")),
+        ]
+        columns = [
+            c if c.type == f.type else project_array(c, f.type)
+            for c, f in zip(columns, self.target, strict=True)
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=self.target)
+
+    def encode_chunks(self, records: Sequence[SourceRecord], rows: int) -> Iterator[pa.RecordBatch]:
+        for i in range(0, len(records), rows):
+            yield self.encode(records[i : i + rows])

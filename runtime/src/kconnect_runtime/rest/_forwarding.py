@@ -1,0 +1,84 @@
+"""Distributed mode's REST plumbing: requests a worker passes to another, and the errors
+Kafka answers while a worker cannot serve yet (409 during a rebalance, 503 while starting).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
+
+from kconnect_runtime.storage import BadRequestError, ForbiddenError
+
+__all__ = ["NotReadyError", "RebalanceInProgressError", "forward"]
+
+
+class RebalanceInProgressError(ConnectError):
+    """HTTP 409, as Kafka's ``RebalanceNeededException``: retry after the rebalance."""
+
+
+class NotReadyError(ConnectError):
+    """HTTP 503: the worker has not read its config topic to the end yet."""
+
+
+_BY_STATUS: dict[int, type[ConnectError]] = {
+    400: BadRequestError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: RebalanceInProgressError,
+    503: NotReadyError,
+}
+
+_FORWARD_TIMEOUT_S = 90.0  # Kafka's request timeout for REST calls between workers
+
+
+def forward(
+    url: str,
+    method: str,
+    path: str,
+    *,
+    params: dict[str, Any] | None = None,
+    body: Any = None,
+) -> tuple[int, Any]:
+    """Send a request to another worker's REST API; (status, JSON body or None).
+
+    An error answer is raised as the error the REST API maps back to the same status code,
+    with the other worker's message, so the client sees what it would have seen there.
+    """
+    query = f"?{urllib.parse.urlencode(params)}" if params else ""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"{url}{urllib.parse.quote(path)}{query}",
+        data=data,
+        method=method,
+        headers={"Content-Type": "application/json", "Accept": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=_FORWARD_TIMEOUT_S) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    except OSError as exc:
+        raise RebalanceInProgressError(
+            f"Cannot complete request: the worker that runs it ({url}) cannot be reached "
+            f"({exc}); retry after the group has rebalanced"
+        ) from None
+    content: Any = None
+    if raw:
+        try:
+            content = json.loads(raw)
+        except ValueError:
+            content = raw.decode(errors="replace")
+    if status >= 400:
+        message = content.get("message") if isinstance(content, dict) else str(content)
+        message = f"{message} (answered by {url})"
+        if status == 409 and "already exists" in str(message):
+            raise AlreadyExistsError(message)
+        if status == 400 and isinstance(content, dict):
+            raise ConfigError(message)
+        raise _BY_STATUS.get(status, ConnectError)(message)
+    return status, content

@@ -1,0 +1,598 @@
+"""Distributed mode with several workers: one group, shared connectors, failover, fencing.
+
+Workers run as real ``kconnect distributed`` processes against the test broker; the group
+uses short timeouts (a group's first join on Tansu takes about half of session.timeout.ms).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+from kconnect_runtime.modes import free_port
+from kconnect_runtime.modes._assignment import plan_assignment
+from kconnect_runtime.modes._membership import live_members
+from kconnect_runtime.storage import KafkaLog, LogTail
+from runtime_harness import SESSION_TIMEOUT, file_sink, kconnect, wait_for, write_props
+
+SESSION_MS = int(SESSION_TIMEOUT)
+PARTITIONS = 3
+
+
+# -- the leader's plan (pure) ---------------------------------------------------------------
+def test_plan_spreads_keeps_and_holds() -> None:
+    weights = {f"c{i}": 4 for i in range(6)}  # a connector and three tasks each
+    first = plan_assignment(
+        generation=1,
+        connectors=weights,
+        members=["a", "b", "c"],
+        previous={},
+        revoking={},
+        applied={},
+        held_for=[],
+    )
+    per_worker = collections.Counter(first.assignment.values())
+    assert sorted(per_worker.values()) == [2, 2, 2] and not first.revoking
+
+    # "c" departed within the delay: its connectors wait for it, nothing else moves.
+    held = plan_assignment(
+        generation=2,
+        connectors=weights,
+        members=["a", "b"],
+        previous=first.assignment,
+        revoking={},
+        applied={},
+        held_for=["c"],
+    )
+    assert held.assignment == first.assignment
+    assert set(held.held) == {n for n, w in first.assignment.items() if w == "c"}
+
+    # The delay passed: they go to the others; what ran on "a" and "b" stays there.
+    moved = plan_assignment(
+        generation=3,
+        connectors=weights,
+        members=["a", "b"],
+        previous=first.assignment,
+        revoking={},
+        applied={},
+        held_for=[],
+    )
+    assert all(moved.assignment[n] == w for n, w in first.assignment.items() if w != "c")
+    assert sorted(collections.Counter(moved.assignment.values()).values()) == [3, 3]
+
+    # A new worker: connectors are revoked first, and given to it only once revoked.
+    joined = plan_assignment(
+        generation=4,
+        connectors=weights,
+        members=["a", "b", "d"],
+        previous=moved.assignment,
+        revoking={},
+        applied={},
+        held_for=[],
+    )
+    assert len(joined.revoking) == 2 and "d" not in joined.assignment.values()
+    stopping = plan_assignment(
+        generation=5,
+        connectors=weights,
+        members=["a", "b", "d"],
+        previous=joined.assignment,
+        revoking=joined.revoking,
+        applied={"a": 3, "b": 3},
+        held_for=[],
+    )
+    assert stopping.revoking == joined.revoking  # not acknowledged yet: still unassigned
+    done = plan_assignment(
+        generation=6,
+        connectors=weights,
+        members=["a", "b", "d"],
+        previous=stopping.assignment,
+        revoking=stopping.revoking,
+        applied={"a": 5, "b": 5},
+        held_for=[],
+    )
+    assert sorted(collections.Counter(done.assignment.values()).values()) == [2, 2, 2]
+
+
+def test_live_members_ignore_stale_announcements() -> None:
+    slots = 4
+    before = [("a", {"partitions": [0, 2]}), ("b", {"partitions": [1, 3]})]
+    assert set(live_members(before, slots) or {}) == {"a", "b"}
+    # "c" joined: until every member announced the new generation, it is incomplete.
+    partial = [*before, ("a", {"partitions": [0, 3]})]
+    assert live_members(partial, slots) is None
+    after = [*partial, ("c", {"partitions": [2]}), ("b", {"partitions": [1]})]
+    assert set(live_members(after, slots) or {}) == {"a", "b", "c"}
+    # "b" died: its last announcement overlaps the newer ones and no longer counts.
+    died = [*after, ("a", {"partitions": [0, 2]}), ("c", {"partitions": [1, 3]})]
+    assert set(live_members(died, slots) or {}) == {"a", "c"}
+
+
+@pytest.mark.integration
+def test_an_internal_topic_that_disappeared_is_created_again(kafka: str) -> None:
+    topic = f"kc-lost-{uuid.uuid4().hex[:8]}-status"
+    status_log = KafkaLog(
+        {"bootstrap.servers": kafka},
+        topic,
+        partitions=2,
+        replication_factor=1,
+        key_name="status.storage.topic",
+    )
+    status_log.ensure_topic()
+    status_log.send(b"status-connector-x", b'{"state":"RUNNING"}')
+    status_log.flush()
+    admin = AdminClient({"bootstrap.servers": kafka})
+    for future in admin.delete_topics([topic]).values():
+        future.result(30)
+    wait_for(lambda: topic not in admin.list_topics(timeout=10).topics, 30, "the topic to go")
+    # A worker reading it to its end (as every worker follows its topics) creates it again,
+    # compacted with its partitions, instead of failing from then on.
+    tail = LogTail(status_log)
+    try:
+        assert tail.read(10) == []
+        metadata = admin.list_topics(timeout=10).topics
+        assert topic in metadata and len(metadata[topic].partitions) == 2
+        status_log.send(b"status-connector-x", b'{"state":"PAUSED"}')
+        status_log.flush()
+        assert [r[2:] for r in tail.read(10)] == [(b"status-connector-x", b'{"state":"PAUSED"}')]
+    finally:
+        tail.close()
+        status_log.close()
+
+
+# -- workers as processes ---------------------------------------------------------------------
+class Cluster:
+    """``kconnect distributed`` workers of one group, each with its own REST port."""
+
+    def __init__(
+        self, kafka: str, tmp: Path, *, delay_ms: int, extra: dict[str, str] | None = None
+    ) -> None:
+        self.extra = dict(extra or {})
+        self.kafka = kafka
+        self.tmp = tmp
+        self.group = f"kc-group-{uuid.uuid4().hex[:8]}"
+        self.delay_ms = delay_ms
+        self.ports: list[int] = []
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.logs: dict[int, list[str]] = collections.defaultdict(list)
+        self.pumps: dict[int, threading.Thread] = {}
+
+    def props(self, port: int) -> dict[str, str]:
+        return {
+            "bootstrap.servers": self.kafka,
+            "group.id": self.group,
+            "config.storage.topic": f"{self.group}-configs",
+            "offset.storage.topic": f"{self.group}-offsets",
+            "status.storage.topic": f"{self.group}-status",
+            "config.storage.replication.factor": "1",
+            "offset.storage.replication.factor": "1",
+            "status.storage.replication.factor": "1",
+            "offset.storage.partitions": "3",
+            "status.storage.partitions": "3",
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "offset.flush.interval.ms": "500",
+            "consumer.session.timeout.ms": SESSION_TIMEOUT,
+            "session.timeout.ms": SESSION_TIMEOUT,
+            "heartbeat.interval.ms": "1000",
+            "rebalance.timeout.ms": "15000",
+            "scheduled.rebalance.max.delay.ms": str(self.delay_ms),
+            "listeners": f"http://127.0.0.1:{port}",
+            **self.extra,
+        }
+
+    def start(self, port: int | None = None) -> int:
+        port = port or free_port()
+        if port not in self.ports:
+            self.ports.append(port)
+        path = write_props(self.tmp / f"worker-{port}.properties", self.props(port))
+        proc = kconnect("distributed", str(path), cwd=self.tmp)
+        self.procs[port] = proc
+        lines = self.logs[port]
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                lines.append(raw.decode(errors="replace"))
+
+        thread = threading.Thread(target=pump, daemon=True)
+        thread.start()
+        self.pumps[port] = thread
+        return port
+
+    def _reap(self, port: int, proc: subprocess.Popen[bytes]) -> None:
+        self.pumps.pop(port).join(10)  # the pipe is at its end: the process has exited
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+    def api(self, port: int) -> httpx.Client:
+        return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
+
+    def up(self, port: int) -> bool:
+        try:
+            with self.api(port) as api:
+                return api.get("/health").status_code == 200
+        except httpx.TransportError:
+            return False
+
+    def kill(self, port: int, sig: int = signal.SIGKILL) -> None:
+        proc = self.procs.pop(port)
+        proc.send_signal(sig)
+        proc.wait(30)
+        self._reap(port, proc)
+
+    def stop_all(self) -> str:
+        for proc in list(self.procs.values()):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.send_signal(signal.SIGTERM)
+        for port, proc in self.procs.items():
+            try:
+                proc.wait(40)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+            self._reap(port, proc)
+        self.procs.clear()
+        return "".join(line for lines in self.logs.values() for line in lines)
+
+    def owners(self, port: int) -> dict[str, dict[int, str]]:
+        """connector -> task -> worker_id, as the worker on ``port`` reports it."""
+        with self.api(port) as api:
+            body = api.get("/connectors", params={"expand": "status"}).json()
+        return {
+            name: {t["id"]: t["worker_id"] for t in entry["status"]["tasks"]}
+            for name, entry in body.items()
+        }
+
+    def running(self, port: int) -> dict[str, dict[int, str]]:
+        with self.api(port) as api:
+            body = api.get("/connectors", params={"expand": "status"}).json()
+        return {
+            name: {
+                t["id"]: t["worker_id"] for t in entry["status"]["tasks"] if t["state"] == "RUNNING"
+            }
+            for name, entry in body.items()
+        }
+
+
+@pytest.fixture
+def cluster(kafka: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    c = Cluster(kafka, tmp_path, delay_ms=getattr(request, "param", 3000))
+    try:
+        yield c
+    finally:
+        output = c.stop_all()
+        (tmp_path / "workers.log").write_text(output)
+    assert "Traceback" not in output, output[-4000:]
+
+
+def _create_topics(kafka: str, topics: list[str]) -> None:
+    admin = AdminClient({"bootstrap.servers": kafka})
+    futures = admin.create_topics([NewTopic(t, PARTITIONS, 1) for t in topics])
+    for future in futures.values():
+        future.result(30)
+
+
+class Feeder:
+    """Produces numbered lines to topics until stopped; remembers what it sent."""
+
+    def __init__(self, kafka: str, topics: list[str]) -> None:
+        self.producer = Producer({"bootstrap.servers": kafka, "linger.ms": 5})
+        self.topics = topics
+        self.sent: dict[str, list[str]] = {t: [] for t in topics}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def send(self, count: int) -> None:
+        for topic in self.topics:
+            base = len(self.sent[topic])
+            for i in range(base, base + count):
+                line = f"{topic}:{i}"
+                self.producer.produce(topic, value=line.encode(), partition=i % PARTITIONS)
+                self.sent[topic].append(line)
+        self.producer.flush(30)
+
+    def start(self, per_tick: int = 20, tick_s: float = 0.1) -> None:
+        def run() -> None:
+            while not self._stop.wait(tick_s):
+                self.send(per_tick)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(30)
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def _all_written(paths: dict[str, Path], feeder: Feeder) -> bool:
+    return all(set(feeder.sent[t]) <= set(_lines(paths[t])) for t in feeder.topics)
+
+
+@pytest.mark.integration
+def test_three_workers_share_connectors_fail_over_and_take_back(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    ports = [cluster.start() for _ in range(3)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "three workers")
+    topics = [f"grp-{uuid.uuid4().hex[:6]}-{i}" for i in range(6)]
+    _create_topics(kafka, topics)
+    outputs = {t: tmp_path / f"out-{i}.txt" for i, t in enumerate(topics)}
+    names = [f"sink-{i}" for i in range(6)]
+    a, b, c = ports
+    # Every connector is created through worker A...
+    with cluster.api(a) as api:
+        for name, topic in zip(names, topics, strict=True):
+            config = file_sink(name, outputs[topic], topic, **{"tasks.max": "3"})
+            response = api.post("/connectors", json={"name": name, "config": config})
+            assert response.status_code == 201, response.text
+    # ...and is visible through B and C at once (they follow the config topic).
+    for port in (b, c):
+        with cluster.api(port) as api:
+            assert api.get("/connectors").json() == sorted(names)
+            assert api.get(f"/connectors/{names[0]}/config").json()["topics"] == topics[0]
+
+    # Every task runs on exactly one worker, spread evenly; every worker says the same.
+    def all_running() -> bool:
+        running = cluster.running(b)
+        return len(running) == 6 and all(len(t) == 3 for t in running.values())
+
+    wait_for(all_running, 90, "18 tasks RUNNING")
+    views = [cluster.owners(p) for p in ports]
+    assert views[0] == views[1] == views[2]
+    per_worker = collections.Counter(w for tasks in views[0].values() for w in tasks.values())
+    assert set(per_worker) == {f"127.0.0.1:{p}" for p in ports}
+    assert max(per_worker.values()) <= math.ceil(18 / 3) + 1, per_worker
+
+    feeder = Feeder(kafka, topics)
+    feeder.send(200)
+    wait_for(lambda: _all_written(outputs, feeder), 90, "the first lines in every sink file")
+    for topic in topics:
+        lines = _lines(outputs[topic])
+        assert len(lines) == len(set(lines)) == 200, topic  # no duplicate line
+
+    # kill -9 of worker C while data flows: its tasks restart on A and B.
+    feeder.start()
+    victim = f"127.0.0.1:{c}"
+    moved = sorted(n for n, tasks in views[0].items() if victim in tasks.values())
+    assert moved
+    sizes = {n: len(_lines(outputs[topics[names.index(n)]])) for n in moved}
+    killed_at = time.monotonic()
+    cluster.kill(c)
+
+    def moved_and_flowing() -> bool:
+        running = cluster.running(a)
+        if not all(
+            len(running.get(n, {})) == 3 and victim not in running[n].values() for n in moved
+        ):
+            return False
+        return all(len(_lines(outputs[topics[names.index(n)]])) > sizes[n] for n in moved)
+
+    bound = (SESSION_MS + cluster.delay_ms) / 1000 + 25
+    wait_for(moved_and_flowing, bound, "the killed worker's tasks running elsewhere")
+    failover_s = time.monotonic() - killed_at
+    feeder.stop()
+    wait_for(lambda: _all_written(outputs, feeder), 90, "every line after the failover")
+    duplicates = {t: len(_lines(outputs[t])) - len(set(_lines(outputs[t]))) for t in topics}
+    lost = {t: len(set(feeder.sent[t]) - set(_lines(outputs[t]))) for t in topics}
+    assert not any(lost.values()), lost
+    # At least once: only the moved connectors may repeat what C had not committed (offsets
+    # are committed every offset.flush.interval.ms=500), and never more than they received.
+    for topic, count in duplicates.items():
+        if names[topics.index(topic)] not in moved:
+            assert count == 0, (topic, count)
+        assert count <= len(feeder.sent[topic]) // 2, (topic, count)
+    print(f"failover after kill -9: {failover_s:.1f}s; duplicates per topic: {duplicates}")
+    (tmp_path / "figures.json").write_text(
+        json.dumps({"failover_s": failover_s, "duplicates": duplicates})
+    )
+
+    # C comes back on the same address within the delay... after the others took over,
+    # so here it only rejoins; what A and B run stays where it is (incremental).
+    before = cluster.owners(a)
+    cluster.start(c)
+    first: list[str] | None = None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not cluster.up(c):
+        try:
+            with cluster.api(c) as api:
+                response = api.get("/connectors")
+            if response.status_code == 200:
+                first = first or response.json()
+                assert response.json() == sorted(names)  # never a partial list
+        except httpx.TransportError:
+            pass
+        time.sleep(0.02)
+    assert cluster.up(c)
+    assert first is None or first == sorted(names)
+
+    # Balance comes back incrementally: some connectors move to C, none between A and B.
+    def rebalanced() -> bool:
+        running = cluster.running(a)
+        owners = {w for tasks in running.values() for w in tasks.values()}
+        return victim in owners and all(len(t) == 3 for t in running.values())
+
+    wait_for(rebalanced, 60, "connectors moving back to the restarted worker")
+    after = cluster.owners(a)
+    for name in names:
+        if victim not in after[name].values():
+            assert after[name] == before[name], (name, before[name], after[name])
+    per_worker = collections.Counter(w for tasks in after.values() for w in tasks.values())
+    assert max(per_worker.values()) <= math.ceil(18 / 3) + 1, per_worker
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("cluster", [20000], indirect=True)
+def test_worker_restarted_within_the_delay_gets_its_tasks_back(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers")
+    a, b = ports
+    topics = [f"back-{uuid.uuid4().hex[:6]}-{i}" for i in range(4)]
+    _create_topics(kafka, topics)
+    with cluster.api(a) as api:
+        for i, topic in enumerate(topics):
+            config = file_sink(f"s{i}", tmp_path / f"o{i}.txt", topic, **{"tasks.max": "1"})
+            assert (
+                api.post("/connectors", json={"name": f"s{i}", "config": config}).status_code == 201
+            )
+
+    def settled() -> bool:
+        running = cluster.running(a)
+        return len(running) == 4 and all(len(t) == 1 for t in running.values())
+
+    wait_for(settled, 60, "4 tasks RUNNING")
+    before = cluster.owners(a)
+    workers = {w for tasks in before.values() for w in tasks.values()}
+    assert workers == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}
+    cluster.kill(b, signal.SIGKILL)
+    cluster.start(b)  # same address: the same worker id
+    wait_for(lambda: cluster.up(b), 60, "the restarted worker")
+    wait_for(lambda: cluster.running(a) == before, 60, "the same assignment as before")
+    # Nothing moved to A meanwhile: A's log never started B's connectors.
+    log_a = "".join(cluster.logs[a])
+    b_names = [n for n, t in before.items() if f"127.0.0.1:{b}" in t.values()]
+    for name in b_names:
+        assert f"running connector {name} here" not in log_a
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("cluster", [1000], indirect=True)
+def test_frozen_worker_stops_its_tasks_and_writes_no_stale_status(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers")
+    a, b = ports
+    topics = [f"frz-{uuid.uuid4().hex[:6]}-{i}" for i in range(2)]
+    _create_topics(kafka, topics)
+    with cluster.api(a) as api:
+        for i, topic in enumerate(topics):
+            config = file_sink(f"f{i}", tmp_path / f"f{i}.txt", topic, **{"tasks.max": "1"})
+            assert (
+                api.post("/connectors", json={"name": f"f{i}", "config": config}).status_code == 201
+            )
+    wait_for(
+        lambda: len(cluster.running(a)) == 2 and all(cluster.running(a).values()), 60, "2 tasks"
+    )
+    frozen = f"127.0.0.1:{b}"
+    on_b = [n for n, t in cluster.owners(a).items() if frozen in t.values()]
+    assert on_b
+    cluster.procs[b].send_signal(signal.SIGSTOP)
+    frozen_at = time.monotonic()
+    wait_for(
+        lambda: all(cluster.running(a).get(n) == {0: f"127.0.0.1:{a}"} for n in on_b),
+        SESSION_MS / 1000 + 30,
+        "the frozen worker's tasks running on A",
+    )
+    taken_over = time.monotonic() - frozen_at
+    assert taken_over >= SESSION_MS / 1000 * 0.9  # only once its session expired
+    mark = len(cluster.logs[b])
+    records = _status_records(kafka, f"{cluster.group}-status")
+    seen = {(p, o) for p, o, _ in records}
+    # The generation in which A took the frozen worker's tasks over.
+    takeover = max(
+        v["generation"]
+        for _, _, v in records
+        if v.get("worker_id") == f"127.0.0.1:{a}" and v["state"] == "RUNNING"
+    )
+    cluster.procs[b].send_signal(signal.SIGCONT)
+    wait_for(
+        lambda: any("stopping connectors" in line for line in cluster.logs[b][mark:]),
+        20,
+        "the resumed worker to stop its tasks",
+    )
+    time.sleep(3)
+    # Nothing stale from the resumed worker: whatever it wrote after the pause belongs to a
+    # later generation (it rejoined, and the group may give it work again).
+    stale = [
+        v
+        for p, o, v in _status_records(kafka, f"{cluster.group}-status")
+        if (p, o) not in seen and v.get("worker_id") == frozen and v["generation"] <= takeover
+    ]
+    assert not stale, (takeover, stale)
+
+    # Every task runs on exactly one worker, and both workers say which (once settled).
+    def agreed() -> bool:
+        views = [cluster.running(port) for port in (a, b)]
+        return views[0] == views[1] and all(len(views[0].get(n, {})) == 1 for n in on_b)
+
+    wait_for(agreed, 30, "both workers to agree on where each task runs")
+
+
+def _status_records(kafka: str, topic: str) -> list[tuple[int, int, dict[str, Any]]]:
+    """Every status record: (partition, offset, value)."""
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"peek-{uuid.uuid4().hex}"})
+    try:
+        parts = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts])
+        found = []
+        while messages := consumer.consume(1000, timeout=1):
+            found += [
+                (m.partition(), m.offset(), json.loads(m.value()))
+                for m in messages
+                if m.error() is None and m.value()
+            ]
+        return found
+    finally:
+        consumer.close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("cluster", [0], indirect=True)
+def test_spark_engine_every_worker_drives_the_jobs_of_its_connectors(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    cluster.extra = {"engine": "spark", "spark.master": "local[1]", "spark.ui.enabled": "false"}
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 120, "two spark-engine workers")
+    a, b = ports
+    topics = [f"spk-{uuid.uuid4().hex[:6]}-{i}" for i in range(2)]
+    _create_topics(kafka, topics)
+    outputs = {t: tmp_path / f"spark-{i}.txt" for i, t in enumerate(topics)}
+    with cluster.api(a) as api:
+        for i, topic in enumerate(topics):
+            config = file_sink(f"k{i}", outputs[topic], topic, **{"tasks.max": "1"})
+            assert (
+                api.post("/connectors", json={"name": f"k{i}", "config": config}).status_code == 201
+            )
+    wait_for(
+        lambda: sum(len(t) for t in cluster.running(b).values()) == 2, 120, "both tasks RUNNING"
+    )
+    owners = {w for tasks in cluster.owners(b).values() for w in tasks.values()}
+    assert owners == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}  # one connector per worker
+    feeder = Feeder(kafka, topics)
+    feeder.send(100)
+    wait_for(lambda: _all_written(outputs, feeder), 120, "every line through both drivers")
+    for topic in topics:
+        lines = _lines(outputs[topic])
+        assert len(lines) == len(set(lines)) == 100
+    # Each worker is the Spark driver of its own connector's task, and of no other.
+    owners_now = cluster.owners(a)
+    for port in ports:
+        log = "".join(cluster.logs[port])
+        for name, tasks in owners_now.items():
+            runs_here = tasks[0] == f"127.0.0.1:{port}"
+            assert (f"task {name}-0 runs on Spark" in log) == runs_here, (port, name)
