@@ -72,9 +72,14 @@ def test_time_test_test_from_logical_invalid_schema() -> None:
 def test_time_test_test_from_logical_invalid_has_date_components() -> None:
     # A Python time has no date part; a datetime (epoch plus 10000 days) is not a Time value,
     # so every checked path (Struct.put, Headers.add_time, converters) refuses it.
-    # (Time.from_logical itself does not check its argument yet; reported, in _logical.py.)
     with pytest.raises(DataError):
         validate_value(Time.SCHEMA, EPOCH + dt.timedelta(days=10000))
+    # Time.from_logical refuses a value with a date part as Kafka does, with its message.
+    message = "Kafka Connect Time type should not have any date fields set to non-zero values"
+    with pytest.raises(DataError, match=message):
+        Time.from_logical(Time.SCHEMA, EPOCH + dt.timedelta(days=10000))
+    with pytest.raises(DataError, match=message):
+        Time.from_logical(Time.SCHEMA, EPOCH_DAY + dt.timedelta(days=10000))
 
 
 def test_time_test_test_to_logical() -> None:

@@ -112,6 +112,13 @@ class Time:
 
     @staticmethod
     def from_logical(schema: Schema, value: _dt.time) -> int:
+        # Java's Time is a java.util.Date on 1970-01-01: a value with a date part (a
+        # Python date or datetime) is refused, as Kafka refuses non-zero date fields.
+        if not isinstance(value, _dt.time):
+            raise DataError(
+                "Kafka Connect Time type should not have any date fields set to non-zero "
+                f"values; expected a datetime.time but was {type(value).__name__}"
+            )
         if value.utcoffset():
             raise DataError("Kafka Connect Time values must be in UTC")
         return (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple
 
 from kconnect_sdk import (
@@ -16,6 +16,8 @@ from kconnect_sdk import (
     Importance,
     ParsedConfig,
     Schema,
+    SinkRecord,
+    Struct,
     Timestamp,
     Type,
 )
@@ -73,6 +75,10 @@ def _config_def() -> ConfigDef:
     return define_replace_null(config)
 
 
+def _timestamp_value(ts: int | None) -> dt.datetime | None:
+    return None if ts is None else _EPOCH + dt.timedelta(milliseconds=ts)
+
+
 class _Spec(NamedTuple):
     name: str
     optional: bool
@@ -116,7 +122,11 @@ class _InsertField(KeyOrValue[R]):
         self._schemas: SchemaCache[tuple[Schema, list[tuple[int, Any]], list[Field]]] = (
             SchemaCache()
         )
-        self._map_schemaless = self._insert
+        self._map_schemaless = self._compile_insert()
+        self._extras_with_schema = self._compile_extras()
+        self._map_struct = self._insert_struct
+        # The last struct schema seen and its plan: a batch mostly holds one schema.
+        self._last: tuple[Schema | None, Any] = (None, None)
         self._topic_name = self._topic.name if self._topic is not None else None
         # Names of the inserted fields, in Kafka's insertion order (as _extras returns them).
         self._names = [
@@ -172,6 +182,58 @@ class _InsertField(KeyOrValue[R]):
         values += extras
         return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
 
+    def _insert_struct(self, record: R, struct: Struct) -> tuple[Schema, Struct]:
+        """``apply``'s struct path for ``apply_batch`` (same result, fewer lookups)."""
+        last_schema, plan = self._last
+        if struct.schema is not last_schema:
+            plan = self._schemas.get(struct.schema)
+            if plan is None:
+                plan = self._schemas.put(struct.schema, self._plan(struct.schema))
+            updated_schema, defaults, added = plan
+            required = [(i, f) for i, f in enumerate(added) if not f.schema.optional]
+            plan = (updated_schema, defaults if self._replace_null else None, required)
+            self._last = (struct.schema, plan)
+        updated_schema, defaults, required = plan
+        extras = self._extras_with_schema(record)
+        for index, field in required:
+            if extras[index] is None:
+                checked(self.NAME, field.name, field.schema, None)
+        if defaults:
+            values = list(struct._values)
+            for index, default in defaults:
+                if values[index] is None:
+                    values[index] = default
+            values += extras
+        else:
+            values = struct._values + extras
+        return updated_schema, fill_struct(updated_schema, values)
+
+    def _compile_extras(self) -> Callable[[R], list[Any]]:
+        """``_extras(record, with_schema=True)`` as straight-line code, generated once."""
+        items = []
+        for spec, source in (
+            (self._topic, "record.topic"),
+            (self._partition, "record.kafka_partition"),
+            (self._offset, "record.kafka_offset"),
+            (self._timestamp, "_ts(record.timestamp)"),
+            (self._static, "_static"),
+        ):
+            if spec is not None:
+                items.append(source)
+        lines = ["def extras(record):"]
+        if self._offset is not None:
+            lines.append("    if type(record) is not _Sink: return _slow(record, with_schema=True)")
+        lines.append(f"    return [{', '.join(items)}]")
+        namespace: dict[str, Any] = {
+            "_Sink": SinkRecord,
+            "_slow": self._extras,
+            "_static": self._static_value,
+            "_ts": _timestamp_value,
+        }
+        exec("\n".join(lines), namespace)
+        generated: Callable[[R], list[Any]] = namespace["extras"]
+        return generated
+
     def _insert(self, record: R, value: Mapping[str, Any]) -> dict[str, Any]:
         updated = dict(value)
         for name, extra in zip(self._names, self._extras(record, with_schema=False), strict=True):
@@ -179,6 +241,41 @@ class _InsertField(KeyOrValue[R]):
             if extra is not None or name == self._topic_name:
                 updated[name] = extra
         return updated
+
+    def _compile_insert(self) -> Callable[[R, dict[str, Any]], dict[str, Any]]:
+        """``_insert`` for this config as straight-line code, generated once.
+
+        Same result as ``_insert``: a per-record loop over the configured fields, with a
+        call to ``_extras``, costs about as much as the rest of the transform together.
+        """
+        lines = ["def insert(record, value):"]
+        if self._offset is not None:
+            # Only a SinkRecord has an offset; anything else takes the checked path.
+            lines.append("    if type(record) is not _Sink: return _slow(record, value)")
+        lines.append("    d = dict(value)")
+        namespace: dict[str, Any] = {
+            "_Sink": SinkRecord,
+            "_slow": self._insert,
+            "_static": self._static_value,
+        }
+        for spec, source in (
+            (self._topic, "record.topic"),
+            (self._partition, "record.kafka_partition"),
+            (self._offset, "record.kafka_offset"),
+            (self._timestamp, "record.timestamp"),
+            (self._static, "_static"),
+        ):
+            if spec is None:
+                continue
+            if spec is self._topic:
+                lines.append(f"    d[{spec.name!r}] = {source}")
+            else:
+                # Kafka leaves out a null partition, timestamp or static value.
+                lines += [f"    x = {source}", f"    if x is not None: d[{spec.name!r}] = x"]
+        lines.append("    return d")
+        exec("\n".join(lines), namespace)
+        generated: Callable[[R, dict[str, Any]], dict[str, Any]] = namespace["insert"]
+        return generated
 
     def _plan(self, schema: Schema) -> tuple[Schema, list[tuple[int, Any]], list[Field]]:
         updated = self._make_schema(schema)

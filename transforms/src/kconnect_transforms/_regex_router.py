@@ -79,8 +79,16 @@ class RegexRouter(BaseTransform[R]):
         routes, route = self._routes, self.route
         out: list[R] = []
         append = out.append
+        cls: type | None = None
+        update: Any = None
         for record in records:
             topic = record.topic
             routed = routes.get(topic) or route(topic)
-            append(record if routed == topic else topic_updater(type(record))(record, routed))
+            if routed == topic:
+                append(record)
+                continue
+            if type(record) is not cls:
+                cls = type(record)
+                update = topic_updater(cls)
+            append(update(record, routed))
         return out

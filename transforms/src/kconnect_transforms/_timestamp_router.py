@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from kconnect_sdk import (
@@ -54,6 +55,39 @@ class TimestampRouter(BaseTransform[R]):
         self._topic_format: str = config["topic.format"]
         self._format = JavaDateFormat(config["timestamp.format"], name="timestamp.format")
         self._topics: dict[tuple[str, str], str] = {}
+        # (topic, timestamp // the format's granularity) -> routed topic, for apply_batch.
+        self._routes: dict[tuple[str, int], str] = {}
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        # One dict lookup per record on (topic, time bucket of the pattern's finest unit)
+        # instead of formatting: a day's records share one topic name.
+        granularity = self._format.granularity_ms
+        routes = self._routes
+        apply = self.apply
+        out: list[R] = []
+        append = out.append
+        cls: type | None = None
+        update: Any = None
+        for record in records:
+            timestamp = record.timestamp
+            topic = (
+                None if timestamp is None else routes.get((record.topic, timestamp // granularity))
+            )
+            if topic is None:
+                # First sight of this bucket, or no timestamp (apply raises the DataError).
+                result = apply(record)
+                if result is not None:
+                    if timestamp is not None:
+                        if len(routes) > 10_000:
+                            routes.clear()
+                        routes[(record.topic, timestamp // granularity)] = result.topic
+                    append(result)
+                continue
+            if type(record) is not cls:
+                cls = type(record)
+                update = topic_updater(cls)
+            append(update(record, topic))
+        return out
 
     def apply(self, record: R) -> R | None:
         timestamp = record.timestamp

@@ -14,6 +14,7 @@ import binascii
 import datetime as _dt
 import decimal as _decimal
 import math
+import re
 import struct
 from collections.abc import Callable, Mapping
 from operator import itemgetter
@@ -29,6 +30,8 @@ __all__ = [
     "compile_codec",
     "from_schemaless",
     "has_decimal",
+    "java_doubles",
+    "maybe_scientific",
     "same_but_default",
     "schemaless_default",
 ]
@@ -581,12 +584,64 @@ def java_double(value: float) -> Any:
     magnitude = abs(value)
     if 1e-3 <= magnitude < 1e7 or magnitude == 0.0 or not math.isfinite(magnitude):
         return value
-    _, digits, exponent = _decimal.Decimal(repr(magnitude)).as_tuple()
+    return orjson.Fragment(_scientific(value))
+
+
+def _scientific(value: float) -> bytes:
+    """Java's ``d.dddEn`` form of a finite, non-zero double."""
+    _, digits, exponent = _decimal.Decimal(repr(abs(value))).as_tuple()
     assert isinstance(exponent, int)
     text = "".join(map(str, digits)).rstrip("0") or "0"
     power = len(digits) + exponent - 1
     sign = "-" if value < 0 else ""
-    return orjson.Fragment(f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode())
+    return f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode()
+
+
+# A JSON string (kept whole) or a number token.
+_STRING_OR_NUMBER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+\-]*', re.DOTALL)
+
+
+# Every digit as 0, so one substring test finds eight or more integer digits before a point.
+_ZERO_DIGITS: Final = bytes.maketrans(b"123456789", b"000000000")
+
+
+def maybe_scientific(out: bytes) -> bool:
+    """Whether orjson's text ``out`` may hold a double Java writes in scientific notation.
+
+    orjson writes such a double with an exponent (``1e+20``, ``1e-7``), with eight or more
+    integer digits (``123456789.0``) or as ``0.000…`` (``0.00001``). Strings can hold the
+    same bytes, so this is a screen (a false hit only costs the exact pass); substring
+    tests run in C and cost a fraction of walking the value in Python.
+    """
+    return (
+        b"e+" in out
+        or b"e-" in out
+        or b"0.000" in out
+        or b"00000000." in out.translate(_ZERO_DIGITS)
+    )
+
+
+def _rewrite_number(match: re.Match[bytes]) -> bytes:
+    token = match.group(0)
+    if token[0] == 0x22 or (b"." not in token and b"e" not in token):  # a string, an int
+        return token
+    value = float(token)
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e7 or magnitude == 0.0:
+        return token
+    return _scientific(value)
+
+
+def java_doubles(out: bytes) -> bytes:
+    """orjson's JSON text ``out`` with every double written as ``Double.toString`` does.
+
+    For schemaless values, which orjson writes in one call with no per-value hook: inside
+    [1e-3, 1e7) both write the same text, so only text that may hold a double outside that
+    range is scanned again, number by number.
+    """
+    if not maybe_scientific(out):
+        return out
+    return _STRING_OR_NUMBER.sub(_rewrite_number, out)
 
 
 _pack_f32 = struct.Struct("<f").pack

@@ -21,7 +21,15 @@ from kconnect_sdk import (
     SchemaAndValue,
 )
 
-from ._codec import Codec, _Compiler, compile_codec, from_schemaless, schemaless_default
+from ._codec import (
+    Codec,
+    _Compiler,
+    compile_codec,
+    from_schemaless,
+    java_doubles,
+    maybe_scientific,
+    schemaless_default,
+)
 from ._config import JsonConverterSettings, json_converter_config_def
 from ._schema_json import schema_from_json, schema_to_json
 
@@ -205,7 +213,7 @@ class JsonConverter(Converter, HeaderConverter):
         return found
 
     # -- Connect -> bytes ------------------------------------------------------------
-    def _payload(self, schema: Schema | None, value: Any) -> bytes:
+    def _payload(self, schema: Schema | None, value: Any, doubles: bool = True) -> bytes:
         if schema is None:
             try:
                 out = orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
@@ -213,20 +221,24 @@ class JsonConverter(Converter, HeaderConverter):
                 # orjson refuses non-string map keys and unknown classes; the slow path
                 # writes key/value pairs like Kafka, or says which value has no JSON form.
                 out = orjson.dumps(from_schemaless(value))
-            return _java_escapes(out)
+            # doubles=False: the caller rewrites doubles itself (a whole batch at once).
+            return _java_escapes(java_doubles(out) if doubles else out)
         return _java_escapes(orjson.dumps(self._encoding(schema).codec.encode(value)))
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
         """Serialise one value; a null value without a schema is a tombstone (None)."""
+        return self._write(topic, schema, value, True)
+
+    def _write(self, topic: str, schema: Schema | None, value: Any, doubles: bool) -> bytes | None:
         if schema is None and value is None:
             return None
         try:
             if not self.settings.schemas_enable:
-                return self._payload(schema, value)
+                return self._payload(schema, value, doubles)
             if schema is None:
-                return _NULL_SCHEMA_PREFIX + self._payload(None, value) + b"}"
+                return _NULL_SCHEMA_PREFIX + self._payload(None, value, doubles) + b"}"
             encoding = self._encoding(schema)
             payload = _java_escapes(orjson.dumps(encoding.codec.encode(value)))
             return encoding.prefix + payload + b"}"
@@ -256,11 +268,15 @@ class JsonConverter(Converter, HeaderConverter):
         last_schema: Schema | None = None
         prefix = b""
         encode: Any = None
+        write = self._write
+        schemaless: list[int] = []  # positions of schemaless values, doubles not yet Java's
         try:
             for topic, schema, value in items:
                 if schema is None or schema is not last_schema:
                     if schema is None:
-                        append(self.from_connect_data(topic, schema, value))
+                        if value is not None:
+                            schemaless.append(len(out))
+                        append(write(topic, schema, value, False))
                         continue
                     encoding = self._encoding(schema)
                     last_schema, prefix, encode = schema, encoding.prefix, encoding.codec.encode
@@ -272,6 +288,13 @@ class JsonConverter(Converter, HeaderConverter):
             # Redo the failing record alone so the error names its topic.
             self.from_connect_data(topic, schema, value)
             raise
+        if schemaless:
+            # One screen over the batch's schemaless text, in C, instead of one per value;
+            # only on a hit is each value's text screened and rewritten.
+            joined = b"\n".join([out[i] for i in schemaless])  # type: ignore[misc]
+            if maybe_scientific(joined):
+                for i in schemaless:
+                    out[i] = java_doubles(out[i])  # type: ignore[arg-type]
         return out
 
     # -- bytes -> Connect ------------------------------------------------------------
