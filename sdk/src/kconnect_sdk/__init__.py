@@ -52,6 +52,7 @@ from ._connector import (
     SourceTask,
     SourceTaskContext,
     Task,
+    TransactionContext,
 )
 from ._converter import Converter, ConverterType, HeaderConverter
 from ._errors import (
@@ -150,6 +151,7 @@ __all__ = [
     "Timestamp",
     "TimestampType",
     "TopicPartition",
+    "TransactionContext",
     "Transformation",
     "Type",
     "ValidList",

@@ -34,12 +34,39 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Task",
+    "TransactionContext",
 ]
 
 
 class ExactlyOnceSupport(StrEnum):
+    """A source connector's answer to :meth:`SourceConnector.exactly_once_support` (KIP-618)."""
+
     SUPPORTED = "SUPPORTED"
     UNSUPPORTED = "UNSUPPORTED"
+
+
+class TransactionContext(Protocol):
+    """Lets a source task define its own transaction boundaries (KIP-618).
+
+    Given by :meth:`SourceTaskContext.transaction_context` only when exactly-once source
+    support is enabled on the worker and the connector sets
+    ``transaction.boundary=connector``; otherwise that method returns None. Requests take
+    effect when the runtime next commits: after the batch of the current ``poll``, or
+    right after ``record`` when one is given (records polled after it, in the same batch,
+    go to the next transaction).
+    """
+
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        """Commit the current transaction (after ``record``, when given)."""
+        ...
+
+    def abort_transaction(self, record: SourceRecord | None = None) -> None:
+        """Abort the current transaction (after ``record``, when given: it is dropped too).
+
+        Aborted records are not sent again: their source offsets are not committed, so
+        the task reads them again after a restart only if it rewinds to those offsets.
+        """
+        ...
 
 
 class OffsetStorageReader(Protocol):
@@ -79,6 +106,14 @@ class SourceTaskContext(Protocol):
 
     @property
     def offset_storage_reader(self) -> OffsetStorageReader: ...
+
+    def transaction_context(self) -> TransactionContext | None:
+        """The task's transaction context, or None unless it defines transaction boundaries.
+
+        Only with ``exactly.once.source.support=enabled`` on the worker and
+        ``transaction.boundary=connector`` on the connector (Kafka's contract).
+        """
+        ...
 
 
 class ErrantRecordReporter(Protocol):
@@ -368,6 +403,11 @@ class SourceConnector(Connector):
         return None
 
     def can_define_transaction_boundaries(self, props: Mapping[str, str]) -> bool:
+        """Whether tasks can define their own transaction boundaries with ``props``.
+
+        Kafka's ``ConnectorTransactionBoundaries`` as a bool (SUPPORTED: True). A connector
+        returning False is refused ``transaction.boundary=connector``.
+        """
         return False
 
     def alter_offsets(

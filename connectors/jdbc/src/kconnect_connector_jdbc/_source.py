@@ -376,8 +376,13 @@ class JdbcSourceConnector(SourceConnector):
             monitor.join(10)
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
-        # Polling re-reads rows after a failure; only bulk re-reads are expected, but no
-        # mode can promise each row once.
+        # issue 20: with exactly-once, a row's offset commits in the same transaction as the
+        # row, and incrementing and timestamp+incrementing queries resume strictly after the
+        # committed (timestamp, id): no row is read twice. bulk re-reads whole tables and
+        # timestamp alone cannot tell rows of one timestamp apart, so neither can promise it.
+        mode = str(props.get(c.MODE, "")).strip()
+        if mode in (c.MODE_INCREMENTING, c.MODE_TIMESTAMP_INCREMENTING):
+            return ExactlyOnceSupport.SUPPORTED
         return ExactlyOnceSupport.UNSUPPORTED
 
     def alter_offsets(

@@ -54,7 +54,9 @@ _EOF = object()
 
 def location_python(location: str | os.PathLike[str]) -> Path:
     """The interpreter of a plugin.path location (a venv)."""
-    root = Path(location)
+    # Absolute: the host process starts with cwd=location, where a relative plugin.path
+    # entry (plugin.path=plugins) would no longer name the interpreter (issue 24).
+    root = Path(location).absolute()
     for candidate in (root / "bin" / "python", root / "Scripts" / "python.exe"):
         if candidate.exists():
             return candidate
@@ -117,7 +119,9 @@ class PluginProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
-            cwd=location,
+            # The worker's own directory (issue 24): a connector's relative paths
+            # (file=out.txt) mean the same in a plugin location as in the runtime; -I keeps
+            # that directory off the host's sys.path.
         )
         assert self._proc.stdout is not None and self._proc.stderr is not None
         threading.Thread(

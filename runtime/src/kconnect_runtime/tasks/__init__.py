@@ -11,6 +11,14 @@ from __future__ import annotations
 
 from ._build import build_pipeline
 from ._chain import PLUGIN_VERSION, Converters, TransformChain, build_converters, sink_record
+from ._exactly_once import (  # issue 20
+    ExactlyOnceSourcePipeline,
+    TransactionBoundary,
+    WorkerTransactionContext,
+    exactly_once_enabled,
+    transactional_id,
+    validate_exactly_once,
+)
 from ._runner import TaskRunner
 from ._sink import SinkContext, SinkPipeline
 from ._source import SourceContext, SourcePipeline
@@ -19,14 +27,20 @@ from ._spec import TaskSpec
 __all__ = [
     "PLUGIN_VERSION",
     "Converters",
+    "ExactlyOnceSourcePipeline",
     "SinkContext",
     "SinkPipeline",
     "SourceContext",
     "SourcePipeline",
     "TaskRunner",
     "TaskSpec",
+    "TransactionBoundary",
     "TransformChain",
+    "WorkerTransactionContext",
     "build_converters",
     "build_pipeline",
+    "exactly_once_enabled",
     "sink_record",
+    "transactional_id",
+    "validate_exactly_once",
 ]

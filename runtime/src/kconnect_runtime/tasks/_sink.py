@@ -8,6 +8,7 @@ batch after ``context.timeout``.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
@@ -27,6 +28,7 @@ from kconnect_sdk import (
 )
 
 from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name, tolerance_exceeded
+from kconnect_runtime.status import State  # issue 20
 
 from ._chain import Converters, TransformChain, sink_record
 from ._runner import TaskRunner
@@ -148,12 +150,24 @@ class SinkPipeline:
         self._batch: list[Any] = []
         self._batch_index: dict[tuple[str | None, int | None, int | None], Any] | None = None
         self._label = f"connector {spec.id.connector!r} task {spec.id.task}"
+        # -- issue 20: a group that never assigns --------------------------------------
+        # When the group gave this member no assignment at all (not even an empty one),
+        # since when; None once an assignment arrived or while not subscribed.
+        self._unassigned_since: float | None = None
+        self._stall_told = False  # the stall was reported; the rejoin comes later
+        self._consumer_overrides: Mapping[str, Any] | None = None
+        # -- end issue 20 --------------------------------------------------------------
 
     # -- rebalance callbacks (run inside consumer.consume on the task thread) ----------------
     def on_assign(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
         tps = [TopicPartition(p.topic, p.partition) for p in partitions]
         self.assigned.update(tps)
         self.metrics.partition_count = len(self.assigned)
+        if self._unassigned_since is not None:  # issue 20: the group answered (maybe with nothing)
+            self._unassigned_since = None
+            status = self.runner.status
+            if status.trace and status.state is State.RUNNING:
+                status.set(State.RUNNING)  # clears the stall's trace
         log.info("sink task %s assigned %s", self.name, ", ".join(map(str, tps)) or "nothing")
         self.task.open(tps)
 
@@ -187,6 +201,7 @@ class SinkPipeline:
         self.errors: ErrorHandler = self.runner.error_handler(
             str(self.consumer_config["bootstrap.servers"]), self.consumer_config
         )
+        self._consumer_overrides = consumer_overrides  # issue 20: a fresh consumer reuses them
         self.consumer = Consumer({**self.consumer_config, **(consumer_overrides or {})})
 
     def start_task(self) -> None:
@@ -202,6 +217,87 @@ class SinkPipeline:
             on_revoke=self.on_revoke,
             on_lost=self.on_lost,
         )
+        self._unassigned_since = time.monotonic()  # issue 20
+
+    # -- issue 20: a group that never assigns --------------------------------------------
+    def unassigned_timeout_s(self) -> float:
+        """Twice the consumer's session timeout: how long a join may take before it is told."""
+        session_ms = float(self.consumer_config.get("session.timeout.ms") or 45000)
+        return 2 * session_ms / 1000
+
+    def check_assignment(self, now: float | None = None) -> bool:
+        """Say so, then rejoin with a fresh consumer, when the group assigns nothing.
+
+        A member that joined and was given no partitions gets an (empty) assignment and is
+        left alone, as is one whose topics do not exist yet; this is for a join the
+        coordinator never completes (seen with a test broker after a member left
+        mid-join): without it the task would show RUNNING and consume nothing, silently,
+        for ever. After twice the session timeout it says so (status trace, log); after
+        five times it rejoins with a fresh consumer (``unassigned-rejoin-total``). The
+        rejoin waits longer because closing a consumer while its join is merely slow is
+        what wedges that broker's group. Returns True when it rejoined.
+        """
+        since = self._unassigned_since
+        if since is None or self.assigned:
+            return False
+        now = time.monotonic() if now is None else now
+        waited = now - since
+        told = self.unassigned_timeout_s()
+        if waited <= told:
+            return False
+        if not self._subscribed_topic_exists():
+            # librdkafka joins only once a subscribed topic exists: waiting, not stalled.
+            self._unassigned_since = now
+            return False
+        rejoin = waited > 2.5 * told
+        if not rejoin and self._stall_told:
+            return False
+        message = (
+            f"{self._label}: the consumer group {self.consumer_config.get('group.id')!r} has "
+            f"assigned this task nothing for {waited:.0f}s (more than twice session.timeout.ms)"
+            + (
+                "; rejoining with a fresh consumer. If this repeats, check the broker's group "
+                "coordinator"
+                if rejoin
+                else f"; it rejoins with a fresh consumer after {2.5 * told:.0f}s"
+            )
+        )
+        log.warning("%s", message)
+        if self.runner.status.state is State.RUNNING:
+            self.runner.status.set(State.RUNNING, ConnectError(message))
+        if not rejoin:
+            self._stall_told = True
+            return False
+        self._stall_told = False
+        self.metrics.unassigned_rejoins += 1
+        old = self.consumer
+        self._closed = True  # no callbacks from the old consumer's close
+        try:
+            old.close()
+        except Exception as exc:
+            log.warning("sink task %s: closing the stalled consumer: %s", self.name, exc)
+        finally:
+            self._closed = False
+        self.consumer = Consumer({**self.consumer_config, **(self._consumer_overrides or {})})
+        self.subscribe()
+        return True
+
+    def _subscribed_topic_exists(self) -> bool:
+        """Whether any topic the task subscribes to exists (one metadata request)."""
+        try:
+            topics = self.consumer.list_topics(timeout=5).topics
+        except KafkaException:
+            return False
+        for wanted in self.subscription:
+            if wanted.startswith("^"):
+                pattern = re.compile(wanted)
+                if any(pattern.fullmatch(t) for t in topics):
+                    return True
+            elif wanted in topics:
+                return True
+        return False
+
+    # -- end issue 20 ----------------------------------------------------------------------
 
     def open_partitions(self, partitions: Sequence[TopicPartition]) -> None:
         """Hand the task partitions chosen by the engine (no group): ``SinkTask.open``."""

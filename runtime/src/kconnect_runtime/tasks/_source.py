@@ -14,7 +14,14 @@ from functools import partial
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
-from kconnect_sdk import ConnectError, RecordMetadata, RetriableError, SourceRecord, SourceTask
+from kconnect_sdk import (
+    ConnectError,
+    RecordMetadata,
+    RetriableError,
+    SourceRecord,
+    SourceTask,
+    TransactionContext,  # issue 20
+)
 
 from kconnect_runtime.errors import (
     ErrorHandler,
@@ -71,9 +78,15 @@ class _InFlightBatch:
 class SourceContext:
     """The SourceTaskContext a source task gets: its config and its connector's offsets."""
 
-    def __init__(self, configs: Mapping[str, str], reader: TaskOffsetReader) -> None:
+    def __init__(
+        self,
+        configs: Mapping[str, str],
+        reader: TaskOffsetReader,
+        transactions: TransactionContext | None = None,  # issue 20
+    ) -> None:
         self._configs = configs
         self._reader = reader
+        self._transactions = transactions
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -82,6 +95,10 @@ class SourceContext:
     @property
     def offset_storage_reader(self) -> TaskOffsetReader:
         return self._reader
+
+    def transaction_context(self) -> TransactionContext | None:  # issue 20 (KIP-618)
+        """Set only with exactly-once enabled and ``transaction.boundary=connector``."""
+        return self._transactions
 
 
 class SourcePipeline:
