@@ -307,9 +307,8 @@ def kc_s3() -> Iterator[S3Service]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def kc_spark() -> Iterator[Any]:
-    """A ``local[2]`` SparkSession whose Python workers run this interpreter."""
+def _spark_session() -> Any:
+    """The process's ``local[2]`` SparkSession, started again if something stopped it."""
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:
@@ -317,7 +316,7 @@ def kc_spark() -> Iterator[Any]:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     try:
-        spark = (
+        return (
             SparkSession.builder.master("local[2]")
             .appName("kconnect-testkit")
             .config("spark.ui.enabled", "false")
@@ -326,7 +325,23 @@ def kc_spark() -> Iterator[Any]:
         )
     except Exception as exc:
         _unavailable("Spark", exc, "install Java 17 (JAVA_HOME) and pyspark")
-    try:
-        yield spark
-    finally:
-        spark.stop()
+
+
+@pytest.fixture(scope="session")
+def _kc_spark_session() -> Iterator[None]:
+    yield
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()
+
+
+@pytest.fixture
+def kc_spark(_kc_spark_session: None) -> Any:
+    """A ``local[2]`` SparkSession whose Python workers run this interpreter.
+
+    One session serves the whole test session; a test (or the code under test) that stops it
+    gets it started again for the next test, instead of leaving later tests a dead session.
+    """
+    return _spark_session()

@@ -18,6 +18,7 @@ import pytest
 from . import _isolated
 from ._base import STRICTNESS_LEVELS, Suite
 from ._fixtures import (
+    _kc_spark_session,
     kc_kafka,
     kc_mariadb,
     kc_postgres,
@@ -28,6 +29,7 @@ from ._fixtures import (
 )
 
 __all__ = [
+    "_kc_spark_session",
     "kc_kafka",
     "kc_mariadb",
     "kc_postgres",
