@@ -385,6 +385,14 @@ CONFIG_DEF: Final = (
         documentation="GTID source ids (regular expressions) whose transactions are skipped.",
     )
     .define(
+        "gtid.source.filter.dml.events",
+        _B,
+        True,
+        importance=_LO,
+        documentation="Skip the row changes of transactions whose GTID source the "
+        "gtid.source.includes/excludes filters leave out.",
+    )
+    .define(
         "inconsistent.schema.handling.mode",
         _S,
         "fail",

@@ -223,3 +223,38 @@ def binlog_files(conn: Any) -> list[str]:
     with conn.cursor() as cur:
         cur.execute("SHOW BINARY LOGS")
         return [str(r[0]) for r in cur.fetchall()]
+
+
+def gtid_mode(conn: Any, flavour: str) -> bool:
+    """Whether the server writes GTIDs: MariaDB always does; MySQL when ``gtid_mode`` is ON."""
+    if flavour == "mariadb":
+        return True
+    with conn.cursor() as cur:
+        try:
+            cur.execute("SELECT @@GLOBAL.gtid_mode")
+        except pymysql.err.Error:
+            return False
+        row = cur.fetchone()
+    return row is not None and str(row[0]).upper() == "ON"
+
+
+def gtid_sets(conn: Any, flavour: str) -> tuple[str, str]:
+    """(GTIDs the server's binlogs know, GTIDs already purged from them).
+
+    MySQL: ``gtid_executed`` and ``gtid_purged``. MariaDB: ``gtid_binlog_pos`` and the GTID
+    state at the start of the oldest binlog file (everything up to it was purged).
+    """
+    with conn.cursor() as cur:
+        if flavour == "mariadb":
+            cur.execute("SELECT @@GLOBAL.gtid_binlog_pos")
+            available = str(cur.fetchone()[0] or "")
+            files = binlog_files(conn)
+            purged = ""
+            if files:
+                cur.execute("SELECT BINLOG_GTID_POS(%s, 4)", (files[0],))
+                row = cur.fetchone()
+                purged = str(row[0] or "") if row else ""
+            return available, purged
+        cur.execute("SELECT @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged")
+        row = cur.fetchone()
+        return (str(row[0] or "").replace("\n", ""), str(row[1] or "").replace("\n", ""))

@@ -29,6 +29,13 @@ from ._config import Settings, parse_settings
 from ._ddl import DdlParseError, SchemaState, TableChange
 from ._decoder import RowDecoder, _civil_days, build_decoder
 from ._events import EventSchemas, TableSchema, quoted_id
+from ._gtid import (
+    MariaDbGtidSet,
+    MySqlGtidSet,
+    is_mariadb_gtid_text,
+    mariadb_purged_before,
+    restart_set,
+)
 from ._history import SchemaHistory
 
 __all__ = ["MySqlSourceTask"]
@@ -48,6 +55,20 @@ _SNAPSHOT_KEY: Final = "snapshot"
 
 class _Stopped(Exception):
     """The task was stopped while the worker thread was working."""
+
+
+class _NeedSnapshot(Exception):
+    """The binlog the offset needs is gone and ``snapshot.mode=when_needed``."""
+
+
+def _gtid_filter(s: Settings) -> Callable[[str], bool] | None:
+    """Debezium's GTID source filter: includes win over excludes; ids match in full."""
+    includes, excludes = s.gtid_includes, s.gtid_excludes
+    if includes:
+        return lambda source: any(p.fullmatch(source) for p in includes)
+    if excludes:
+        return lambda source: not any(p.fullmatch(source) for p in excludes)
+    return None
 
 
 class MySqlSourceTask(SourceTask):
@@ -78,6 +99,7 @@ class MySqlSourceTask(SourceTask):
         self._replay: dict[tuple[str, int], list[dict[str, Any]]] = {}
         # The definitions the binlog's DDL is applied to (see _ddl.py).
         self._ddl = SchemaState(captured=lambda _db, _table: False)
+        self._flavour = "mysql"
 
     def version(self) -> str:
         from ._connector import package_version
@@ -113,10 +135,12 @@ class MySqlSourceTask(SourceTask):
             if problems:
                 key, message = problems[0]
                 raise ConfigError(f"connector {settings.name!r}: {message}", name=key)
+            flavour = db.server_flavour(conn)
+            self._flavour = flavour
             # The server's default charset is what CREATE DATABASE without one gets.
             self._ddl = SchemaState(
                 captured=settings.filters.table,
-                mariadb=db.server_flavour(conn) == "mariadb",
+                mariadb=flavour == "mariadb",
                 server_charset=db.server_charset(conn),
             )
             plan = self._plan(conn, dict(offset) if offset else None)
@@ -214,7 +238,20 @@ class MySqlSourceTask(SourceTask):
             return {"snapshot": False, "stream": False}
         file = str(offset.get("file"))
         available = db.binlog_files(conn)
-        if file not in available:
+        try:
+            gtids = self._restart_gtids(conn, offset)
+        except _NeedSnapshot:
+            log.warning(
+                "connector %r: the binlogs after GTID set %s are no longer on the server; "
+                "snapshot.mode=when_needed, so taking a new snapshot",
+                s.name,
+                offset.get("gtids"),
+            )
+            return {"snapshot": True, "data": True}
+        if gtids is not None:
+            # Resumes by GTID set: the file named in the offset need not exist any more.
+            file = file if file in available else (available[-1] if available else file)
+        elif file not in available:
             if mode == "when_needed":
                 log.warning(
                     "connector %r: binlog %s is no longer on the server; snapshot.mode=when_needed, so taking a new snapshot",
@@ -232,17 +269,69 @@ class MySqlSourceTask(SourceTask):
             self._load_tables(db.read_tables(conn, s.filters))
             self._write_schema_snapshot(conn, offset, emit=False)
         else:
-            self._recover_history(offset)
+            self._recover_history(offset, by_gtid=gtids is not None and file != offset.get("file"))
         return {
             "snapshot": False,
             "file": file,
             "pos": int(offset.get("pos", 4)),
-            "gtids": offset.get("gtids"),
+            "gtids": gtids if gtids is not None else offset.get("gtids"),
+            "by_gtid": gtids is not None,
             "skip_events": int(offset.get("event", 0)),
             "skip_rows": int(offset.get("row", 0)),
         }
 
-    def _recover_history(self, offset: Mapping[str, Any]) -> None:
+    def _restart_gtids(self, conn: Any, offset: Mapping[str, Any]) -> str | None:
+        """The GTID set to resume from, or None to resume by ``file``/``pos``.
+
+        As Debezium: when the server writes GTIDs and the offset has a GTID set, the binlog
+        is read from that set merged with the server's (see ``_gtid.restart_set``); a set
+        whose transactions were purged from the server is an error, or a new snapshot under
+        ``snapshot.mode=when_needed``.
+        """
+        s = self._settings
+        assert s is not None
+        text = str(offset.get("gtids") or "").strip()
+        if not text or not db.gtid_mode(conn, self._flavour):
+            if "file" not in offset:
+                raise ConnectError(
+                    f"connector {s.name!r}: the offset {dict(offset)!r} has neither a binlog file "
+                    "nor a GTID set the server can resume from (gtid_mode is off); reset the "
+                    "connector's offsets to take a new snapshot"
+                )
+            return None
+        available, purged = db.gtid_sets(conn, self._flavour)
+        try:
+            merged = restart_set(text, available, purged, _gtid_filter(s))
+            lost: list[str] = []
+            if isinstance(merged, MariaDbGtidSet):
+                lost = mariadb_purged_before(merged, purged)
+            elif not MySqlGtidSet.parse(purged).is_contained_within(merged):
+                lost = [f"server purged {purged}, the connector has seen {merged}"]
+        except ValueError as exc:
+            raise ConnectError(
+                f"connector {s.name!r}: the offset's GTID set {text!r} cannot be read: {exc}; "
+                "reset the connector's offsets"
+            ) from exc
+        if lost:
+            if s.snapshot_mode == "when_needed":
+                raise _NeedSnapshot
+            raise ConnectError(
+                f"connector {s.name!r}: the connector is trying to resume from GTID set {text!r}, "
+                "but the binlogs with the transactions that follow it are no longer available on "
+                f"the server ({'; '.join(lost)}). Reconfigure the connector to use a snapshot when needed "
+                "(snapshot.mode=when_needed) or reset its offsets."
+            )
+        log.info(
+            "connector %r: resuming by GTID set %s (offset %s, server %s, purged %s)",
+            s.name,
+            merged,
+            text,
+            available or "''",
+            purged or "''",
+        )
+        return str(merged)
+
+    def _recover_history(self, offset: Mapping[str, Any], *, by_gtid: bool = False) -> None:
         s = self._settings
         assert s is not None
         if self._history is None:
@@ -265,7 +354,17 @@ class MySqlSourceTask(SourceTask):
                 continue
             position = record.get("position") or {}
             where = (str(position.get("file")), int(position.get("pos", 0)))
-            if where > limit:
+            if by_gtid:
+                # The offset's file is unknown here: order by GTID set, as Debezium's history
+                # comparator does. A DDL recorded with the offset's own set belongs to the
+                # transaction in flight or a later one, so it is met again while streaming.
+                # The snapshot's records always precede the offset.
+                later = not position.get(_SNAPSHOT_KEY) and not _gtids_before(
+                    str(position.get("gtids") or ""), str(offset["gtids"])
+                )
+            else:
+                later = where > limit
+            if later:
                 # Streaming will meet this DDL again: apply what was recorded then.
                 self._replay.setdefault(where, []).append(record)
                 continue
@@ -708,6 +807,22 @@ def _change_doc(state: SchemaState, change: TableChange) -> dict[str, Any]:
     return doc
 
 
+def _gtids_before(recorded: str, offset: str) -> bool:
+    """Whether a GTID set recorded in the history precedes (is strictly within) the offset's."""
+    if not recorded.strip():
+        return True
+    try:
+        if is_mariadb_gtid_text(offset):
+            mine, theirs = MariaDbGtidSet.parse(recorded), MariaDbGtidSet.parse(offset)
+            if mine.streams == theirs.streams:
+                return False
+            return all(theirs.streams.get(k, -1) >= v for k, v in mine.streams.items())
+        a, b = MySqlGtidSet.parse(recorded), MySqlGtidSet.parse(offset)
+        return a.sources != b.sources and a.is_contained_within(b)
+    except ValueError:
+        return False
+
+
 def _apply_table_changes(tables: dict[tuple[str, str], Table], record: Mapping[str, Any]) -> None:
     """Apply a history record's ``tableChanges`` (full definitions) to ``tables``."""
     for change in record.get("tableChanges") or []:
@@ -748,8 +863,21 @@ class _Streamer:
         self.restart_file: str = plan["file"]
         self.restart_pos: int = int(plan["pos"])
         self.start_pos: int = int(plan["pos"])
-        self.restart_gtids: str | None = plan.get("gtids")
-        self.gtid_state: dict[str, str] = _parse_mariadb_gtids(self.restart_gtids)
+        self.restart_gtids: str | None = plan.get("gtids") or None
+        self.by_gtid = bool(plan.get("by_gtid")) and bool(self.restart_gtids)
+        self.mariadb = task._flavour == "mariadb"
+        # The completed GTID set, in the notation of the offset's (see _gtid.py).
+        self.gtid_set: MariaDbGtidSet | MySqlGtidSet | None = None
+        if self.restart_gtids:
+            with contextlib.suppress(ValueError):
+                self.gtid_set = (
+                    MariaDbGtidSet.parse(self.restart_gtids)
+                    if is_mariadb_gtid_text(self.restart_gtids)
+                    else MySqlGtidSet.parse(self.restart_gtids)
+                )
+        self.gtid_filter = _gtid_filter(s) if s.config["gtid.source.filter.dml.events"] else None
+        # Debezium's gtid.source.filter.dml.events: rows of filtered-out sources are skipped.
+        self.ignore_dml = False
         self.skip_events = int(plan.get("skip_events", 0))
         self.skip_rows = int(plan.get("skip_rows", 0))
         self.skipping = False
@@ -807,6 +935,18 @@ class _Streamer:
         )
 
         s = self.s
+        position: dict[str, Any] = {"log_file": self.restart_file, "log_pos": self.restart_pos}
+        if self.by_gtid and self.gtid_set:
+            # Resume by GTID set: the server sends the transactions after it, whatever its
+            # binlog files are called now (MariaDB: one position per domain).
+            position = {
+                "auto_position": self.gtid_set.connect_state()
+                if isinstance(self.gtid_set, MariaDbGtidSet)
+                else str(self.gtid_set),
+                "is_mariadb": self.mariadb,
+            }
+        else:
+            position["is_mariadb"] = False
         return BinLogStreamReader(
             connection_settings={
                 "host": s.host,
@@ -818,8 +958,7 @@ class _Streamer:
             server_id=s.server_id,
             resume_stream=True,
             blocking=True,
-            log_file=self.restart_file,
-            log_pos=self.restart_pos,
+            **position,
             only_events=[
                 RotateEvent,
                 MariadbGtidEvent,
@@ -833,7 +972,6 @@ class _Streamer:
                 HeartbeatLogEvent,
             ],
             slave_heartbeat=1,
-            is_mariadb=False,
             use_column_name_cache=True,
             enable_logging=False,
         )
@@ -891,12 +1029,13 @@ class _Streamer:
                     self.restart_file = self.file
                     self.restart_pos = position + size
                     self.events = 0
+                if kind is MariadbGtidEvent or kind is GtidEvent:
+                    self._gtid(event.gtid)
                 if kind is MariadbGtidEvent:
-                    self.current_gtid = event.gtid
                     self.standalone = bool(event.flags & 1)
                     self._begin(position, event.gtid)
                 elif kind is GtidEvent:
-                    self.current_gtid = event.gtid
+                    pass
                 elif kind is QueryEvent:
                     query = event.query
                     if query == "BEGIN":
@@ -992,6 +1131,14 @@ class _Streamer:
             out, self.out = self.out, []
             self.task._put(out)
 
+    def _gtid(self, gtid: str) -> None:
+        self.current_gtid = gtid
+        keep = self.gtid_filter
+        if keep is not None:
+            # The source id: MySQL's uuid, MariaDB's domain-server.
+            source = gtid.partition(":")[0] if ":" in gtid else gtid.rsplit("-", 1)[0]
+            self.ignore_dml = not keep(source)
+
     def _begin(self, position: int, gtid: str | None) -> None:
         self.in_txn = True
         self.restart_file = self.file
@@ -1007,14 +1154,13 @@ class _Streamer:
     def _commit(self, position: int, size: int) -> None:
         if self.s.tx_metadata and self.tx_begun and self.tx_id is not None:
             self._emit_tx("END")
-        if self.current_gtid and "-" in self.current_gtid and ":" not in self.current_gtid:
-            domain = self.current_gtid.split("-", 1)[0]
-            self.gtid_state[domain] = self.current_gtid
-            self.restart_gtids = ",".join(
-                self.gtid_state[d] for d in sorted(self.gtid_state, key=int)
-            )
-        elif self.current_gtid:
-            self.restart_gtids = _add_mysql_gtid(self.restart_gtids, self.current_gtid)
+        gtid = self.current_gtid
+        if gtid:
+            mariadb_gtid = ":" not in gtid
+            if self.gtid_set is None or isinstance(self.gtid_set, MariaDbGtidSet) != mariadb_gtid:
+                self.gtid_set = MariaDbGtidSet() if mariadb_gtid else MySqlGtidSet()
+            self.gtid_set.add(gtid)
+            self.restart_gtids = str(self.gtid_set)
         self.in_txn = False
         self.standalone = False
         self.restart_file = self.file
@@ -1098,7 +1244,7 @@ class _Streamer:
         return decoder
 
     def _rows(self, event: Any, op: str, position: int) -> None:
-        if self.skipping:
+        if self.skipping or self.ignore_dml:
             return
         if not getattr(event, "complete", True) or not getattr(event, "_processed", True):
             return
@@ -1462,41 +1608,5 @@ class _Streamer:
 
 
 from struct import error as struct_error  # noqa: E402 - kept next to its one use above
-
-
-def _parse_mariadb_gtids(text: str | None) -> dict[str, str]:
-    state: dict[str, str] = {}
-    for item in (text or "").split(","):
-        part = item.strip()
-        if part.count("-") == 2 and ":" not in part:
-            state[part.split("-", 1)[0]] = part
-    return state
-
-
-def _add_mysql_gtid(gtid_set: str | None, gtid: str) -> str:
-    """Add ``uuid:n`` to a MySQL GTID set text (``uuid:1-5,uuid2:1-3``)."""
-    sid, _, number = gtid.partition(":")
-    n = int(number)
-    sets: dict[str, list[list[int]]] = {}
-    for part in (gtid_set or "").replace("\n", "").split(","):
-        if ":" not in part:
-            continue
-        uuid, *ranges = part.strip().split(":")
-        for text in ranges:
-            low, _, high = text.partition("-")
-            sets.setdefault(uuid, []).append([int(low), int(high or low)])
-    intervals = sorted([*sets.get(sid, []), [n, n]])
-    merged: list[list[int]] = []
-    for first, last in intervals:
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1][1] = max(merged[-1][1], last)
-        else:
-            merged.append([first, last])
-    sets[sid] = merged
-    return ",".join(
-        uuid + ":" + ":".join(f"{a}-{b}" if b != a else f"{a}" for a, b in spans)
-        for uuid, spans in sorted(sets.items())
-    )
-
 
 _ = Schema  # re-exported type used in annotations of callers
