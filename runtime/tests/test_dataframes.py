@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,37 +13,10 @@ import pytest
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """A ``local[2]`` session as the testkit's ``kc_spark`` builds it, stopped after this module.
-
-    Not ``kc_spark`` itself: that session would stay up for the whole test run, and other
-    runtime test modules build theirs with ``getOrCreate()`` and other masters (the spark
-    engine's tests need ``local[2,4]`` for task retries), so they would be handed ours. A
-    session already running (started by an earlier module) is used and left running.
-    """
-    import os
-    import sys
-
-    from pyspark.sql import SparkSession
-
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        yield active
-        return
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("kconnect-dataframes-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    try:
-        yield session
-    finally:
-        session.stop()
+@pytest.fixture
+def spark(kc_spark: Any) -> Any:
+    """The testkit's ``local[2]`` session: one for the whole run (Spark is slow to start)."""
+    return kc_spark
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 90.0, what: str = "condition") -> Any:
@@ -341,7 +314,10 @@ def test_s3_sink_writes_the_objects_it_writes_from_kafka(
 
     from confluent_kafka import Consumer, Producer
     from confluent_kafka import TopicPartition as KafkaTopicPartition
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import (  # type: ignore[attr-defined]  # stubs omit NewTopic
+        AdminClient,
+        NewTopic,
+    )
     from kconnect_runtime import Standalone
 
     topic = f"kc-df-s3-{uuid.uuid4().hex[:8]}"

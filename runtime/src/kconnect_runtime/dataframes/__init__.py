@@ -16,17 +16,24 @@ Example:
 lookup of ``pyspark_*`` modules finds); ``spark.dataSource.register(KConnectDataSource)``
 works too. Source connectors read in batch (sources that end) or as a stream whose
 checkpointed offsets are the connector's source offsets; sink connectors write batch or
-streaming DataFrames. See ``docs/spark.md``. Needs ``pyspark>=4.1`` and ``pyarrow``.
+streaming DataFrames. See ``docs/spark.md``. Needs ``pyspark>=4.1`` and ``pyarrow`` (``kconnect-runtime[spark]``); importing this
+package with less raises :class:`DataSourceUnavailable` saying what is installed.
 """
 
 from __future__ import annotations
 
-from ._datasource import KConnectDataSource, source_schema
-from ._plan import ConnectorPlan, plan_connector
-from ._types import arrow_type, connect_schema
+from ._compat import MIN_PYSPARK, DataSourceUnavailable, check_versions
+
+check_versions()  # a clear ImportError naming the versions, before PySpark's own
+
+from ._datasource import KConnectDataSource, source_schema  # noqa: E402
+from ._plan import ConnectorPlan, plan_connector  # noqa: E402
+from ._types import arrow_type, connect_schema  # noqa: E402
 
 __all__ = [
+    "MIN_PYSPARK",
     "ConnectorPlan",
+    "DataSourceUnavailable",
     "KConnectDataSource",
     "arrow_type",
     "connect_schema",

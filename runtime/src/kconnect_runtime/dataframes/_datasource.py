@@ -143,11 +143,13 @@ def _log_commit(plan: ConnectorPlan, messages: list[Any], batch: int | None) -> 
     for r in results:
         for tp, off in r.committed.items():
             committed[tp] = max(committed.get(tp, 0), off)
+    skipped = sum(r.skipped for r in results)
     log.info(
-        "connector %r: %s rows written by %d sink tasks%s; offsets acknowledged: %s",
+        "connector %r: %s rows written by %d sink tasks%s%s; offsets acknowledged: %s",
         plan.name,
-        sum(r.rows for r in results),
+        sum(r.rows for r in results) - skipped,
         len(results),
+        f", {skipped} rows skipped under errors.tolerance=all" if skipped else "",
         "" if batch is None else f" in micro-batch {batch}",
         {f"{t}-{p}": o for (t, p), o in sorted(committed.items())},
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,14 +20,23 @@ from kconnect_sdk import (
     ConfigError,
     ConnectError,
     PluginKind,
+    RetriableError,
     SinkTask,
     SourceRecord,
     SourceTask,
 )
 
+from kconnect_runtime.errors import ErrorHandler, Stage
 from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG, PluginDesc, PluginRegistry, new_task
 from kconnect_runtime.storage import MemoryOffsetStore, TaskOffsetReader, offset_key
 from kconnect_runtime.tasks import Converters, SourceContext, TransformChain, build_converters
+
+from ._errors import (
+    check_error_config,
+    new_error_handler,
+    source_record_failed,
+    transform_tolerant,
+)
 
 __all__ = [
     "FORMATS",
@@ -34,6 +45,8 @@ __all__ = [
     "plan_connector",
     "registry",
 ]
+
+log = logging.getLogger("kconnect.dataframes")
 
 OUR_PREFIX = "kconnect."
 FORMATS = ("connect", "json", "avro")
@@ -46,16 +59,22 @@ _FORMAT_CONVERTERS = {
 }
 
 # Option keys that are the data source's own, never handed to the connector.
-_OWN_KEYS = {"value.format", "key.format", "path"}
+_OWN_KEYS = {"value.format", "key.format", "path", "plugin.path"}
 
 _Offsets = list[list[Any]]
 """``[[source partition, source offset], ...]``: one task's position, JSON-able."""
 
 
 @functools.cache
-def registry() -> PluginRegistry:
-    """The plugins installed in this Python process's environment (discovered once)."""
-    return PluginRegistry.discover()
+def registry(plugin_path: str = "") -> PluginRegistry:
+    """The plugins of this Python environment and of ``plugin_path`` (discovered once each).
+
+    Plugins on ``plugin.path`` run isolated as on a worker: each location's plugins in a
+    plugin host process of that location's environment, started by whichever process
+    (driver or executor) runs the task, so the locations must exist at the same path on
+    every executor.
+    """
+    return PluginRegistry.discover(plugin_path=plugin_path or None)
 
 
 def _lower_aliases(config: dict[str, str]) -> dict[str, str]:
@@ -103,8 +122,16 @@ class ConnectorPlan:
     def own_str(self, key: str, default: str) -> str:
         return self.own.get(key) or default
 
+    @property
+    def plugin_path(self) -> str:
+        """The ``plugin.path`` option: locations (venvs, or folders of venvs), comma-separated."""
+        return self.own.get("plugin.path", "")
+
+    def registry(self) -> PluginRegistry:
+        return registry(self.plugin_path)
+
     def plugin(self) -> PluginDesc:
-        return registry().resolve(
+        return self.registry().resolve(
             self.connector_class,
             self.kind,
             key="connector.class",
@@ -112,10 +139,14 @@ class ConnectorPlan:
         )
 
     def converters(self) -> Converters:
-        return build_converters(registry(), self.worker_props, self.connector_config)
+        return build_converters(self.registry(), self.worker_props, self.connector_config)
 
     def transforms(self) -> TransformChain[Any]:
-        return TransformChain.from_config(registry(), self.connector_config)
+        return TransformChain.from_config(self.registry(), self.connector_config)
+
+    def error_handler(self, index: int) -> ErrorHandler:
+        """Task ``index``'s ``errors.*`` handler (with a DLQ producer when configured)."""
+        return new_error_handler(self.name, index, self.connector_config)
 
     def new_task(self, index: int) -> SourceTask | SinkTask:
         task = new_task(self.plugin(), self.name, index, self.connector_config)
@@ -199,6 +230,7 @@ def plan_connector(options: Mapping[str, str], kind: PluginKind) -> ConnectorPla
             name="connector.class",
         )
     name = config.setdefault("name", "spark-kconnect")
+    check_error_config(name, config)
     value_format = own.get("value.format", "connect")
     # The format's converter goes into the connector config (unless it names its own), so
     # its prefixed settings there (value.converter.schemas.enable=...) reach it.
@@ -210,11 +242,9 @@ def plan_connector(options: Mapping[str, str], kind: PluginKind) -> ConnectorPla
     }
     plan = ConnectorPlan(name, connector_class, kind, config, (), worker_props, own)
     plugin = plan.plugin()
-    if plugin.location is not None:
+    if not plugin.available:
         raise ConfigError(
-            f"connector {name!r}: {connector_class} is installed on plugin.path "
-            f"({plugin.location}); the kconnect data source runs plugins installed in Spark's "
-            "Python environment only: pip install the plugin package there",
+            f"connector {name!r}: {connector_class} is unavailable: {plugin.error}",
             name="connector.class",
         )
     connector = plugin.load()()
@@ -248,6 +278,7 @@ class SourceRun:
         store = MemoryOffsetStore()
         store.put(plan.name, {offset_key(plan.name, p): (p, o) for p, o in offsets})
         self.transforms = plan.transforms()
+        self.errors = plan.error_handler(index)
         self.task = plan.new_task(index)
         assert isinstance(self.task, SourceTask)
         config = {**plan.connector_config, **plan.task_configs[index]}
@@ -260,6 +291,17 @@ class SourceRun:
         assert isinstance(self.task, SourceTask)
         try:
             polled = self.task.poll() or []
+        except RetriableError as exc:
+            # As on a worker: a retriable poll error is logged and polling goes on.
+            log.warning(
+                "connector %r task %d: SourceTask.poll raised a retriable error, polling again "
+                "in 100 ms: %s",
+                self.plan.name,
+                self.index,
+                exc,
+            )
+            time.sleep(0.1)
+            return [], []
         except ConnectError:
             raise
         except Exception as exc:
@@ -269,7 +311,18 @@ class SourceRun:
             ) from exc
         if not polled or not len(self.transforms):
             return polled, polled
-        return polled, self.transforms.apply_batch(polled)
+        return polled, self.transform(polled)
+
+    def transform(self, records: list[SourceRecord]) -> list[SourceRecord]:
+        """``records`` through the transforms, under ``errors.*`` (a failed record is skipped
+        with ``errors.tolerance=all``; its offset still moves the task's position on)."""
+        if not records or not len(self.transforms):
+            return records
+
+        def failed(record: SourceRecord, executing: str, exc: BaseException) -> None:
+            source_record_failed(self.errors, record, Stage.TRANSFORMATION, executing, exc)
+
+        return transform_tolerant(self.errors, self.transforms, records, failed)
 
     def commit(self) -> None:
         assert isinstance(self.task, SourceTask)
@@ -282,4 +335,7 @@ class SourceRun:
         try:
             self.task.stop()
         finally:
-            self.transforms.close()
+            try:
+                self.transforms.close()
+            finally:
+                self.errors.close()

@@ -16,15 +16,31 @@ import pyarrow as pa
 import pyarrow.compute
 from kconnect_sdk import ConnectError, Schema, SourceRecord
 
+from kconnect_runtime.errors import ErrorHandler, Stage, class_name
+
+from ._errors import source_record_failed
 from ._plan import ConnectorPlan
 from ._types import arrow_builder, arrow_type, describe_schema, project_array
 
-__all__ = ["EVOLUTION_MODES", "RowEncoder", "row_schema"]
+__all__ = ["EVOLUTION_MODES", "RowEncoder", "SchemaChanged", "row_schema"]
 
 EVOLUTION = "kconnect.schema.evolution"
 EVOLUTION_MODES = ("fail", "project")
 
 HEADERS_TYPE = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
+
+
+class SchemaChanged(ConnectError):
+    """A record's schema no longer maps to the query's: a query-level failure, never skipped."""
+
+
+class _EncodeError(ConnectError):
+    """A column of a batch could not be made: which stage and class, for ``errors.*``."""
+
+    def __init__(self, message: str, stage: Stage, executing: str) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.executing = executing
 
 
 def row_schema(key: pa.DataType, value: pa.DataType) -> pa.Schema:
@@ -86,8 +102,10 @@ class RowEncoder:
         plan: ConnectorPlan,
         target: pa.Schema,
         spark_type: Callable[[pa.DataType], Any],
+        errors: ErrorHandler | None = None,
     ) -> None:
         self.plan = plan
+        self.errors = errors
         self.target = target
         self._spark_type = spark_type
         self.converters = plan.converters()
@@ -123,7 +141,7 @@ class RowEncoder:
         want = self.target.field(which).type
         same = have == want or self._spark_type(have) == self._spark_type(want)
         if not same and not self.project:
-            raise ConnectError(
+            raise SchemaChanged(
                 f"connector {self.plan.name!r}: the {which} schema changed mid-stream: a record "
                 f"of topic {record.topic!r} at source partition {_json(record.source_partition)} "
                 f"offset {_json(record.source_offset)} has {which} schema "
@@ -138,14 +156,25 @@ class RowEncoder:
 
     def _column(self, which: str, fmt: str, records: Sequence[SourceRecord]) -> pa.Array:
         want = self.target.field(which).type
+        stage = Stage.KEY_CONVERTER if which == "key" else Stage.VALUE_CONVERTER
         if fmt != "connect":
             conv = self.converters.key if which == "key" else self.converters.value
-            if which == "key":
-                data = conv.from_connect_batch([(r.topic, r.key_schema, r.key) for r in records])
-            else:
-                data = conv.from_connect_batch(
-                    [(r.topic, r.value_schema, r.value) for r in records]
-                )
+            try:
+                if which == "key":
+                    data = conv.from_connect_batch(
+                        [(r.topic, r.key_schema, r.key) for r in records]
+                    )
+                else:
+                    data = conv.from_connect_batch(
+                        [(r.topic, r.value_schema, r.value) for r in records]
+                    )
+            except Exception as exc:
+                raise _EncodeError(
+                    f"connector {self.plan.name!r}: {class_name(conv)} cannot convert a {which} "
+                    f"of topic {records[0].topic!r}: {type(exc).__name__}: {exc}",
+                    stage,
+                    class_name(conv),
+                ) from exc
             return pa.array(data, type=pa.binary()).cast(want)
         # Runs of records that share a schema object convert in one call.
         pieces: list[pa.Array] = []
@@ -172,29 +201,71 @@ class RowEncoder:
             self._fits(which, schema, first)
             try:
                 array = self._builder(schema)(values)
-            except (pa.ArrowException, TypeError, ValueError) as exc:
-                raise ConnectError(
+            except Exception as exc:
+                raise _EncodeError(
                     f"connector {self.plan.name!r}: cannot convert a {which} of topic "
-                    f"{first.topic!r} (schema {describe_schema(schema)}) to Arrow: {exc}"
+                    f"{first.topic!r} (schema {describe_schema(schema)}) to Arrow: "
+                    f"{type(exc).__name__}: {exc}",
+                    stage,
+                    class_name(self),
                 ) from exc
             pieces.append(array if array.type == want else project_array(array, want))
             start = end
         return pieces[0] if len(pieces) == 1 else pa.concat_arrays(pieces)
 
     def encode(self, records: Sequence[SourceRecord]) -> pa.RecordBatch:
-        """One record batch of ``records``."""
+        """One record batch of ``records``, under ``errors.*``.
+
+        A batch that fails is encoded again one record at a time to find the records that
+        fail; each fails the task (``errors.tolerance=none``: the error names the record) or
+        is skipped (``all``: logged, sent to the DLQ as configured). A schema change is never
+        skipped (see ``kconnect.schema.evolution``).
+        """
+        try:
+            return self._encode(records)
+        except SchemaChanged:
+            raise
+        except _EncodeError as exc:
+            if self.errors is None:
+                raise
+            first_error = exc
+        good: list[SourceRecord] = []
+        for r in records:
+            try:
+                self._encode([r])
+            except SchemaChanged:
+                raise
+            except _EncodeError as exc:
+                source_record_failed(self.errors, r, exc.stage, exc.executing, exc)
+                continue
+            good.append(r)
+        if len(good) == len(records):
+            raise first_error  # fails only as a batch: nothing to skip
+        return self._encode(good)
+
+    def _encode(self, records: Sequence[SourceRecord]) -> pa.RecordBatch:
         plan = self.plan
         header_conv = self.converters.header
         headers: list[Any] = [None] * len(records)
         for i, r in enumerate(records):
             if r.headers:
-                headers[i] = [
-                    {
-                        "key": h.key,
-                        "value": header_conv.from_connect_header(r.topic, h.key, h.schema, h.value),
-                    }
-                    for h in r.headers
-                ]
+                try:
+                    headers[i] = [
+                        {
+                            "key": h.key,
+                            "value": header_conv.from_connect_header(
+                                r.topic, h.key, h.schema, h.value
+                            ),
+                        }
+                        for h in r.headers
+                    ]
+                except Exception as exc:
+                    raise _EncodeError(
+                        f"connector {plan.name!r}: {class_name(header_conv)} cannot convert a "
+                        f"header of topic {r.topic!r}: {type(exc).__name__}: {exc}",
+                        Stage.HEADER_CONVERTER,
+                        class_name(header_conv),
+                    ) from exc
         partitions = _json_column([r.source_partition for r in records])
         offsets = _json_column([r.source_offset for r in records])
         timestamps = pa.array([r.timestamp for r in records], type=pa.int64())

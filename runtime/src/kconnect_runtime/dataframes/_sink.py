@@ -20,11 +20,14 @@ but the Kafka ones) is the value struct.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import pyarrow as pa
 from kconnect_sdk import (
     ConnectError,
@@ -36,8 +39,11 @@ from kconnect_sdk import (
     TopicPartition,
 )
 
+from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name
+
+from ._errors import report_skipped, transform_tolerant
 from ._plan import ConnectorPlan
-from ._types import connect_builder, connect_schema
+from ._types import connect_builder, connect_schema, json_default
 
 __all__ = ["PartitionResult", "write_partition"]
 
@@ -53,6 +59,8 @@ class PartitionResult:
 
     partition: int
     rows: int
+    skipped: int = 0
+    """Rows ``errors.tolerance=all`` skipped (logged, sent to the DLQ as configured)."""
     committed: dict[tuple[str, int], int] = field(default_factory=dict)
     """(topic, partition) → the next offset the task reported durable."""
 
@@ -60,8 +68,9 @@ class PartitionResult:
 class _SinkContext:
     """The SinkTaskContext of a task that writes one Spark partition."""
 
-    def __init__(self, configs: Mapping[str, str]) -> None:
+    def __init__(self, configs: Mapping[str, str], reporter: _Reporter | None = None) -> None:
         self._configs = configs
+        self._reporter = reporter
         self.assigned: set[TopicPartition] = set()
 
     @property
@@ -88,16 +97,49 @@ class _SinkContext:
         pass
 
     @property
-    def errant_record_reporter(self) -> None:
-        return None
+    def errant_record_reporter(self) -> _Reporter | None:
+        return self._reporter
+
+
+class _Reporter:
+    """KIP-610's errant record reporter for a task writing one Spark partition."""
+
+    def __init__(self, report: Any) -> None:
+        self._report = report
+
+    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
+        future: Future[None] | None = self._report(record, Stage.TASK_PUT, None, error)
+        if future is None:
+            future = Future()
+            future.set_result(None)
+        return future
+
+
+@dataclass(slots=True)
+class _BadRow:
+    """A row that failed to become a SinkRecord: its coordinates, bytes and the failure."""
+
+    topic: str
+    partition: int
+    offset: int
+    stage: Stage
+    executing: str
+    error: BaseException
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]]
+    timestamp: int | None
 
 
 class _Decoder:
     """Record batches of one Arrow schema as SinkRecords (prepared once per schema)."""
 
-    def __init__(self, plan: ConnectorPlan, schema: pa.Schema, converters: Any) -> None:
+    def __init__(
+        self, plan: ConnectorPlan, schema: pa.Schema, converters: Any, errors: ErrorHandler
+    ) -> None:
         self.plan = plan
         self.converters = converters
+        self.errors = errors
         names = schema.names
         self.has = {n: n in names for n in _KAFKA_COLUMNS}
         self.value_from_row = "value" not in names
@@ -139,7 +181,12 @@ class _Decoder:
         return ("connect", connect, connect_builder(connect, arrow))
 
     def _values(
-        self, side: Any, which: str, batch: pa.RecordBatch, topics: list[str]
+        self,
+        side: Any,
+        which: str,
+        batch: pa.RecordBatch,
+        topics: list[str],
+        failures: dict[int, tuple[Stage, str, BaseException]],
     ) -> tuple[list[Any], list[Any]]:
         n = batch.num_rows
         if side is None:
@@ -155,11 +202,41 @@ class _Decoder:
             return [schema] * n, build(column)
         data = column.cast(pa.binary()).to_pylist()
         conv = self.converters.key if which == "key" else self.converters.value
-        pairs = conv.to_connect_batch(list(zip(topics, data, strict=True)))
+        try:
+            pairs = conv.to_connect_batch(list(zip(topics, data, strict=True)))
+        except Exception:
+            # Again one row at a time, to find the rows that fail (errors.*).
+            stage = Stage.KEY_CONVERTER if which == "key" else Stage.VALUE_CONVERTER
+            pairs = []
+            for i, (topic, raw) in enumerate(zip(topics, data, strict=True)):
+                try:
+                    pairs.append(
+                        self.errors.retry(
+                            stage, functools.partial(conv.to_connect_data, topic, raw)
+                        )
+                    )
+                except Exception as exc:
+                    failures.setdefault(i, (stage, class_name(conv), exc))
+                    pairs.append((None, None))
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
-    def records(self, batch: pa.RecordBatch, spark_partition: int, first: int) -> list[SinkRecord]:
+    def raw(self, which: str, batch: pa.RecordBatch, i: int, value: Any) -> bytes | None:
+        """Row ``i``'s key or value as bytes for the DLQ: the column's own bytes when a
+        converter decodes it, else the Connect value as JSON."""
+        side = self.key if which == "key" else self.value
+        if side is not None and side[0] == "converter":
+            data = batch.column(which)[i].as_py()
+            return data.encode() if isinstance(data, str) else data
+        if value is None:
+            return None
+        return json_text_bytes(value)
+
+    def records(
+        self, batch: pa.RecordBatch, spark_partition: int, first: int
+    ) -> tuple[list[SinkRecord], list[_BadRow]]:
+        """The batch's rows as SinkRecords, and the rows that could not be decoded."""
         n = batch.num_rows
+        failures: dict[int, tuple[Stage, str, BaseException]] = {}
         topics = (
             batch.column("topic").to_pylist() if self.has["topic"] else [self.default_topic] * n
         )
@@ -168,8 +245,8 @@ class _Decoder:
             batch.column("partition").to_pylist() if self.int_partition else [spark_partition] * n
         )
         offsets = batch.column("offset").to_pylist() if self.int_offset else range(first, first + n)
-        key_schemas, keys = self._values(self.key, "key", batch, topics)
-        value_schemas, values = self._values(self.value, "value", batch, topics)
+        key_schemas, keys = self._values(self.key, "key", batch, topics, failures)
+        value_schemas, values = self._values(self.value, "value", batch, topics, failures)
         timestamps: list[Any] = [None] * n
         if self.has["timestamp"]:
             ts = batch.column("timestamp")
@@ -177,19 +254,40 @@ class _Decoder:
                 ts = ts.cast(pa.timestamp("ms", tz=ts.type.tz)).cast(pa.int64())
             timestamps = ts.to_pylist()
         headers: list[Headers] = [Headers.EMPTY] * n
+        raw_headers: list[Any] = [None] * n
         if self.has["headers"]:
             conv = self.converters.header
-            for i, hs in enumerate(batch.column("headers").to_pylist()):
+            raw_headers = batch.column("headers").to_pylist()
+            for i, hs in enumerate(raw_headers):
                 if hs:
-                    headers[i] = Headers(
-                        [
-                            Header(
-                                h["key"], *conv.to_connect_header(topics[i], h["key"], h["value"])
-                            )
-                            for h in hs
-                        ]
-                    )
-        return [
+                    try:
+                        headers[i] = Headers(
+                            [
+                                Header(
+                                    h["key"],
+                                    *conv.to_connect_header(topics[i], h["key"], h["value"]),
+                                )
+                                for h in hs
+                            ]
+                        )
+                    except Exception as exc:
+                        failures.setdefault(i, (Stage.HEADER_CONVERTER, class_name(conv), exc))
+        bad = [
+            _BadRow(
+                topics[i],
+                partitions[i] if partitions[i] is not None else spark_partition,
+                offsets[i],
+                stage,
+                executing,
+                exc,
+                self.raw("key", batch, i, keys[i]),
+                self.raw("value", batch, i, values[i]),
+                [(h["key"], h["value"]) for h in raw_headers[i] or ()],
+                timestamps[i],
+            )
+            for i, (stage, executing, exc) in sorted(failures.items())
+        ]
+        records = [
             SinkRecord(
                 topic=topics[i],
                 kafka_partition=partitions[i] if partitions[i] is not None else spark_partition,
@@ -207,7 +305,72 @@ class _Decoder:
                 headers=headers[i],
             )
             for i in range(n)
+            if i not in failures
         ]
+        return records, bad
+
+
+def json_text_bytes(value: Any) -> bytes:
+    """A Connect value as JSON (structs as objects), for a DLQ record of a ``connect`` column."""
+    return orjson.dumps(value, default=json_default)
+
+
+class _Failures:
+    """Reports a partition's failed rows and records through ``errors.*`` (log, DLQ, skip)."""
+
+    def __init__(self, plan: ConnectorPlan, errors: ErrorHandler, converters: Any) -> None:
+        self.plan = plan
+        self.errors = errors
+        self.converters = converters
+
+    def row(self, bad: _BadRow) -> None:
+        failure = Failure(
+            bad.stage,
+            bad.error,
+            bad.executing,
+            topic=bad.topic,
+            partition=str(bad.partition),
+            offset=str(bad.offset),
+            record=lambda: f"key={bad.key!r} value={bad.value!r} headers={bad.headers!r}",
+        )
+        self.errors.failed(failure)
+        self.errors.to_dlq(failure, bad.key, bad.value, bad.headers, bad.timestamp)
+
+    def record(
+        self, record: SinkRecord, stage: Stage, executing: str | None, exc: BaseException
+    ) -> Future[None] | None:
+        """A SinkRecord that failed in a transform or in ``put``: its bytes are made again
+        (the key and value converters for ``json``/``avro`` columns, else JSON)."""
+        failure = Failure(
+            stage,
+            exc,
+            executing or class_name(exc),
+            topic=record.original_topic,
+            partition=str(record.original_kafka_partition),
+            offset=str(record.original_kafka_offset),
+            record=lambda: repr(record),
+        )
+        self.errors.failed(failure)
+        try:
+            key = self._bytes(self.plan.key_format, "key", record)
+            value = self._bytes(self.plan.value_format, "value", record)
+            headers = self.converters.headers_to_kafka(record.topic, record.headers)
+        except Exception:
+            log.exception(
+                "connector %r: cannot convert an errant record back to bytes for the DLQ",
+                self.plan.name,
+            )
+            return None
+        return self.errors.to_dlq(failure, key, value, headers, record.timestamp)
+
+    def _bytes(self, fmt: str, which: str, record: SinkRecord) -> bytes | None:
+        schema = record.key_schema if which == "key" else record.value_schema
+        data = record.key if which == "key" else record.value
+        if fmt != "connect":
+            conv = self.converters.key if which == "key" else self.converters.value
+            out: bytes | None = conv.from_connect_data(record.topic, schema, data)
+            return out
+        return None if data is None else json_text_bytes(data)
 
 
 def write_partition(
@@ -216,19 +379,32 @@ def write_partition(
     batches: Iterable[pa.RecordBatch],
     first_offset: int = 0,
 ) -> PartitionResult:
-    """Put one Spark partition's rows to a sink task, flush, and check they are durable."""
+    """Put one Spark partition's rows to a sink task, flush, and check they are durable.
+
+    Rows that fail to decode or transform, and records a ``put`` reports as errant, follow
+    ``errors.*``: they fail the Spark task (``errors.tolerance=none``) or are skipped, counted,
+    logged and sent to the dead letter queue as configured (``all``); a skipped row still
+    counts as written for the durability check, as Kafka commits past it.
+    """
     index = spark_partition % len(plan.task_configs)
     config = {**plan.connector_config, **plan.task_configs[index]}
+    errors = plan.error_handler(index)
     task = plan.new_task(index)
     assert isinstance(task, SinkTask)
     converters = plan.converters()
     transforms = plan.transforms()
-    context = _SinkContext(config)
+    failures = _Failures(plan, errors, converters)
+    reporter = _Reporter(failures.record) if errors.policy.reports_errant_records else None
+    context = _SinkContext(config, reporter)
     label = f"connector {plan.name!r} task {index} (Spark partition {spark_partition})"
     decoders: dict[pa.Schema, _Decoder] = {}
     current: dict[TopicPartition, int] = {}
     rows = 0
     started = False
+
+    def transform_failed(record: SinkRecord, executing: str, exc: BaseException) -> None:
+        failures.record(record, Stage.TRANSFORMATION, executing, exc)
+
     try:
         task.initialize(context)
         task.start(config)
@@ -237,10 +413,14 @@ def write_partition(
         for batch in _batches(batches):
             decoder = decoders.get(batch.schema)
             if decoder is None:
-                decoder = decoders[batch.schema] = _Decoder(plan, batch.schema, converters)
-            records = decoder.records(batch, spark_partition, next_offset)
+                decoder = decoders[batch.schema] = _Decoder(plan, batch.schema, converters, errors)
+            records, bad = decoder.records(batch, spark_partition, next_offset)
             next_offset += batch.num_rows
             rows += batch.num_rows
+            for row in bad:
+                failures.row(row)
+                tp = TopicPartition(row.topic, row.partition)
+                current[tp] = max(current.get(tp, -1), row.offset + 1)
             new = {TopicPartition(r.topic, r.kafka_partition or 0) for r in records}
             new -= context.assigned
             if new:
@@ -251,13 +431,15 @@ def write_partition(
                 if r.kafka_offset + 1 > current.get(tp, -1):
                     current[tp] = r.kafka_offset + 1
             if len(transforms):
-                records = transforms.apply_batch(records)
+                records = transform_tolerant(errors, transforms, records, transform_failed)
             if records:
-                task.put(records)
+                _put(task, records, errors, failures, label)
         committed = task.pre_commit(dict(current))
         durable = dict(current) if committed is None else dict(committed)
         for tp, end in sorted(current.items()):
             got = durable.get(tp)
+            if tp not in context.assigned:
+                continue  # every row of it was skipped: nothing the task had to write
             if got is None or got < end:
                 raise ConnectError(
                     f"{label}: the sink task reported {tp.topic}-{tp.partition} durable only "
@@ -267,8 +449,14 @@ def write_partition(
                     "S3 sink: a flush.size that divides each partition's row count, or "
                     "rotate.schedule.interval.ms), or repartition the DataFrame"
                 )
+        errors.flush()  # skipped rows are in the DLQ before the partition counts as written
+        skipped = errors.metrics.records_skipped
+        report_skipped(errors, f"writing Spark partition {spark_partition}")
         return PartitionResult(
-            spark_partition, rows, {(tp.topic, tp.partition): off for tp, off in durable.items()}
+            spark_partition,
+            rows,
+            skipped,
+            {(tp.topic, tp.partition): off for tp, off in durable.items()},
         )
     finally:
         try:
@@ -278,8 +466,44 @@ def write_partition(
                 finally:
                     task.stop()
         finally:
-            transforms.close()
-            converters.close()
+            try:
+                transforms.close()
+                converters.close()
+            finally:
+                errors.close()
+
+
+def _put(
+    task: SinkTask,
+    records: list[SinkRecord],
+    errors: ErrorHandler,
+    failures: _Failures,
+    label: str,
+) -> None:
+    """``task.put``; under ``errors.tolerance=all`` an error naming its failed records
+    (a ``records`` attribute, as on a worker) reports those and goes on."""
+    try:
+        task.put(records)
+    except Exception as exc:
+        failed = getattr(exc, "records", None)
+        if isinstance(exc, ConnectError) and failed is not None and errors.tolerate_all:
+            for record in failed:
+                failures.record(record, Stage.TASK_PUT, class_name(task), exc)
+            return
+        first, last = records[0], records[-1]
+        raise ConnectError(
+            f"{label}: SinkTask.put failed on {len(records)} records from topic "
+            f"{first.topic!r} partition {first.kafka_partition} offset {first.kafka_offset} to "
+            f"topic {last.topic!r} partition {last.kafka_partition} offset {last.kafka_offset}: "
+            f"{type(exc).__name__}: {exc}"
+            + (
+                "; errors.tolerance=all does not cover put: the task must report bad records "
+                "with context.errant_record_reporter (or raise an error with a 'records' "
+                "attribute)"
+                if errors.tolerate_all
+                else ""
+            )
+        ) from exc
 
 
 def _batches(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -31,6 +31,7 @@ from kconnect_sdk import ConnectError, SourceRecord
 
 from kconnect_runtime.storage import offset_key
 
+from ._errors import report_skipped
 from ._plan import ConnectorPlan, SourceRun
 from ._rows import RowEncoder
 
@@ -58,8 +59,8 @@ def read_batch_partition(
     idle_s = plan.own_int(IDLE_MS, 2000) / 1000
     start_s = plan.own_int(START_MS, 30000) / 1000
     rows = plan.own_int(BATCH_ROWS, 10000)
-    encoder = RowEncoder(plan, target, _spark_type)
     run = SourceRun(plan, index, [])
+    encoder = RowEncoder(plan, target, _spark_type, run.errors)
     try:
         pending: list[SourceRecord] = []
         seen = False
@@ -78,6 +79,8 @@ def read_batch_partition(
                 break
         if pending:
             yield from encoder.encode_chunks(pending, rows)
+        run.errors.flush()  # the DLQ has every skipped record before the read counts as done
+        report_skipped(run.errors, "reading this partition")
         run.commit()
     finally:
         try:
@@ -189,7 +192,8 @@ class StreamCore:
         self._tasks: dict[int, _Prefetcher] = {}
         self._position: dict[int, _TaskOffsets] = {}
         self._cache: dict[str, dict[int, bytes]] = {}
-        self._encoder: RowEncoder | None = None
+        self._encoders: dict[int, RowEncoder] = {}
+        self._skipped: dict[int, int] = {}
 
     def initial_offset(self) -> dict[str, Any]:
         return {"tasks": {str(i): [] for i in range(len(self.plan.task_configs))}}
@@ -199,12 +203,13 @@ class StreamCore:
             offsets = _task_offsets(start, i)
             self._position[i] = dict(offsets)
             self._tasks[i] = _Prefetcher(self.plan, i, offsets, self.max_records)
-        self._encoder = RowEncoder(self.plan, self.target, _spark_type)
+            self._encoders[i] = RowEncoder(
+                self.plan, self.target, _spark_type, self._tasks[i].run.errors
+            )
 
     def latest_offset(self, start: dict[str, Any], max_rows: int | None) -> dict[str, Any]:
         if not self._tasks:
             self._start(start)
-        assert self._encoder is not None
         limit = min(self.max_records, max_rows or self.max_records)
         data: dict[int, bytes] = {}
         moved = False
@@ -217,7 +222,12 @@ class StreamCore:
                 self._position[i].update(offsets)
             if records:
                 moved = True
-                data[i] = _ipc(self._encoder.encode_chunks(records, self.rows), self.target)
+                data[i] = _ipc(self._encoders[i].encode_chunks(records, self.rows), self.target)
+            errors = prefetcher.run.errors
+            errors.flush()  # skipped records are in the DLQ before the batch is planned
+            self._skipped[i] = report_skipped(
+                errors, "in this micro-batch", self._skipped.get(i, 0)
+            )
         if not moved:
             return start
         end = _offset_dict(self._position)
@@ -257,8 +267,9 @@ class StreamCore:
             except Exception:
                 log.exception("connector %r: stopping a task failed", self.plan.name)
         self._tasks.clear()
-        if self._encoder is not None:
-            self._encoder.close()
+        for encoder in self._encoders.values():
+            encoder.close()
+        self._encoders.clear()
 
 
 def _ipc(batches: Iterator[pa.RecordBatch], schema: pa.Schema) -> bytes:
@@ -288,8 +299,8 @@ def _replay(
     targets = {offset_key("", p): o for p, o in partition.end if start.get(offset_key("", p)) != o}
     timeout_s = plan.own_int(REPLAY_MS, 120_000) / 1000
     rows = plan.own_int(BATCH_ROWS, 10000)
-    encoder = RowEncoder(plan, target, _spark_type)
     run = SourceRun(plan, partition.index, [[p, o] for p, o in partition.start])
+    encoder = RowEncoder(plan, target, _spark_type, run.errors)
     reached: set[str] = set()
     deadline = time.monotonic() + timeout_s
     try:
@@ -312,14 +323,14 @@ def _replay(
                 keep.append(r)
                 if r.source_offset == targets[k]:
                     reached.add(k)
-            if keep and len(run.transforms):
-                keep = run.transforms.apply_batch(keep)
+            keep = run.transform(keep)
             pending.extend(keep)
             if len(pending) >= rows:
                 yield from encoder.encode_chunks(pending, rows)
                 pending = []
         if pending:
             yield from encoder.encode_chunks(pending, rows)
+        run.errors.flush()
     finally:
         try:
             run.stop()

@@ -25,6 +25,7 @@ __all__ = [
     "connect_builder",
     "connect_schema",
     "describe_schema",
+    "json_default",
     "project_array",
 ]
 
@@ -95,7 +96,8 @@ def describe_schema(schema: Schema | None) -> str:
     return label
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
+    """orjson's ``default`` for Connect values: structs as objects, bytes as base64."""
     if isinstance(value, Struct):
         return value.to_dict()
     if isinstance(value, bytes | bytearray):
@@ -110,7 +112,7 @@ def _json_default(value: Any) -> Any:
 def _json_text(value: Any) -> str | None:
     if value is None:
         return None
-    return orjson.dumps(value, default=_json_default).decode()
+    return orjson.dumps(value, default=json_default).decode()
 
 
 _Builder = Callable[[Sequence[Any]], pa.Array]

@@ -1,0 +1,55 @@
+"""The data source says which PySpark and pyarrow it needs, instead of failing on an import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from kconnect_runtime.dataframes import MIN_PYSPARK, DataSourceUnavailable
+from kconnect_runtime.dataframes._compat import check_versions
+
+
+@pytest.mark.parametrize("version", ["3.5.3", "4.0.1"])
+def test_an_older_pyspark_is_refused_naming_both_versions(version: str) -> None:
+    with pytest.raises(DataSourceUnavailable) as info:
+        check_versions(version, have_pyarrow=True)
+    text = str(info.value)
+    assert f"PySpark {version} is installed" in text
+    assert f"PySpark {MIN_PYSPARK} or later" in text
+    assert "pip install 'kconnect-runtime[spark]'" in text
+
+
+def test_missing_pyarrow_is_refused() -> None:
+    with pytest.raises(DataSourceUnavailable, match="needs pyarrow, which is not installed"):
+        check_versions("4.1.0", have_pyarrow=False)
+
+
+@pytest.mark.parametrize("version", ["4.1.0", "4.3.0", "5.0.0.dev0"])
+def test_supported_versions_pass(version: str) -> None:
+    check_versions(version, have_pyarrow=True)
+
+
+def test_spark_lookup_module_on_pyspark_4_0_names_the_reason() -> None:
+    """Spark imports every ``pyspark_*`` module in one pass: ours must not raise there."""
+    script = textwrap.dedent(
+        """
+        import importlib.metadata
+        real = importlib.metadata.version
+        importlib.metadata.version = lambda name: "4.0.1" if name == "pyspark" else real(name)
+        import pyspark_kconnect
+        from pyspark.sql.datasource import DataSource
+        source = pyspark_kconnect.DefaultSource
+        assert issubclass(source, DataSource) and source.name() == "kconnect"
+        try:
+            source(options={}).schema()
+        except RuntimeError as exc:
+            print(exc)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "PySpark 4.0.1 is installed" in out.stdout, out.stdout + out.stderr
+    assert "kconnect-runtime[spark]" in out.stdout
