@@ -242,22 +242,10 @@ class _InsertField(KeyOrValue[R]):
                 updated[name] = extra
         return updated
 
-    def _compile_insert(self) -> Callable[[R, dict[str, Any]], dict[str, Any]]:
-        """``_insert`` for this config as straight-line code, generated once.
-
-        Same result as ``_insert``: a per-record loop over the configured fields, with a
-        call to ``_extras``, costs about as much as the rest of the transform together.
-        """
-        lines = ["def insert(record, value):"]
-        if self._offset is not None:
-            # Only a SinkRecord has an offset; anything else takes the checked path.
-            lines.append("    if type(record) is not _Sink: return _slow(record, value)")
-        lines.append("    d = dict(value)")
-        namespace: dict[str, Any] = {
-            "_Sink": SinkRecord,
-            "_slow": self._insert,
-            "_static": self._static_value,
-        }
+    def _insert_lines(self) -> tuple[list[str], dict[str, Any]]:
+        """``_insert``'s work on ``value`` (giving ``d``) as straight-line code."""
+        lines = ["d = dict(value)"]
+        namespace: dict[str, Any] = {"_static": self._static_value}
         for spec, source in (
             (self._topic, "record.topic"),
             (self._partition, "record.kafka_partition"),
@@ -268,14 +256,61 @@ class _InsertField(KeyOrValue[R]):
             if spec is None:
                 continue
             if spec is self._topic:
-                lines.append(f"    d[{spec.name!r}] = {source}")
+                lines.append(f"d[{spec.name!r}] = {source}")
             else:
                 # Kafka leaves out a null partition, timestamp or static value.
-                lines += [f"    x = {source}", f"    if x is not None: d[{spec.name!r}] = x"]
+                lines += [f"x = {source}", f"if x is not None: d[{spec.name!r}] = x"]
+        return lines, namespace
+
+    def _compile_insert(self) -> Callable[[R, dict[str, Any]], dict[str, Any]]:
+        """``_insert`` for this config as straight-line code, generated once.
+
+        Same result as ``_insert``: a per-record loop over the configured fields, with a
+        call to ``_extras``, costs about as much as the rest of the transform together.
+        """
+        body, namespace = self._insert_lines()
+        lines = ["def insert(record, value):"]
+        if self._offset is not None:
+            # Only a SinkRecord has an offset; anything else takes the checked path.
+            lines.append("    if type(record) is not _Sink: return _slow(record, value)")
+        lines += ["    " + line for line in body]
         lines.append("    return d")
+        namespace.update({"_Sink": SinkRecord, "_slow": self._insert})
         exec("\n".join(lines), namespace)
         generated: Callable[[R, dict[str, Any]], dict[str, Any]] = namespace["insert"]
         return generated
+
+    def _schemaless_lines(self, cls: type) -> tuple[list[str], dict[str, Any]] | None:
+        if self._offset is not None and cls is not SinkRecord:
+            return None  # apply names the transform and the record in its error
+        return self._insert_lines()
+
+    def _struct_lines(self, cls: type, schema: Schema) -> tuple[list[str], dict[str, Any]] | None:
+        if self._offset is not None and cls is not SinkRecord:
+            return None
+        plan = self._schemas.get(schema)
+        if plan is None:
+            plan = self._schemas.put(schema, self._plan(schema))
+        updated_schema, defaults, added = plan
+        if (defaults and self._replace_null) or not all(f.schema.optional for f in added):
+            return None  # defaults to fill or inserted values to check: record by record
+        items = [
+            source
+            for spec, source in (
+                (self._topic, "record.topic"),
+                (self._partition, "record.kafka_partition"),
+                (self._offset, "record.kafka_offset"),
+                (self._timestamp, "_ts(record.timestamp)"),
+                (self._static, "_static"),
+            )
+            if spec is not None
+        ]
+        names = {
+            "_OUT_SCHEMA": updated_schema,
+            "_ts": _timestamp_value,
+            "_static": self._static_value,
+        }
+        return [f"out_values = value._values + [{', '.join(items)}]"], names
 
     def _plan(self, schema: Schema) -> tuple[Schema, list[tuple[int, Any]], list[Field]]:
         updated = self._make_schema(schema)

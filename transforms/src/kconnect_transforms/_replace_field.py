@@ -34,6 +34,9 @@ from ._util import (
 __all__ = ["ReplaceFieldKey", "ReplaceFieldValue"]
 
 
+_MISSING = object()
+
+
 def _parse_renames(name: str, value: Any) -> None:
     for mapping in value or ():
         parts = mapping.split(":")
@@ -141,24 +144,47 @@ class _ReplaceField(KeyOrValue[R]):
             updated.update(moved)
         return updated
 
+    def _replace_lines(self) -> tuple[list[str], dict[str, Any]]:
+        """``_replace``'s work on ``value`` (giving ``d``) as straight-line code."""
+        lines = ["d = dict(value)"]
+        lines += [f"d.pop({name!r}, None)" for name in sorted(self._exclude)]
+        if self._include:
+            lines.append("d = {k: v for k, v in d.items() if k in _include}")
+        renames = list(self._renames.items())
+        # Pop every renamed field before re-adding so swaps (a:b,b:a) work.
+        lines += [f"m{i} = d.pop({old!r}, _MISSING)" for i, (old, _) in enumerate(renames)]
+        lines += [
+            f"if m{i} is not _MISSING: d[{new!r}] = m{i}" for i, (_, new) in enumerate(renames)
+        ]
+        return lines, {"_include": self._include, "_MISSING": _MISSING}
+
     def _compile_replace(self) -> Callable[[R, dict[str, Any]], dict[str, Any]]:
         """``_replace`` for this config as straight-line code, generated once (same result;
         the loops over the config's sets cost more than the work itself)."""
-        lines = ["def replace(record, value):", "    d = dict(value)"]
-        lines += [f"    d.pop({name!r}, None)" for name in sorted(self._exclude)]
-        if self._include:
-            lines.append("    d = {k: v for k, v in d.items() if k in _include}")
-        renames = list(self._renames.items())
-        # Pop every renamed field before re-adding so swaps (a:b,b:a) work.
-        lines += [f"    m{i} = d.pop({old!r}, _MISSING)" for i, (old, _) in enumerate(renames)]
-        lines += [
-            f"    if m{i} is not _MISSING: d[{new!r}] = m{i}" for i, (_, new) in enumerate(renames)
-        ]
+        body, namespace = self._replace_lines()
+        lines = ["def replace(record, value):"] + ["    " + line for line in body]
         lines.append("    return d")
-        namespace: dict[str, Any] = {"_include": self._include, "_MISSING": object()}
         exec("\n".join(lines), namespace)
         generated: Callable[[R, dict[str, Any]], dict[str, Any]] = namespace["replace"]
         return generated
+
+    def _schemaless_lines(self, cls: type) -> tuple[list[str], dict[str, Any]] | None:
+        return self._replace_lines()
+
+    def _struct_lines(self, cls: type, schema: Schema) -> tuple[list[str], dict[str, Any]] | None:
+        plan = self._schemas.get(schema)
+        if plan is None:
+            plan = self._schemas.put(schema, self._plan(schema))
+        updated_schema, sources, defaults = plan
+        if defaults and self._replace_null:
+            return None  # nulls to replace with defaults: record by record
+        names: dict[str, Any] = {"_OUT_SCHEMA": updated_schema}
+        if len(sources) > 1:
+            names["_pick"] = itemgetter(*sources)
+            line = "out_values = list(_pick(value._values))"
+        else:
+            line = f"out_values = [{', '.join(f'value._values[{i}]' for i in sources)}]"
+        return [line], names
 
     def _plan(self, schema: Schema) -> tuple[Schema, list[int], list[tuple[int, Any]]]:
         fields: list[Field] = []

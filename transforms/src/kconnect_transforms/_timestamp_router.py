@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter, floordiv
 from typing import Any, ClassVar
 
 from kconnect_sdk import (
@@ -14,7 +16,9 @@ from kconnect_sdk import (
 )
 
 from ._dateformat import JavaDateFormat
-from ._util import BaseTransform, R, topic_updater
+from ._util import BaseTransform, R, topic_updater, topics_of, with_topics
+
+_timestamp_of = attrgetter("timestamp")
 
 __all__ = ["TimestampRouter"]
 
@@ -63,6 +67,20 @@ class TimestampRouter(BaseTransform[R]):
         # instead of formatting: a day's records share one topic name.
         granularity = self._format.granularity_ms
         routes = self._routes
+        if records:
+            # Every record's (topic, time bucket) looked up and the record copied, in C;
+            # a bucket not seen yet, or a record with no timestamp, takes the loop below.
+            buckets = map(floordiv, map(_timestamp_of, records), repeat(granularity))
+            try:
+                routed = list(
+                    map(routes.__getitem__, zip(topics_of(records), buckets, strict=True))
+                )
+            except (KeyError, TypeError):
+                pass
+            else:
+                whole = with_topics(records, routed)
+                if whole is not None:
+                    return whole
         apply = self.apply
         out: list[R] = []
         append = out.append

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from kconnect_sdk import (
@@ -13,7 +14,7 @@ from kconnect_sdk import (
 )
 
 from ._predicate_base import _BasePredicate
-from ._util import R, java_regex
+from ._util import R, java_regex, topics_of
 
 __all__ = ["TopicNameMatches"]
 
@@ -45,6 +46,9 @@ class TopicNameMatches(_BasePredicate[R]):
         topic: str | None = record.topic
         if topic is None:
             return False
+        return self._matches(topic)
+
+    def _matches(self, topic: str) -> bool:
         hit = self._seen.get(topic)
         if hit is None:
             hit = self._pattern.fullmatch(topic) is not None
@@ -52,3 +56,14 @@ class TopicNameMatches(_BasePredicate[R]):
                 self._seen.clear()
             self._seen[topic] = hit
         return hit
+
+    def test_batch(self, records: Sequence[R]) -> list[bool]:
+        # Each distinct topic of the batch is matched once; then one lookup per record, in C.
+        topics = topics_of(records)
+        for topic in set(topics):
+            if topic is not None:
+                self._matches(topic)
+        try:
+            return list(map(self._seen.__getitem__, topics))
+        except (KeyError, TypeError):  # no topic, or the memo was cleared on the way
+            return [self.test(record) for record in records]

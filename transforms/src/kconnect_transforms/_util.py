@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from itertools import repeat
+from operator import add, attrgetter, is_, itemgetter
 from typing import Any, ClassVar, Generic, TypeVar
 
 from kconnect_sdk import (
@@ -157,6 +160,30 @@ def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
 
 
 _TOPIC_UPDATERS: dict[type, Callable[..., Any]] = {}
+_topic_of = attrgetter("topic")
+_after_topic: Callable[[Any], tuple[Any, ...]] = itemgetter(slice(1, None))
+_NEW_WITH_TOPIC: dict[type, Callable[[tuple[Any, ...]], Any]] = {
+    cls: partial(tuple.__new__, cls) for cls in (SinkRecord, SourceRecord)
+}
+
+
+def topics_of(records: Sequence[ConnectRecord]) -> list[str]:
+    """The topic of every record, in C."""
+    return list(map(_topic_of, records))
+
+
+def with_topics(records: Sequence[R], topics: list[str]) -> list[R] | None:
+    """Copies of ``records`` with ``topics`` (one each), or None unless every record is
+    of the same SDK record class.
+
+    Each copy is the new topic in a 1-tuple (``zip``) joined to the rest of the record
+    (a slice), made a record by ``tuple.__new__``: all in C, no Python code per record.
+    """
+    cls = type(records[0])
+    new = _NEW_WITH_TOPIC.get(cls)
+    if new is None or not all(map(is_, map(type, records), repeat(cls))):
+        return None
+    return list(map(new, map(add, zip(topics), map(_after_topic, records))))
 
 
 def topic_updater(cls: type[R]) -> Callable[[R, str], R]:
@@ -348,11 +375,128 @@ class KeyOrValue(BaseTransform[R]):
     #: struct)`` method giving the same result as ``apply``, for ``apply_batch``.
     _map_struct: Callable[[R, Struct], tuple[Schema, Struct]] | None = None
 
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self.__dict__.pop("_batch_loops", None)  # generated from the previous config
+        super().configure(configs)
+
+    def _schemaless_lines(self, cls: type) -> tuple[list[str], dict[str, Any]] | None:
+        """Straight-line code reshaping the dict ``value`` of ``record`` into ``d``.
+
+        With the names the code uses; None when the transform has no such code. The code
+        runs inside a generated batch loop (:meth:`_whole_batch`), so it must give the
+        same dict as ``_map_schemaless`` for a record of the SDK's classes.
+        """
+        return None
+
+    def _struct_lines(self, cls: type, schema: Schema) -> tuple[list[str], dict[str, Any]] | None:
+        """Straight-line code giving ``out_values`` (a new list) from the Struct ``value``
+        of ``schema``, and the names it uses, including ``_OUT_SCHEMA``, the schema of the
+        new Struct; None when a record needs more than that (defaults to fill, values to
+        check), which ``_map_struct`` then does record by record."""
+        return None
+
+    def _whole_batch(self, records: Sequence[R]) -> list[R] | None:
+        """``apply_batch`` of a batch whose records are all alike, or None.
+
+        Alike: one of the SDK's record classes, and every operand a schemaless dict, or
+        every operand a Struct of the same schema. The loop over such a batch is
+        generated once per (record class, schema) with the transform's own code inlined,
+        so a record costs the reshaping and one tuple copy, with no call per record. A
+        record that is not alike goes through ``apply`` in its place. None when the first
+        record is not alike or the transform has no such code: the caller then runs the
+        general loop.
+        """
+        if not records:
+            return []
+        first = records[0]
+        cls = type(first)
+        if cls not in _FAST_COPY_CLASSES:
+            return None
+        schema_at = 2 if self.ON_KEY else 4
+        schema = first[schema_at]  # type: ignore[index]  # the SDK's named tuples
+        value = first[schema_at + 1]  # type: ignore[index]
+        cache = self.__dict__.setdefault("_batch_loops", {})
+        if schema is None:
+            if type(value) is not dict:
+                return None
+            key: tuple[Any, ...] = (cls, None)
+        else:
+            if type(value) is not Struct or value.schema is not schema:
+                return None
+            key = (cls, id(schema))
+        found = cache.get(key)
+        if found is None or found[0] is not schema:
+            if len(cache) > 64:
+                cache.clear()
+            found = cache[key] = (schema, self._generate_loop(cls, schema_at, schema))
+        loop: Callable[[Sequence[R]], list[R]] | None = found[1]
+        return None if loop is None else loop(records)
+
+    def _generate_loop(
+        self, cls: type, schema_at: int, schema: Schema | None
+    ) -> Callable[[Sequence[R]], list[R]] | None:
+        made = self._schemaless_lines(cls) if schema is None else self._struct_lines(cls, schema)
+        if made is None:
+            return None
+        lines, names = made
+        value_at = schema_at + 1
+        head = [
+            "def loop(records):",
+            "    out = []",
+            "    append = out.append",
+            "    for record in records:",
+            f"        value = record[{value_at}]",
+        ]
+        # A record that is not alike (a tombstone, another schema or class) goes through
+        # apply() on its own, in its place; the loop carries on with the next one.
+        other = [
+            "            result = _apply(record)",
+            "            if result is not None: append(result)",
+            "            continue",
+        ]
+        if schema is None:
+            head.append(
+                f"        if type(record) is not _cls or type(value) is not dict "
+                f"or record[{schema_at}] is not None:"
+            )
+            tail = ["        new_schema, new_value = None, d"]
+        else:
+            head.append(
+                f"        if type(record) is not _cls or type(value) is not _Struct "
+                f"or record[{schema_at}] is not _SCHEMA or value.schema is not _SCHEMA:"
+            )
+            tail = [
+                "        new_value = _new_object(_Struct)",
+                "        new_value.schema = new_schema = _OUT_SCHEMA",
+                "        new_value._values = out_values",
+            ]
+        tail.append(
+            f"        append(_new(_cls, record[:{schema_at}] + (new_schema, new_value) "
+            f"+ record[{value_at + 1}:]))"
+        )
+        body = ["        " + line for line in lines]
+        source = "\n".join(head + other + body + tail + ["    return out"])
+        namespace: dict[str, Any] = {
+            **names,
+            "_cls": cls,
+            "_new": tuple.__new__,
+            "_new_object": _new_object,
+            "_Struct": Struct,
+            "_SCHEMA": schema,
+            "_apply": self.apply,
+        }
+        exec(compile(source, f"<{self.NAME} batch loop>", "exec"), namespace)
+        generated: Callable[[Sequence[R]], list[R]] = namespace["loop"]
+        return generated
+
     def apply_batch(self, records: Sequence[R]) -> list[R]:
         reshape = self._map_schemaless
         reshape_struct = self._map_struct
         if reshape is None and reshape_struct is None:
             return super().apply_batch(records)
+        whole = self._whole_batch(records)
+        if whole is not None:
+            return whole
         apply, on_key = self.apply, self.ON_KEY
         updaters = _SIDE_UPDATERS[on_key]
         out: list[R] = []

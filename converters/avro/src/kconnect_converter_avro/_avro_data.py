@@ -16,6 +16,7 @@ import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 from kconnect_sdk import (
@@ -1540,7 +1541,27 @@ class AvroData:
             struct._values = values
             return struct
 
-        return record_to_struct
+        if not all_plain or len(names_t) < 2:
+            return record_to_struct
+        # The usual record: every field read as it comes. fastavro's dict holds every
+        # field, so one itemgetter call reads them all; anything else (a missing key, a
+        # null in a required field, a named-union tuple) takes record_to_struct.
+        pick = itemgetter(*names_t)
+        null_forbidden = bool(required)
+
+        def plain_record_to_struct(datum: Any) -> Any:
+            try:
+                values = list(pick(datum))
+            except (KeyError, TypeError):
+                return record_to_struct(datum)
+            if null_forbidden and None in values:
+                return record_to_struct(datum)
+            struct = new_struct(Struct)
+            struct.schema = struct_schema
+            struct._values = values
+            return struct
+
+        return plain_record_to_struct
 
     def _compile_union_decoder(self, schema: Schema) -> Callable[[Any], Any]:
         plans: list[tuple[str, Schema, Callable[[Any], Any]]] = [

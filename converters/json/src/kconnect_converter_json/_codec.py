@@ -17,7 +17,8 @@ import math
 import re
 import struct
 from collections.abc import Callable, Mapping
-from operator import itemgetter
+from itertools import chain, repeat
+from operator import attrgetter, is_, itemgetter
 from typing import Any, Final
 
 import orjson
@@ -27,6 +28,8 @@ from ._config import DecimalFormat, JsonConverterSettings
 
 __all__ = [
     "Codec",
+    "StructBatchDecoder",
+    "StructBatchEncoder",
     "compile_codec",
     "from_schemaless",
     "has_decimal",
@@ -121,7 +124,7 @@ class Codec:
         decode: parsed JSON value (None allowed) -> Connect value.
     """
 
-    __slots__ = ("decode", "encode", "exact", "schema")
+    __slots__ = ("_batch", "_batch_read", "decode", "encode", "exact", "schema")
 
     def __init__(self, schema: Schema, encode: Fn, decode: Fn) -> None:
         self.schema = schema
@@ -130,6 +133,22 @@ class Codec:
         # Whether JSON numbers must be read exactly (as decimal.Decimal, like Jackson's
         # USE_BIG_DECIMAL_FOR_FLOATS): only schemas holding a Decimal pay for it.
         self.exact = has_decimal(schema)
+        self._batch: StructBatchEncoder | bool | None = False  # False: not built yet
+        self._batch_read: StructBatchDecoder | bool | None = False
+
+    def batch_encoder(self) -> StructBatchEncoder | None:
+        """The whole-batch encoder of this struct schema, or None when it has none."""
+        found = self._batch
+        if found is False:
+            found = self._batch = StructBatchEncoder.build(self.schema)
+        return found  # type: ignore[return-value]
+
+    def batch_decoder(self) -> StructBatchDecoder | None:
+        """The whole-batch decoder of this struct schema, or None when it has none."""
+        found = self._batch_read
+        if found is False:
+            found = self._batch_read = StructBatchDecoder.build(self.schema)
+        return found  # type: ignore[return-value]
 
 
 def compile_codec(schema: Schema, settings: JsonConverterSettings) -> Codec:
@@ -517,6 +536,218 @@ class _Compiler:
         return decode_struct
 
 
+_NONE_TYPE: Final = type(None)
+_values_of: Final = attrgetter("_values")
+_schema_of: Final = attrgetter("schema")
+_FLAT_TYPES: Final[Mapping[Type, type]] = {
+    Type.INT8: int,
+    Type.INT16: int,
+    Type.INT32: int,
+    Type.INT64: int,
+    Type.FLOAT64: float,
+    Type.BOOLEAN: bool,
+    Type.STRING: str,
+}
+_LOGICAL_NAMES: Final = frozenset(
+    (Decimal.LOGICAL_NAME, Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME)
+)
+
+
+class StructBatchEncoder:
+    """JSON text of many Structs of one flat schema, with no Python code run per record.
+
+    For a struct whose fields are all ints, doubles, booleans or strings, the checks the
+    per-record encoder makes (the Struct's schema, every value's class, doubles Java would
+    write in scientific notation) run over the whole batch at once in C (``map``, list
+    comparisons, ``min``/``max`` of each double column), and one generated comprehension
+    builds each record's dict with constant keys and hands it to orjson. Whenever a check
+    fails (a None in a required field, a double outside [1e-3, 1e7), an int in a double
+    field, a value orjson refuses) :meth:`encode` returns None and the caller takes the
+    exact per-record path, so the bytes are always the per-record encoder's bytes.
+    """
+
+    __slots__ = ("_build", "_double_columns", "_expected", "_none_ok", "_schema", "_width")
+
+    def __init__(
+        self,
+        schema: Schema,
+        build: Callable[[list[list[Any]]], list[bytes]],
+        expected: list[type],
+        none_ok: tuple[bool, ...],
+        double_columns: tuple[int, ...],
+    ) -> None:
+        self._schema = schema
+        self._build = build
+        self._expected = expected
+        self._none_ok = none_ok
+        self._double_columns = double_columns
+        self._width = len(expected)
+
+    @classmethod
+    def build(cls, schema: Schema) -> StructBatchEncoder | None:
+        """The batch encoder of ``schema``, or None when its fields are not all flat."""
+        flat = _flat_fields(schema)
+        if flat is None:
+            return None
+        expected, none_ok = flat
+        args = "".join(f"a{i}," for i in range(len(expected)))
+        body = ",".join(f"{f.name!r}:a{i}" for i, f in enumerate(schema.fields))
+        source = f"def build(rows):\n    return [dumps({{{body}}}) for {args} in rows]\n"
+        namespace: dict[str, Any] = {"dumps": orjson.dumps}
+        exec(
+            compile(source, f"<json batch encoder of {schema.name or 'struct'}>", "exec"), namespace
+        )
+        doubles = tuple(i for i, c in enumerate(expected) if c is float)
+        return cls(schema, namespace["build"], expected, tuple(none_ok), doubles)
+
+    def encode(self, structs: list[Any]) -> list[bytes] | None:
+        """orjson's text of each Struct (all of class Struct), or None: use the slow path."""
+        n = len(structs)
+        schema = self._schema
+        if not all(map(is_, map(_schema_of, structs), repeat(schema))):
+            return None
+        rows: list[list[Any]] = list(map(_values_of, structs))
+        flat = list(chain.from_iterable(rows))
+        width = self._width
+        if len(flat) != width * n:
+            return None
+        if not _classes_match(list(map(type, flat)), self._expected, self._none_ok, n):
+            return None
+        for i in self._double_columns:
+            # Zeros (and nulls) dropped: the rest must be where Python's and Java's text
+            # agree; NaN fails the comparisons and so takes the exact path too.
+            magnitudes = list(map(abs, filter(None, flat[i::width])))
+            if magnitudes and not (min(magnitudes) >= 1e-3 and max(magnitudes) < 1e7):
+                return None
+        try:
+            return self._build(rows)
+        except (orjson.JSONEncodeError, ValueError):
+            return None
+
+
+def _flat_fields(schema: Schema) -> tuple[list[type], list[bool]] | None:
+    """The class of each field and whether it may hold null, for a struct of flat fields."""
+    if schema.type is not Type.STRUCT or not schema.fields:
+        return None
+    classes: list[type] = []
+    none_ok: list[bool] = []
+    for f in schema.fields:
+        fs = f.schema
+        cls_ = _FLAT_TYPES.get(fs.type)
+        if cls_ is None or fs.name in _LOGICAL_NAMES:
+            return None
+        classes.append(cls_)
+        # A null stands for itself only when there is no default to use instead.
+        none_ok.append(fs.optional and fs.default is None)
+    return classes, none_ok
+
+
+def _classes_match(
+    types: list[type], classes: list[type], none_ok: tuple[bool, ...], n: int
+) -> bool:
+    """Whether ``types`` (n rows of the fields' classes, flattened) fit the fields."""
+    if types == classes * n:
+        return True
+    width = len(classes)
+    for i, (cls_, nullable) in enumerate(zip(classes, none_ok, strict=True)):
+        column = types[i::width]
+        found = column.count(cls_)
+        if found != n and not (nullable and found + column.count(_NONE_TYPE) == n):
+            return False
+    return True
+
+
+class StructBatchDecoder:
+    """Structs of one flat schema from many parsed JSON objects, checked batch-wide in C.
+
+    The counterpart of :class:`StructBatchEncoder`: every object's field values are read
+    with one ``itemgetter`` call, their classes compared with the schema's for the whole
+    batch at once, the narrow ints' columns range-checked with ``min``/``max``, and a
+    generated loop builds the Structs. Any other input (a missing field, an int in a
+    double field, a null in a required one, a value out of range) gives None: the caller
+    decodes record by record, which converts or raises as before.
+    """
+
+    __slots__ = ("_build", "_classes", "_narrow", "_none_ok", "_pick", "_width")
+
+    def __init__(
+        self,
+        schema: Schema,
+        classes: list[type],
+        none_ok: tuple[bool, ...],
+        narrow: tuple[tuple[int, int, int], ...],
+    ) -> None:
+        names = [f.name for f in schema.fields]
+        self._width = len(names)
+        self._pick: Callable[[Any], tuple[Any, ...]] = (
+            itemgetter(*names) if len(names) > 1 else _one_tuple(names[0])
+        )
+        self._classes = classes
+        self._none_ok = none_ok
+        self._narrow = narrow
+        source = (
+            "def build(rows):\n"
+            "    out = []\n"
+            "    append = out.append\n"
+            "    for row in rows:\n"
+            "        s = _new_object(_Struct)\n"
+            "        s.schema = _SCHEMA\n"
+            "        s._values = list(row)\n"
+            "        append(s)\n"
+            "    return out\n"
+        )
+        namespace: dict[str, Any] = {
+            "_new_object": object.__new__,
+            "_Struct": Struct,
+            "_SCHEMA": schema,
+        }
+        exec(compile(source, "<json batch decoder>", "exec"), namespace)
+        self._build: Callable[[list[tuple[Any, ...]]], list[Struct]] = namespace["build"]
+
+    @classmethod
+    def build(cls, schema: Schema) -> StructBatchDecoder | None:
+        """The batch decoder of ``schema``, or None when its fields are not all flat."""
+        flat = _flat_fields(schema)
+        if flat is None:
+            return None
+        classes, none_ok = flat
+        narrow = tuple(
+            (f.index, *_INT_TYPES[f.schema.type])
+            for f in schema.fields
+            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64
+        )
+        return cls(schema, classes, tuple(none_ok), narrow)
+
+    def decode(self, objects: list[Any]) -> list[Struct] | None:
+        """A Struct for each parsed JSON object, or None: decode record by record."""
+        n = len(objects)
+        if not all(map(is_, map(type, objects), repeat(dict))):
+            return None
+        try:
+            rows = list(map(self._pick, objects))
+        except KeyError:
+            return None
+        flat = list(chain.from_iterable(rows))
+        width = self._width
+        if len(flat) != width * n:
+            return None
+        if not _classes_match(list(map(type, flat)), self._classes, self._none_ok, n):
+            return None
+        for i, lo, hi in self._narrow:
+            # Nulls (and zeros, in range anyway) dropped by filter(None, ...).
+            column = list(filter(None, flat[i::width]))
+            if column and (min(column) < lo or max(column) > hi):
+                return None
+        return self._build(rows)
+
+
+def _one_tuple(name: str) -> Callable[[Any], tuple[Any, ...]]:
+    def pick(d: Any) -> tuple[Any, ...]:
+        return (d[name],)
+
+    return pick
+
+
 def _connect_class(schema: Schema) -> type:
     name = schema.name
     if name == Decimal.LOGICAL_NAME:
@@ -601,24 +832,22 @@ def _scientific(value: float) -> bytes:
 _STRING_OR_NUMBER: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+\-]*', re.DOTALL)
 
 
-# Every digit as 0, so one substring test finds eight or more integer digits before a point.
-_ZERO_DIGITS: Final = bytes.maketrans(b"123456789", b"000000000")
+# Every digit as 0, "." and "e" kept, every other byte a space: then four substring tests
+# find every double orjson writes outside [1e-3, 1e7).
+_SCREEN: Final = bytes(48 if 48 <= b <= 57 else b if b in b".e" else 32 for b in range(256))
 
 
 def maybe_scientific(out: bytes) -> bool:
     """Whether orjson's text ``out`` may hold a double Java writes in scientific notation.
 
-    orjson writes such a double with an exponent (``1e+20``, ``1e-7``), with eight or more
-    integer digits (``123456789.0``) or as ``0.000…`` (``0.00001``). Strings can hold the
-    same bytes, so this is a screen (a false hit only costs the exact pass); substring
-    tests run in C and cost a fraction of walking the value in Python.
+    orjson writes such a double with an exponent (``1e+20``, ``1e-7``: a digit then
+    ``e``), with eight or more integer digits (``123456789.0``) or as ``0.000…``
+    (``0.00001``, a number that starts with ``0.000``). Strings can hold the same bytes,
+    so this is a screen (a false hit only costs the exact pass); one ``translate`` and a
+    few substring tests run in C and cost a fraction of walking the value in Python.
     """
-    return (
-        b"e+" in out
-        or b"e-" in out
-        or b"0.000" in out
-        or b"00000000." in out.translate(_ZERO_DIGITS)
-    )
+    text = out.translate(_SCREEN)
+    return b"0e" in text or b"00000000." in text or b" 0.000" in text or text.startswith(b"0.000")
 
 
 def _rewrite_number(match: re.Match[bytes]) -> bytes:

@@ -8,6 +8,9 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import partial
+from itertools import repeat
+from operator import contains, is_, itemgetter
 from typing import Any, Final
 
 import orjson
@@ -19,6 +22,7 @@ from kconnect_sdk import (
     Headers,
     Schema,
     SchemaAndValue,
+    Struct,
 )
 
 from ._codec import (
@@ -47,6 +51,14 @@ _SCHEMALESS_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTH
 _CLOSE: Final = 0x7D  # "}"
 _NULL: Final = SchemaAndValue(None, None)
 _new_sv = tuple.__new__
+_make_sv: Final = partial(_new_sv, SchemaAndValue)
+_second: Final = itemgetter(1)
+_starts_with: Final = bytes.startswith
+_ends_with: Final = bytes.endswith
+_third: Final = itemgetter(2)
+_dumps_schemaless: Final = partial(
+    orjson.dumps, default=schemaless_default, option=_SCHEMALESS_OPTIONS
+)
 # Python errors a bad input can raise deep inside conversion; each becomes a DataError.
 _INPUT_ERRORS: Final = (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError)
 
@@ -159,6 +171,7 @@ class JsonConverter(Converter, HeaderConverter):
         self._decodings = _LRU(size)
         self._last_encoding: _Encoding | None = None
         # (raw envelope prefix as read, schema, decode function) of the last schema read.
+        self._last_codec: Codec | None = None  # the codec of _last_decoding
         self._last_decoding: tuple[bytes, Schema, Any, bool] = (
             b"\x00",
             Schema.STRING,
@@ -261,6 +274,13 @@ class JsonConverter(Converter, HeaderConverter):
         self, items: Sequence[tuple[str, Schema | None, Any]]
     ) -> list[bytes | None]:
         """Serialise many ``(topic, schema, value)``; same bytes as one by one."""
+        if items:
+            # The usual batch: one schema (or none) for every record; written whole.
+            schema = items[0][1]
+            if all(map(is_, map(_second, items), repeat(schema))):
+                whole = self._same_schema_batch(schema, list(map(_third, items)))
+                if whole is not None:
+                    return whole
         out: list[bytes | None] = []
         append = out.append
         dumps = orjson.dumps
@@ -295,6 +315,42 @@ class JsonConverter(Converter, HeaderConverter):
             if maybe_scientific(joined):
                 for i in schemaless:
                     out[i] = java_doubles(out[i])  # type: ignore[arg-type]
+        return out
+
+    def _same_schema_batch(self, schema: Schema | None, values: list[Any]) -> list[Any] | None:
+        """The bytes of ``values`` (all of ``schema``) when the batch can be written whole.
+
+        None when it cannot (a tombstone, a value orjson refuses, a struct that is not flat
+        or holds a double Java writes in scientific notation): the caller then writes
+        record by record, which also names the record in any error.
+        """
+        if schema is None:
+            if any(map(is_, values, repeat(None))):
+                return None
+            try:
+                out = list(map(_dumps_schemaless, values))
+            except TypeError:  # also orjson.JSONEncodeError
+                return None
+            if maybe_scientific(b"\n".join(out)):
+                out = list(map(java_doubles, out))
+            prefix = _NULL_SCHEMA_PREFIX
+        else:
+            try:
+                encoding = self._encoding(schema)
+            except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
+                return None  # the per-record path raises it, naming the topic
+            batch = encoding.codec.batch_encoder()
+            if batch is None or not all(map(is_, map(type, values), repeat(Struct))):
+                return None
+            found = batch.encode(values)
+            if found is None:
+                return None
+            out = found
+            prefix = encoding.prefix
+        if any(map(contains, out, repeat(92))):  # a backslash: maybe a \u00xx escape
+            out = list(map(_java_escapes, out))
+        if self.settings.schemas_enable:
+            return list(map(b"".join, zip(repeat(prefix), out, repeat(b"}"))))
         return out
 
     # -- bytes -> Connect ------------------------------------------------------------
@@ -345,6 +401,7 @@ class JsonConverter(Converter, HeaderConverter):
         # skip parsing and rebuilding the schema.
         if data.startswith(prefix):
             self._last_decoding = (prefix, codec.schema, codec.decode, codec.exact)
+            self._last_codec = codec
         return SchemaAndValue(codec.schema, value)
 
     def to_connect_data(
@@ -374,12 +431,20 @@ class JsonConverter(Converter, HeaderConverter):
         loads = orjson.loads
         if not self.settings.schemas_enable:
             try:
+                # All in C: no Python code per record (a tombstone makes loads raise).
+                return list(map(_make_sv, zip(repeat(None), map(loads, map(_second, items)))))
+            except orjson.JSONDecodeError:
+                pass
+            try:
                 return [
                     _NULL if data is None else _new_sv(SchemaAndValue, (None, loads(data)))
                     for _, data in items
                 ]
             except orjson.JSONDecodeError:
                 return [self.to_connect_data(topic, data) for topic, data in items]
+        whole = self._read_whole_batch(items)
+        if whole is not None:
+            return whole
         out: list[SchemaAndValue] = []
         append = out.append
         read = self.to_connect_data
@@ -394,6 +459,31 @@ class JsonConverter(Converter, HeaderConverter):
                     pass
             append(read(topic, data))
         return out
+
+    def _read_whole_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[Any] | None:
+        """The batch's values when every record has the envelope of the last schema read
+        and a flat struct payload; None otherwise (then record by record, as before)."""
+        codec = self._last_codec
+        if codec is None or codec.exact or not items:
+            return None
+        decoder = codec.batch_decoder()
+        if decoder is None:
+            return None
+        prefix = self._last_decoding[0]
+        datas = list(map(_second, items))
+        try:
+            if not (
+                all(map(_starts_with, datas, repeat(prefix)))
+                and all(map(_ends_with, datas, repeat(b"}")))
+            ):
+                return None
+            payloads = list(map(orjson.loads, map(itemgetter(slice(len(prefix), -1)), datas)))
+        except (TypeError, ValueError):  # a tombstone, a bytearray; JSONDecodeError
+            return None
+        structs = decoder.decode(payloads)
+        if structs is None:
+            return None
+        return list(map(_make_sv, zip(repeat(codec.schema), structs)))
 
     # -- headers ---------------------------------------------------------------------
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:

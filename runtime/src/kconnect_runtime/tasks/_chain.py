@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -27,9 +28,34 @@ from kconnect_sdk import (
 from kconnect_runtime.config import EMBEDDED_SCHEMA_REGISTRY_URL
 from kconnect_runtime.plugins import PluginKind, PluginRegistry
 
-__all__ = ["Converters", "TransformChain", "build_converters", "sink_record"]
+__all__ = ["Converters", "TransformChain", "build_converters", "gc_paused", "sink_record"]
 
 R = TypeVar("R", bound=ConnectRecord)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off Python's cyclic garbage collector while a batch is built.
+
+    A batch makes thousands of container objects that all outlive it (records, dicts,
+    Structs), so the collector's young generation fills every few hundred of them and
+    each pass walks objects that are all alive; over a four-transform chain that cost
+    more than the transforms (bench_transforms.py: about 2 us per record against 1.8-2
+    us for the four transforms themselves).
+    Paused, the batch's objects are examined once, at the next allocation after it.
+    Nothing is leaked: cycles made meanwhile are collected then. If another thread (or
+    the application) already disabled the collector, it is left as it is; a
+    ``gc.disable()`` made elsewhere while a batch holds it off is undone when the batch
+    ends (the collector's state is one flag for the whole process).
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 _TIMESTAMP_TYPES = {
@@ -78,13 +104,14 @@ class Converters:
 
     def to_sink_records(self, messages: Sequence[Any]) -> list[SinkRecord]:
         """Consumed confluent-kafka messages as SinkRecords, converting keys and values in batches."""
-        keys = self.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
-        values = self.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
-        headers = self.headers_from_kafka
-        return [
-            sink_record(m, key, value, headers(m.topic(), m.headers()))
-            for m, key, value in zip(messages, keys, values, strict=True)
-        ]
+        with gc_paused():
+            keys = self.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
+            values = self.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
+            headers = self.headers_from_kafka
+            return [
+                sink_record(m, key, value, headers(m.topic(), m.headers()))
+                for m, key, value in zip(messages, keys, values, strict=True)
+            ]
 
     def headers_from_kafka(
         self, topic: str, raw: Sequence[tuple[str, bytes | None]] | None
@@ -256,16 +283,17 @@ class TransformChain(Generic[R]):
         plugin is isolated); records keep their order.
         """
         current: list[R] = list(records)
-        for stage in self._stages:
-            if not current:
-                break
-            try:
-                if stage.predicate is None:
-                    current = stage.transform.apply_batch(current)
-                else:
-                    current = _apply_gated(stage, current)
-            except Exception as exc:
-                raise _stage_error(stage, exc) from exc
+        with gc_paused():
+            for stage in self._stages:
+                if not current:
+                    break
+                try:
+                    if stage.predicate is None:
+                        current = stage.transform.apply_batch(current)
+                    else:
+                        current = _apply_gated(stage, current)
+                except Exception as exc:
+                    raise _stage_error(stage, exc) from exc
         return current
 
     def close(self) -> None:
