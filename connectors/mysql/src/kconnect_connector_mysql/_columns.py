@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kconnect_sdk import Decimal, Schema, SchemaBuilder, Struct
+from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct
 
 __all__ = ["Column", "Table", "field_schema", "make_struct", "value_converter"]
 
@@ -546,6 +546,23 @@ def _json_text(value: Any) -> Any:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def _connect_time(name: str) -> Callable[[Any], Any]:
+    """TIME as Connect's Time: a time of day with millisecond precision (microseconds cut)."""
+    day = _dt.timedelta(days=1)
+
+    def convert(v: Any) -> Any:
+        if not isinstance(v, _dt.timedelta):
+            return None
+        if not _dt.timedelta(0) <= v < day:
+            raise ConnectError(
+                f"column {name!r}: TIME value {v} is not a time of day, so it cannot be Kafka "
+                "Connect's Time under time.precision.mode=connect; use adaptive_time_microseconds"
+            )
+        return (_dt.datetime.min + v).time().replace(microsecond=v.microseconds // 1000 * 1000)
+
+    return convert
+
+
 def value_converter(
     column: Column,
     schema: Schema,
@@ -596,7 +613,7 @@ def value_converter(
         return _fast(_days, "date_days")
     if t == "time":
         if time_mode == "connect":
-            return lambda v: (_dt.datetime.min + v).time() if isinstance(v, _dt.timedelta) else None
+            return _connect_time(column.name)
         if time_mode == "isostring":
             return lambda v: None if v is None else str(v)
         if time_mode == "adaptive" and _time_precision(column) <= 3:
@@ -606,7 +623,12 @@ def value_converter(
         if time_mode == "isostring":
             return lambda v: v.isoformat() if isinstance(v, _dt.datetime) else None
         if time_mode == "connect":
-            return lambda v: v.replace(tzinfo=_UTC) if isinstance(v, _dt.datetime) else None
+            # Connect's Timestamp has millisecond precision: microseconds are cut.
+            return lambda v: (
+                v.replace(microsecond=v.microsecond // 1000 * 1000, tzinfo=_UTC)
+                if isinstance(v, _dt.datetime)
+                else None
+            )
         if _time_precision(column) <= 3:
             return _fast(
                 lambda v: None if (m := _epoch_micros(v)) is None else m // 1000, "datetime_ms"

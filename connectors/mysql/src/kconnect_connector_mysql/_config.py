@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -291,6 +292,29 @@ CONFIG_DEF: Final = (
         documentation="Rows fetched per round trip while snapshotting.",
     )
     .define(
+        "signal.data.collection",
+        _S,
+        None,
+        importance=_LO,
+        documentation="The signaling table, <db>.<table> (id VARCHAR(42) PRIMARY KEY, type "
+        "VARCHAR(32), data VARCHAR(2048)); it must be captured. Its execute-snapshot rows start "
+        "incremental snapshots.",
+    )
+    .define(
+        "signal.enabled.channels",
+        _LIST,
+        "source",
+        importance=_LO,
+        documentation="Where signals are read from; only source (the signaling table) is supported.",
+    )
+    .define(
+        "incremental.snapshot.chunk.size",
+        _I,
+        1024,
+        importance=_M,
+        documentation="Rows read per chunk of an incremental snapshot.",
+    )
+    .define(
         "snapshot.lock.timeout.ms",
         _L,
         10000,
@@ -484,6 +508,7 @@ class Settings:
     key_columns: list[tuple[re.Pattern[str], list[str]]]
     masks: list[tuple[re.Pattern[str], int]]
     truncations: list[tuple[re.Pattern[str], int]]
+    hash_masks: list[HashMask]
     decimal_mode: str
     time_mode: str
     bigint_mode: str
@@ -538,6 +563,63 @@ def _column_rules(
             if item.strip():
                 rules.append((re.compile(item.strip(), re.IGNORECASE), int(middle)))
     return rules
+
+
+@dataclass(frozen=True, slots=True)
+class HashMask:
+    """A ``column.mask.hash[.v2].<algorithm>.with.salt.<salt>`` rule."""
+
+    pattern: re.Pattern[str]
+    algorithm: str  # hashlib's name
+    salt: bytes
+    v2: bool
+
+
+# Java's MessageDigest names (case-insensitive) -> hashlib's.
+_DIGESTS: Final = {
+    "MD5": "md5",
+    "SHA": "sha1",
+    "SHA1": "sha1",
+    "SHA-1": "sha1",
+    "SHA-224": "sha224",
+    "SHA-256": "sha256",
+    "SHA-384": "sha384",
+    "SHA-512": "sha512",
+    "SHA-512/224": "sha512_224",
+    "SHA-512/256": "sha512_256",
+    "SHA3-224": "sha3_224",
+    "SHA3-256": "sha3_256",
+    "SHA3-384": "sha3_384",
+    "SHA3-512": "sha3_512",
+}
+_HASH_KEY: Final = re.compile(r"column\.mask\.hash\.(v2\.)?([^.]+)\.with\.salt\.(.+)")
+
+
+def _hash_rules(props: Mapping[str, str], name: str) -> list[HashMask]:
+    """Debezium's hash masks: the v2 rules first, then the v1 ones (its ColumnMappers order)."""
+    v2: list[HashMask] = []
+    v1: list[HashMask] = []
+    for key, value in props.items():
+        match = _HASH_KEY.fullmatch(key)
+        if match is None:
+            continue
+        algorithm = _DIGESTS.get(match[2].upper())
+        if algorithm is None or algorithm not in hashlib.algorithms_available:
+            raise ConfigError(
+                f"connector {name!r}: {key!r} names the hash algorithm {match[2]!r}, which is not "
+                f"one of {', '.join(sorted(_DIGESTS))}",
+                name=key,
+            )
+        for item in str(value).split(","):
+            if item.strip():
+                rule = HashMask(
+                    re.compile(item.strip(), re.IGNORECASE),
+                    algorithm,
+                    match[3].encode("utf-8"),
+                    bool(match[1]),
+                )
+                (v2 if rule.v2 else v1).append(rule)
+    return v2 + v1
 
 
 def _mutually_exclusive(config: ParsedConfig, a: str, b: str, name: str) -> None:
@@ -609,6 +691,7 @@ def parse_settings(props: Mapping[str, str]) -> Settings:
         filters=filters,
         key_columns=key_columns,
         masks=_column_rules(props, "column.mask.with.", ".chars"),
+        hash_masks=_hash_rules(props, name),
         truncations=_column_rules(props, "column.truncate.to.", ".chars"),
         decimal_mode=config["decimal.handling.mode"].lower(),
         time_mode=config["time.precision.mode"].lower(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,9 +11,13 @@ from typing import Any, Final
 from kconnect_sdk import Schema, SchemaBuilder, Struct
 
 from ._columns import Column, Table, field_schema, make_struct, value_converter
-from ._config import Settings
+from ._config import HashMask, Settings
 
 __all__ = ["DEBEZIUM_VERSION", "EventSchemas", "TableSchema"]
+
+# CHAR, VARCHAR, LONGVARCHAR, CLOB, NCHAR, NVARCHAR, LONGNVARCHAR, NCLOB, DATALINK: the
+# columns Debezium's TruncateStrings and MaskStrings apply to.
+_CHARACTER_JDBC_TYPES: Final = frozenset({1, 12, -1, 2005, -15, -9, -16, 2011, 70})
 
 DEBEZIUM_VERSION: Final = "3.2.0.Final"
 """The Debezium release whose event format this package reproduces (``source.version``)."""
@@ -243,6 +248,10 @@ class EventSchemas:
         for i in positions:
             column = table.columns[i]
             fs = field_schema(column, **self.modes)
+            mapper = self._mapper(table, column)
+            if mapper is not None and mapper[0] != "truncate":
+                # Debezium's MaskStrings marks the field: parameter masked=true.
+                fs = _with_parameter(fs, "masked", "true")
             field_schemas[i] = fs
             converters.append(self._converter(table, column, fs))
         for i in value_positions:
@@ -282,19 +291,40 @@ class EventSchemas:
             converters=converters,
         )
 
+    def _mapper(self, table: Table, column: Column) -> tuple[str, Any] | None:
+        """The first column mapping rule matching the column, in Debezium's order.
+
+        Debezium's ColumnMappers take the first matching rule of: truncations, masks with
+        ``*``, hash masks v2, hash masks; they apply to character columns only.
+        """
+        if column.jdbc_type not in _CHARACTER_JDBC_TYPES:
+            return None
+        full = f"{table.db}.{table.name}.{column.name}"
+        s = self.settings
+        for pattern, n in s.truncations:
+            if pattern.fullmatch(full):
+                return "truncate", n
+        for pattern, n in s.masks:
+            if pattern.fullmatch(full):
+                return "mask", n
+        for rule in s.hash_masks:
+            if rule.pattern.fullmatch(full):
+                return "hash", rule
+        return None
+
     def _converter(
         self, table: Table, column: Column, schema: Schema
     ) -> Callable[[Any], Any] | None:
         conv = value_converter(column, schema, **self.modes)
-        full = f"{table.db}.{table.name}.{column.name}"
-        for pattern, n in self.settings.truncations:
-            if pattern.fullmatch(full) and schema.type.value == "string":
-                inner = conv
-                conv = _truncate(inner, n)
-        for pattern, n in self.settings.masks:
-            if pattern.fullmatch(full) and schema.type.value == "string":
-                conv = _mask(n)
-        return conv
+        mapper = self._mapper(table, column)
+        if mapper is None:
+            return conv
+        kind, arg = mapper
+        if kind == "truncate":
+            return _truncate(conv, arg)
+        if kind == "mask":
+            return _mask(arg)
+        return _hash(conv, arg, column.length or 0)
 
     def source(
         self,
@@ -431,6 +461,21 @@ class EventSchemas:
         )
 
 
+def _with_parameter(schema: Schema, name: str, value: str) -> Schema:
+    return Schema(
+        schema.type,
+        optional=schema.optional,
+        default=schema.default,
+        name=schema.name,
+        version=schema.version,
+        doc=schema.doc,
+        parameters={**(schema.parameters or {}), name: value},
+        fields=schema.fields,
+        key_schema=schema.key_schema,
+        value_schema=schema.value_schema,
+    )
+
+
 def _required(schema: Schema) -> Schema:
     if not schema.optional:
         return schema
@@ -455,6 +500,43 @@ def _truncate(inner: Callable[[Any], Any] | None, n: int) -> Callable[[Any], Any
         return value[:n] if isinstance(value, str) else value
 
     return convert
+
+
+def _hash(inner: Callable[[Any], Any] | None, rule: HashMask, length: int) -> Callable[[Any], Any]:
+    """Debezium's MaskStrings hashing: hex digest of salt + value, cut to the column length.
+
+    v1 hashes the value as Java's ObjectOutputStream writes a String (stream header, then
+    the string in modified UTF-8 behind its length); v2 hashes its UTF-8 bytes.
+    """
+    algorithm, salt, v2 = rule.algorithm, rule.salt, rule.v2
+
+    def convert(value: Any) -> Any:
+        if inner is not None:
+            value = inner(value)
+        if value is None:
+            return None
+        text = str(value)
+        digest = hashlib.new(algorithm, salt)
+        digest.update(text.encode("utf-8") if v2 else _java_serialized_string(text))
+        out = digest.hexdigest()
+        return out[:length] if length > 0 else out
+
+    return convert
+
+
+def _java_serialized_string(text: str) -> bytes:
+    """``ObjectOutputStream.writeObject(text)`` bytes: magic, version, TC_STRING/TC_LONGSTRING."""
+    # Modified UTF-8: UTF-16 code units each as UTF-8 (surrogates included), NUL as C0 80.
+    units = "".join(
+        ch
+        if ord(ch) <= 0xFFFF
+        else chr(0xD800 + ((ord(ch) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(ch) - 0x10000) & 0x3FF))
+        for ch in text
+    )
+    body = units.encode("utf-8", "surrogatepass").replace(b"\x00", b"\xc0\x80")
+    if len(body) <= 0xFFFF:
+        return b"\xac\xed\x00\x05\x74" + len(body).to_bytes(2, "big") + body
+    return b"\xac\xed\x00\x05\x7c" + len(body).to_bytes(8, "big") + body
 
 
 def _mask(n: int) -> Callable[[Any], Any]:
