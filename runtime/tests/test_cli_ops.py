@@ -171,6 +171,24 @@ def test_lifecycle_offsets_and_exit_codes(
     assert usage.value.code == 2
 
 
+@pytest.mark.parametrize("name", ["..", "a/b", "50%off"])
+def test_awkward_names_are_described_and_deleted(
+    url: str, workdir: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    # Names the REST API accepts must be reachable through the CLI too: "/" and "%" travel
+    # percent-encoded and ".." as %2E%2E, which no HTTP client drops as a dot segment.
+    _, path = _source(workdir)
+    config = json.loads(path.read_text())["config"]
+    path.write_text(json.dumps({"name": name, "config": {**config, "name": name}}))
+    assert run(capsys, "apply", "-f", str(path), "--url", url)[0] == 0
+    code, out, _ = run(capsys, "describe", "connector", name, "--url", url, "-o", "json")
+    assert code == 0 and json.loads(out)["name"] == name
+    code, out, _ = run(capsys, "delete", "connector", name, "--url", url)
+    assert (code, out.strip()) == (0, f"connector {name} deleted")
+    code, _, err = run(capsys, "describe", "connector", name, "--url", url)
+    assert code == 1 and "(HTTP 404)" in err
+
+
 def test_apply_updates_and_warns_of_unknown_keys(
     url: str, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -170,7 +170,7 @@ def test_rest_read_endpoints_have_kafka_connect_shapes(tmp_path: Path, kafka: st
         wait_for(lambda: line_count(sink_file) == 2, 60, "both lines")
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
             root = http.get("/").json()
-            assert set(root) == {"version", "commit", "kafka_cluster_id"}
+            assert set(root) == {"version", "commit", "kafka_cluster_id", "kconnect_version"}
             assert sorted(http.get("/connectors").json()) == sorted([src_name, sink_name])
             info = http.get(f"/connectors/{src_name}").json()
             assert info == {

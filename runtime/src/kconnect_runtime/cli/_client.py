@@ -36,7 +36,10 @@ class ConnectApiError(Exception):
 
 
 def _segment(name: str) -> str:
-    # Connector names may hold '/', spaces or '%': one path segment each.
+    # Connector names may hold '/', spaces or '%': one path segment each. "." and ".." go as
+    # %2E so that no HTTP client removes them as dot segments.
+    if name in (".", ".."):
+        return name.replace(".", "%2E")
     return quote(name, safe="")
 
 

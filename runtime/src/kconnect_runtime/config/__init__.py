@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from ._definitions import (
     CONNECTOR_CONFIG,
+    CONNECTOR_NAME_MAX_CHARS,
     EMBEDDED_SCHEMA_REGISTRY_URL,
+    KCONNECT_CONNECTOR_EXTENSIONS,
+    KCONNECT_SOURCE_EXTENSIONS,
     SINK_CONNECTOR_CONFIG,
     SOURCE_CONNECTOR_CONFIG,
     parse_connector_config,
@@ -38,8 +41,11 @@ from ._suggest import (  # issue 24: unknown keys with the closest known key
 __all__ = [
     "CLIENT_PASSWORD_KEYS",
     "CONNECTOR_CONFIG",
+    "CONNECTOR_NAME_MAX_CHARS",
     "EMBEDDED_SCHEMA_REGISTRY_URL",
     "HIDDEN",
+    "KCONNECT_CONNECTOR_EXTENSIONS",
+    "KCONNECT_SOURCE_EXTENSIONS",
     "SINK_CONNECTOR_CONFIG",
     "SOURCE_CONNECTOR_CONFIG",
     "SPARK_ENGINE_CONFIG",

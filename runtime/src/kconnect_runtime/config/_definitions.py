@@ -15,13 +15,16 @@ from kconnect_sdk import (
     ParsedConfig,
     Range,
     ValidString,
-    non_empty_string,
+    Width,
 )
 
 from ._spark import SPARK_ENGINE_CONFIG
 
 __all__ = [
     "CONNECTOR_CONFIG",
+    "CONNECTOR_NAME_MAX_CHARS",
+    "KCONNECT_CONNECTOR_EXTENSIONS",
+    "KCONNECT_SOURCE_EXTENSIONS",
     "SINK_CONNECTOR_CONFIG",
     "SOURCE_CONNECTOR_CONFIG",
     "WORKER_CONFIG",
@@ -138,6 +141,26 @@ WORKER_CONFIG = (
         importance=L,
         documentation="A running task that shows no progress (no poll/consume/put returning) for this "
         "long is marked FAILED with the stack it is stuck in; 0 disables the bound.",
+    )
+    .define(  # issue 24 (kconnect only)
+        "broker.unreachable.timeout.ms",
+        ConfigType.LONG,
+        60000,
+        Range.at_least(1),
+        importance=L,
+        documentation="When a task's Kafka client has reached no broker for this long, the "
+        "task logs it once, its status carries the cause, the broker-unreachable metric is 1 "
+        "and GET /health answers unhealthy, until a broker is reachable again.",
+    )
+    .define(  # issue 24 (kconnect only)
+        "source.ack.stall.timeout.ms",
+        ConfigType.LONG,
+        30000,
+        Range.at_least(0),
+        importance=L,
+        documentation="When a source task's oldest record has waited this long for the "
+        "broker's acknowledgement, the task warns once per stall, naming the likely cause "
+        "(broker unreachable, topic missing, ...); 0 disables the warning.",
     )
     .define(
         "group.id",
@@ -288,6 +311,14 @@ WORKER_CONFIG = (
         "from this file (lines 'user: password[,role...]', as Kafka's basic-auth extension).",
     )
     .define(
+        "rest.access.log.enable",
+        ConfigType.BOOLEAN,
+        False,
+        importance=L,
+        documentation="kconnect: log one INFO line per REST request on the logger "
+        "kconnect.rest.access: method, path, status, time taken and (with basic auth) the user.",
+    )
+    .define(
         "listeners.https.ssl.certificate.location",
         ConfigType.STRING,
         None,
@@ -335,23 +366,64 @@ def _topics_regex_validator(name: str, value: Any) -> None:
             ) from None
 
 
+# issue 22: keys, types, defaults, importance, groups, orders, widths and display names as
+# Kafka's ConnectorConfig / SinkConnectorConfig / SourceConnectorConfig define them (UIs build
+# forms from GET /connector-plugins/{p}/config); the documentation is ours.
+_COMMON, _ERRORS = "Common", "Error Handling"
+S, MW, LW = Width.SHORT, Width.MEDIUM, Width.LONG
+CONNECTOR_NAME_MAX_CHARS = 249
+"""kconnect's limit on connector names, so that every name fits in a URL and a log line."""
+
+
+def _connector_name_validator(name: str, value: Any) -> None:
+    """Kafka's NonEmptyStringWithoutControlChars, plus kconnect's length limit."""
+    if value is None:
+        return
+    text = str(value)
+    if not text:
+        raise ConfigError(
+            f"Invalid value for configuration {name}: String may not be empty", name=name
+        )
+    if len(text) > CONNECTOR_NAME_MAX_CHARS:
+        raise ConfigError(
+            f"Invalid value for configuration {name}: a connector name may have at most "
+            f"{CONNECTOR_NAME_MAX_CHARS} characters, this one has {len(text)}; choose a shorter name",
+            name=name,
+        )
+    controls = [str(ord(c)) for c in text if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F]
+    if controls:
+        raise ConfigError(
+            f"Invalid value {text!r} for configuration {name}: String may not contain control "
+            f"sequences but had the following ASCII chars: {', '.join(controls)}",
+            name=name,
+        )
+
+
 CONNECTOR_CONFIG = (
     ConfigDef()
     .define(
         "name",
         ConfigType.STRING,
-        validator=non_empty_string,
+        validator=_connector_name_validator,
         importance=H,
-        group="Common",
-        documentation="Globally unique name to use for this connector.",
+        group=_COMMON,
+        order_in_group=1,
+        width=MW,
+        display_name="Connector name",
+        documentation="Name of the connector, unique in the Connect cluster (at most "
+        f"{CONNECTOR_NAME_MAX_CHARS} characters, no control characters).",
     )
     .define(
         "connector.class",
         ConfigType.STRING,
         importance=H,
-        group="Common",
-        documentation="Name or alias of the connector class, e.g. FileStreamSource or "
-        "org.apache.kafka.connect.file.FileStreamSourceConnector.",
+        group=_COMMON,
+        order_in_group=2,
+        width=LW,
+        display_name="Connector class",
+        documentation="The connector plugin: its full class name, its entry-point name or a "
+        "short alias, e.g. org.apache.kafka.connect.file.FileStreamSinkConnector, "
+        "FileStreamSinkConnector or FileStreamSink.",
     )
     .define(
         "tasks.max",
@@ -359,32 +431,60 @@ CONNECTOR_CONFIG = (
         1,
         Range.at_least(1),
         importance=H,
-        group="Common",
-        documentation="Maximum number of tasks to use for this connector.",
+        group=_COMMON,
+        order_in_group=3,
+        width=S,
+        display_name="Tasks max",
+        documentation="The most tasks this connector may run.",
+    )
+    .define(
+        "tasks.max.enforce",
+        ConfigType.BOOLEAN,
+        True,
+        importance=L,
+        group=_COMMON,
+        order_in_group=4,
+        width=S,
+        display_name="Enforce tasks max",
+        documentation="(Deprecated in Kafka) Whether a connector that generates more task "
+        "configs than tasks.max fails. kconnect always enforces tasks.max.",
     )
     .define(
         "key.converter",
         ConfigType.CLASS,
         None,
         importance=L,
-        group="Common",
-        documentation="Overrides the worker's key.converter.",
+        group=_COMMON,
+        order_in_group=5,
+        width=S,
+        display_name="Key converter class",
+        documentation="Converter between Connect data and the bytes of record keys in Kafka "
+        "(e.g. JSON or Avro); unset, the worker's key.converter is used.",
     )
     .define(
         "value.converter",
         ConfigType.CLASS,
         None,
         importance=L,
-        group="Common",
-        documentation="Overrides the worker's value.converter.",
+        group=_COMMON,
+        order_in_group=6,
+        width=S,
+        display_name="Value converter class",
+        documentation="Converter between Connect data and the bytes of record values in Kafka "
+        "(e.g. JSON or Avro); unset, the worker's value.converter is used.",
     )
     .define(
         "header.converter",
         ConfigType.CLASS,
         None,
         importance=L,
-        group="Common",
-        documentation="Overrides the worker's header.converter.",
+        group=_COMMON,
+        order_in_group=7,
+        width=S,
+        display_name="Header converter class",
+        documentation="HeaderConverter between Connect data and the bytes of header values in "
+        "Kafka; unset, the worker's header.converter (by default SimpleHeaderConverter, which "
+        "writes values as strings and infers schemas when reading) is used.",
     )
     .define(
         "transforms",
@@ -392,6 +492,9 @@ CONNECTOR_CONFIG = (
         "",
         importance=L,
         group="Transforms",
+        order_in_group=8,
+        width=LW,
+        display_name="Transforms",
         documentation="Aliases of the transformations to apply to records, in order.",
     )
     .define(
@@ -400,15 +503,35 @@ CONNECTOR_CONFIG = (
         "",
         importance=L,
         group="Predicates",
-        documentation="Aliases of the predicates used by the transformations.",
+        order_in_group=9,
+        width=LW,
+        display_name="Predicates",
+        documentation="Aliases of the predicates the transformations use.",
+    )
+    .define(
+        "config.action.reload",
+        ConfigType.STRING,
+        "restart",
+        ValidString.one_of("none", "restart"),
+        importance=L,
+        group=_COMMON,
+        order_in_group=10,
+        width=MW,
+        display_name="Reload Action",
+        documentation="What to do when a config provider reports that values the config "
+        "resolved have changed: 'restart' the connector with the new values, or 'none'.",
     )
     .define(
         "errors.retry.timeout",
         ConfigType.LONG,
         0,
         importance=M,
-        group="Error Handling",
-        documentation="Max time in ms to retry a failed operation; -1 retries forever.",
+        group=_ERRORS,
+        order_in_group=1,
+        width=MW,
+        display_name="Retry Timeout for Errors",
+        documentation="How long in ms a failed operation is retried; 0 (the default) never "
+        "retries, -1 retries without end.",
     )
     .define(
         "errors.retry.delay.max.ms",
@@ -416,8 +539,12 @@ CONNECTOR_CONFIG = (
         60000,
         Range.at_least(1),
         importance=M,
-        group="Error Handling",
-        documentation="Max delay in ms between consecutive retries.",
+        group=_ERRORS,
+        order_in_group=2,
+        width=MW,
+        display_name="Maximum Delay Between Retries for Errors",
+        documentation="Upper bound in ms of the delay between retries; past it, jitter is "
+        "added so that retries do not all happen at once.",
     )
     .define(
         "errors.tolerance",
@@ -425,32 +552,46 @@ CONNECTOR_CONFIG = (
         "none",
         ValidString.one_of("none", "all"),
         importance=M,
-        group="Error Handling",
-        documentation="none: an error fails the task; all: skip problematic records.",
+        group=_ERRORS,
+        order_in_group=3,
+        width=S,
+        display_name="Error Tolerance",
+        documentation="'none' (the default): any error fails the task at once; 'all': "
+        "problematic records are skipped.",
     )
     .define(
         "errors.log.enable",
         ConfigType.BOOLEAN,
         False,
         importance=M,
-        group="Error Handling",
-        documentation="Log each error and the failed operation.",
+        group=_ERRORS,
+        order_in_group=4,
+        width=S,
+        display_name="Log Errors",
+        documentation="Whether each error, with the failed operation and record, is written to "
+        "the worker's log; off, only errors that are not tolerated are reported.",
     )
     .define(
         "errors.log.include.messages",
         ConfigType.BOOLEAN,
         False,
         importance=M,
-        group="Error Handling",
-        documentation="Include the failed record in the error log.",
+        group=_ERRORS,
+        order_in_group=5,
+        width=S,
+        display_name="Log Error Details",
+        documentation="Whether the error log includes the record that failed (topic, partition, "
+        "offset and timestamp for sink records; key, value, headers and offsets for source "
+        "records). Off by default, so record contents stay out of log files.",
     )
+    # kconnect extensions (KCONNECT_CONNECTOR_EXTENSIONS): not in Kafka's definition.
     .define(
         "errors.restart.max.attempts",
         ConfigType.INT,
         0,
         Range.at_least(-1),
         importance=M,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="kconnect: how many times a FAILED task is restarted automatically, with "
         "exponential backoff; 0 (Kafka's behaviour) never, -1 without limit. The count starts "
         "again after a restart through the REST API or a config change.",
@@ -461,7 +602,7 @@ CONNECTOR_CONFIG = (
         1000,
         Range.at_least(0),
         importance=L,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="kconnect: delay before the first automatic restart; doubled each time.",
     )
     .define(
@@ -470,21 +611,24 @@ CONNECTOR_CONFIG = (
         60000,
         Range.at_least(0),
         importance=L,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="kconnect: upper bound of the delay between automatic restarts.",
     )
 )
 
 SINK_CONNECTOR_CONFIG = (
-    ConfigDef()
-    .embed("", "Common", 0, CONNECTOR_CONFIG)
+    ConfigDef(CONNECTOR_CONFIG.config_keys.values())  # the keys as they are, groups kept
     .define(
         "topics",
         ConfigType.LIST,
         "",
         importance=H,
-        group="Common",
-        documentation="Topics to consume; exactly one of topics and topics.regex is required.",
+        group=_COMMON,
+        order_in_group=4,
+        width=LW,
+        display_name="Topics",
+        documentation="Topics to consume, comma-separated; exactly one of topics and "
+        "topics.regex is required.",
     )
     .define(
         "topics.regex",
@@ -492,37 +636,123 @@ SINK_CONNECTOR_CONFIG = (
         "",
         _topics_regex_validator,
         importance=H,
-        group="Common",
-        documentation="Regular expression of topics to consume.",
+        group=_COMMON,
+        order_in_group=4,
+        width=LW,
+        display_name="Topics regex",
+        documentation="Regular expression of the topics to consume (Python's re syntax, which "
+        "agrees with java.util.regex for common patterns); exactly one of topics and "
+        "topics.regex is required.",
     )
     .define(
         "errors.deadletterqueue.topic.name",
         ConfigType.STRING,
         "",
         importance=M,
-        group="Error Handling",
-        documentation="Topic for records that failed processing.",
+        group=_ERRORS,
+        order_in_group=6,
+        width=MW,
+        display_name="Dead Letter Queue Topic Name",
+        documentation="Topic that receives the records this sink connector, its transformations "
+        "or converters failed to process (the dead letter queue); empty (the default) keeps "
+        "no such records.",
     )
     .define(
         "errors.deadletterqueue.topic.replication.factor",
         ConfigType.SHORT,
         3,
         importance=M,
-        group="Error Handling",
-        documentation="Replication factor of the dead letter queue topic when it is created.",
+        group=_ERRORS,
+        order_in_group=7,
+        width=MW,
+        display_name="Dead Letter Queue Topic Replication Factor",
+        documentation="Replication factor of the dead letter queue topic when it has to be "
+        "created.",
     )
     .define(
         "errors.deadletterqueue.context.headers.enable",
         ConfigType.BOOLEAN,
         False,
         importance=M,
-        group="Error Handling",
-        documentation="Add __connect.errors.* headers describing the failure to DLQ records.",
+        group=_ERRORS,
+        order_in_group=8,
+        width=MW,
+        display_name="Enable Error Context Headers",
+        documentation="Whether records written to the dead letter queue carry headers "
+        "describing the error; their keys start with __connect.errors. so they cannot clash "
+        "with the record's own headers.",
     )
 )
 SOURCE_CONNECTOR_CONFIG = (
-    ConfigDef()
-    .embed("", "Common", 0, CONNECTOR_CONFIG)
+    ConfigDef(CONNECTOR_CONFIG.config_keys.values())  # the keys as they are, groups kept
+    .define(
+        "topic.creation.groups",
+        ConfigType.LIST,
+        "",
+        importance=L,
+        group="Topic Creation",
+        order_in_group=1,
+        width=LW,
+        display_name="Topic Creation Groups",
+        documentation="Groups of settings for the topics source connectors create (kconnect "
+        "applies the default group, topic.creation.default.*).",
+    )
+    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
+    .define(
+        "exactly.once.support",
+        ConfigType.STRING,
+        "requested",
+        CaseInsensitiveValidString.one_of("requested", "required"),
+        importance=M,
+        group="Exactly Once Support",
+        order_in_group=2,
+        width=S,
+        display_name="Exactly once support",
+        documentation="requested or required. 'required' refuses the connector unless the worker "
+        "has exactly-once source support enabled and the connector says it supports "
+        "exactly-once with this config; 'requested' skips that check.",
+    )
+    .define(
+        "transaction.boundary",
+        ConfigType.STRING,
+        "poll",
+        CaseInsensitiveValidString.one_of("poll", "interval", "connector"),
+        importance=M,
+        group="Exactly Once Support",
+        order_in_group=3,
+        width=S,
+        display_name="Transaction Boundary",
+        documentation="poll, interval or connector: where transactions end: after each poll's "
+        "batch, every transaction.boundary.interval.ms, or where the task says (its "
+        "transaction context; not every connector can).",
+    )
+    .define(
+        "transaction.boundary.interval.ms",
+        ConfigType.LONG,
+        None,
+        Range.at_least(0),
+        importance=L,
+        group="Exactly Once Support",
+        order_in_group=4,
+        width=S,
+        display_name="Transaction boundary interval",
+        documentation="With transaction.boundary=interval, how often to commit; unset: the "
+        "worker's offset.flush.interval.ms. No effect with another transaction.boundary.",
+    )
+    .define(
+        "offsets.storage.topic",
+        ConfigType.STRING,
+        None,
+        importance=L,
+        group="offsets.topic",
+        order_in_group=1,
+        width=LW,
+        display_name="Offsets topic",
+        documentation="The connector's own offsets topic (unset: the worker's "
+        "offset.storage.topic); distributed mode only.",
+    )
+    # -- end issue 20 ------------------------------------------------------------------
+    # kconnect extensions (KCONNECT_CONNECTOR_EXTENSIONS): not in Kafka's definition.
     .define(
         "topic.creation.default.partitions",
         ConfigType.INT,
@@ -545,7 +775,7 @@ SOURCE_CONNECTOR_CONFIG = (
         ConfigType.STRING,
         "",
         importance=M,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="kconnect extension: topic for source records that failed in transforms or "
         "converters (value: the record as JSON), instead of dropping them under errors.tolerance=all.",
     )
@@ -554,7 +784,7 @@ SOURCE_CONNECTOR_CONFIG = (
         ConfigType.SHORT,
         3,
         importance=M,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="Replication factor of the dead letter queue topic when it is created.",
     )
     .define(
@@ -562,51 +792,27 @@ SOURCE_CONNECTOR_CONFIG = (
         ConfigType.BOOLEAN,
         False,
         importance=M,
-        group="Error Handling",
+        group=_ERRORS,
         documentation="Add __connect.errors.* headers describing the failure to DLQ records.",
     )
-    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
-    .define(
-        "exactly.once.support",
-        ConfigType.STRING,
-        "requested",
-        CaseInsensitiveValidString.one_of("requested", "required"),
-        importance=M,
-        group="Exactly Once Support",
-        documentation="'required' refuses the connector unless the worker has exactly-once "
-        "source support enabled and the connector says it supports exactly-once with this "
-        "config; 'requested' skips that check.",
-    )
-    .define(
-        "transaction.boundary",
-        ConfigType.STRING,
-        "poll",
-        CaseInsensitiveValidString.one_of("poll", "interval", "connector"),
-        importance=M,
-        group="Exactly Once Support",
-        documentation="Where transactions end: after each poll's batch, every "
-        "transaction.boundary.interval.ms, or where the task says (its transaction context).",
-    )
-    .define(
-        "transaction.boundary.interval.ms",
-        ConfigType.LONG,
-        None,
-        Range.at_least(0),
-        importance=L,
-        group="Exactly Once Support",
-        documentation="With transaction.boundary=interval, how often to commit; unset: the "
-        "worker's offset.flush.interval.ms.",
-    )
-    .define(
-        "offsets.storage.topic",
-        ConfigType.STRING,
-        None,
-        importance=L,
-        group="offsets.topic",
-        documentation="The connector's own offsets topic (unset: the worker's offset.storage.topic).",
-    )
-    # -- end issue 20 ------------------------------------------------------------------
 )
+
+KCONNECT_CONNECTOR_EXTENSIONS = frozenset(
+    {
+        "errors.restart.max.attempts",
+        "errors.restart.backoff.initial.ms",
+        "errors.restart.backoff.max.ms",
+        "topic.creation.default.partitions",
+        "topic.creation.default.replication.factor",
+    }
+)
+"""Connector keys kconnect adds to Kafka's: REST lists them only where a config sets them."""
+KCONNECT_SOURCE_EXTENSIONS = KCONNECT_CONNECTOR_EXTENSIONS | {
+    "errors.deadletterqueue.topic.name",
+    "errors.deadletterqueue.topic.replication.factor",
+    "errors.deadletterqueue.context.headers.enable",
+}
+"""Source connectors' extension keys: Kafka's dead letter queue is for sinks only."""
 
 
 def parse_worker_config(props: Mapping[str, str]) -> ParsedConfig:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
 
 from kconnect_runtime._version import __version__
 from kconnect_runtime.storage import BadRequestError
@@ -18,10 +18,11 @@ from ._prometheus import render_prometheus
 __all__ = ["admin_router"]
 
 
-class LoggerLevelRequest(BaseModel):
-    """Body of ``PUT /admin/loggers/{name}``."""
+log = logging.getLogger("kconnect.rest")
 
-    level: str
+KAFKA_CONNECT_VERSION = "4.1.0"
+"""The Apache Kafka Connect release whose REST API this one matches (KIP-891's plugin
+versions, KIP-1017's ``/health``): what ``GET /`` reports as ``version``."""
 
 
 def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRouter:
@@ -31,7 +32,14 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
 
     @router.get("/")
     def root() -> dict[str, Any]:
-        return {"version": __version__, "commit": "unknown", "kafka_cluster_id": kafka_cluster_id}
+        # issue 22: clients compare ``version`` with Kafka's to enable features, so it is the
+        # Kafka Connect version whose REST API this is; kconnect's own is a field of its own.
+        return {
+            "version": KAFKA_CONNECT_VERSION,
+            "commit": "unknown",
+            "kafka_cluster_id": kafka_cluster_id,
+            "kconnect_version": __version__,
+        }
 
     @router.get("/health")
     def health() -> JSONResponse:
@@ -42,6 +50,18 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
                     "message": "Worker is still starting up: recovering and creating connectors.",
                 },
                 status_code=503,
+            )
+        cut_off = _cut_off_tasks(worker)  # issue 24
+        if cut_off:
+            # Kafka's HealthCheckResource answers 500 with WorkerStatus.unhealthy(details).
+            return JSONResponse(
+                {
+                    "status": "unhealthy",
+                    "message": "Worker was unable to handle this request and may be unable to "
+                    "handle other requests. Kafka brokers unreachable for longer than "
+                    "broker.unreachable.timeout.ms by task(s): " + ", ".join(cut_off),
+                },
+                status_code=500,
             )
         return JSONResponse(
             {
@@ -60,10 +80,24 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
         return loggers.get(logger)
 
     @router.put("/admin/loggers/{logger}", response_model=None)
-    def set_logger(logger: str, request: LoggerLevelRequest, scope: str = "worker") -> Any:
+    def set_logger(
+        logger: str,
+        request: dict[str, Any] = Body(...),  # noqa: B008  # FastAPI idiom
+        scope: str = "worker",
+    ) -> Any:
+        level = request.get("level")
+        if level is None:
+            raise BadRequestError("Desired 'level' parameter was not specified in request.")
         if scope.lower() not in ("worker", "cluster"):
-            raise BadRequestError(f"Invalid scope '{scope}'; use 'worker' or 'cluster'")
-        affected = loggers.set(logger, request.level)
+            # As Kafka's LoggingResource: an unknown scope is the worker's, with a warning.
+            log.warning(
+                "Received invalid scope '%s' in request to adjust logging level; "
+                "will default to worker",
+                scope[:100],
+            )
+            scope = "worker"
+        affected = loggers.set(logger, str(level))
+        log.info("REST: log level of %r set to %s (%s scope)", logger, level, scope.lower())
         if scope.lower() == "cluster":
             # One worker per cluster here, so the cluster scope is this worker's.
             return Response(status_code=204)
@@ -77,3 +111,12 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
         )
 
     return router
+
+
+def _cut_off_tasks(worker: WorkerApi) -> list[str]:
+    """Tasks whose Kafka client has reached no broker for too long (issue 24)."""
+    try:
+        views = worker.task_metrics()
+    except Exception:  # a worker stopping: not a health failure of its own
+        return []
+    return [f"{c}-{i}" for c, i, _, m, _ in views if m.broker_unreachable]

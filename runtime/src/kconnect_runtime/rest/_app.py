@@ -23,7 +23,8 @@ from kconnect_runtime.worker import WorkerApi
 from ._admin import admin_router
 from ._auth import BasicAuthMiddleware
 from ._connectors import connectors_router
-from ._forwarding import NotReadyError, RebalanceInProgressError
+from ._forwarding import ForwardCredentialsMiddleware, NotReadyError, RebalanceInProgressError
+from ._middleware import AccessLogMiddleware, RequestShapeMiddleware
 from ._plugins import plugins_router
 from ._ui import add_cors, mount_ui
 from ._views import error
@@ -57,19 +58,27 @@ def create_app(
     basic_auth_users: dict[str, str] | None = None,
     cors_allow_origin: str | None = None,
     cors_allow_methods: str | None = None,
+    access_log: bool = False,
 ) -> FastAPI:
     """The FastAPI application serving ``worker``: Kafka Connect's REST API.
 
     The routes are grouped by resource (``_connectors``, ``_plugins``, ``_admin``); each asks
     the worker through :class:`~kconnect_runtime.worker.WorkerApi` only. The web console
     is at ``/ui``; ``cors_allow_origin``/``cors_allow_methods`` are Kafka's
-    ``access.control.allow.origin``/``.methods`` worker keys.
+    ``access.control.allow.origin``/``.methods`` worker keys; ``access_log`` (the worker key
+    ``rest.access.log.enable``) logs one line per request on ``kconnect.rest.access``.
     """
     app = FastAPI(title="kconnect REST API", version=__version__, docs_url=None, redoc_url=None)
+    app.add_middleware(ForwardCredentialsMiddleware)  # issue 19: forward() reuses them
     if basic_auth_users is not None:
         app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
+    # issue 22: Jersey's paths (trailing slash, encoded names), 413 and 415; outside basic
+    # auth, so an oversized body is refused before anything reads it.
+    app.add_middleware(RequestShapeMiddleware)
     # issue 24: CORS wraps basic auth (added after it), so preflights need no credentials.
     add_cors(app, cors_allow_origin, cors_allow_methods)
+    if access_log:
+        app.add_middleware(AccessLogMiddleware)  # issue 24: outermost, sees every answer
 
     # A user's mistake gets Kafka's status code and the error's own message.
     for error_class, status in _USER_ERROR_STATUS:

@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
+from ._middleware import USER_SCOPE_KEY
+
 __all__ = ["BasicAuthMiddleware", "load_users"]
 
 
@@ -24,9 +26,10 @@ def load_users(path: str) -> dict[str, str]:
     """``{user: password}`` from a credentials file; errors name the file."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = "it is not UTF-8 text (binary or damaged)" if isinstance(exc, ValueError) else exc
         raise ConfigError(
-            f"rest.basic.auth.user.file: cannot read {path!r}: {exc}",
+            f"rest.basic.auth.user.file: cannot read {path!r}: {problem}",
             name="rest.basic.auth.user.file",
         ) from None
     users = {
@@ -72,4 +75,5 @@ class BasicAuthMiddleware(BaseHTTPMiddleware):
             or not hmac.compare_digest(expected.encode(), password.encode())
         ):
             return _unauthorized("User not authorized: wrong user name or password")
+        request.scope[USER_SCOPE_KEY] = user  # issue 24: actions are logged with their user
         return await call_next(request)

@@ -1,11 +1,18 @@
-"""``/connectors``: connectors, their configs, tasks, states, topics and offsets."""
+"""``/connectors``: connectors, their configs, tasks, states, topics and offsets.
+
+A ``{name}`` path segment is the connector name percent-encoded (see ``_middleware``), so
+every name that can be created can be read, changed and deleted. Each change a client makes
+(create, config, pause, resume, stop, restart, delete, offsets, topics reset) logs one INFO
+line naming the connector, the action and, with basic auth, the user (issue 24).
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse, Response
 from kconnect_sdk import ConfigError, NotFoundError
 from pydantic import BaseModel
@@ -13,7 +20,16 @@ from pydantic import BaseModel
 from kconnect_runtime.status import TargetState
 from kconnect_runtime.worker import WorkerApi
 
-from ._views import info_body, masked, masked_config, restore_hidden, scrubbed, string_config
+from ._middleware import connector_name, rest_user
+from ._views import (
+    info_body,
+    masked,
+    masked_config,
+    query_flag,
+    restore_hidden,
+    scrubbed,
+    string_config,
+)
 
 __all__ = ["connectors_router"]
 
@@ -30,6 +46,30 @@ class OffsetsRequest(BaseModel):
     """Body of ``PATCH /connectors/{name}/offsets``."""
 
     offsets: list[dict[str, Any]]
+
+
+log = logging.getLogger("kconnect.rest")
+
+
+def _audit(request: Request, name: str, action: str) -> None:
+    """One INFO line per change made through the API: connector, action, user."""
+    user = rest_user(request.scope)
+    log.info("REST: connector %r %s%s", name, action, f" (user {user!r})" if user else "")
+
+
+def _location(name: str) -> dict[str, str]:
+    segment = quote(name, safe="")
+    if segment in (".", ".."):  # clients drop dot segments; %2E is the same character
+        segment = segment.replace(".", "%2E")
+    return {"Location": f"/connectors/{segment}"}
+
+
+def _task_id(name: str, task: str) -> int:
+    """A task id from the path; as Jersey's Integer path parameter, anything else is 404."""
+    if not (task.isascii() and task.isdigit()):
+        shown = task if len(task) <= 40 else task[:40] + "..."
+        raise NotFoundError(f"Task {shown!r} of connector {name} not found: task ids are 0, 1, ...")
+    return int(task)
 
 
 _INITIAL_STATES = {
@@ -62,7 +102,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         return out
 
     @router.post("/connectors", status_code=201)
-    def create_connector(request: CreateConnectorRequest) -> JSONResponse:
+    def create_connector(request: CreateConnectorRequest, http: Request) -> JSONResponse:
         config = string_config(request.config or {})
         name = request.name.strip()
         if not name:
@@ -77,107 +117,155 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         config = restore_hidden(worker, name, config)  # refuses a stray [hidden]
         state = _INITIAL_STATES[request.initial_state or "RUNNING"]
         worker.create_connector(config, initial_state=state)
-        return JSONResponse(
-            info_body(worker, name),
-            status_code=201,
-            headers={"Location": f"/connectors/{quote(name)}"},
-        )
+        _audit(http, name, f"created ({state.value})")
+        return JSONResponse(info_body(worker, name), status_code=201, headers=_location(name))
 
     @router.get("/connectors/{name}")
     def connector_info(name: str) -> dict[str, Any]:
-        return info_body(worker, name)
+        return info_body(worker, connector_name(name))
 
     @router.delete("/connectors/{name}", status_code=204)
-    def delete_connector(name: str) -> Response:
+    def delete_connector(name: str, http: Request) -> Response:
+        name = connector_name(name)
         worker.delete_connector(name)
+        _audit(http, name, "deleted")
         return Response(status_code=204)
 
     @router.get("/connectors/{name}/config")
     def connector_config(name: str) -> dict[str, str]:
-        return masked_config(worker, name)
+        return masked_config(worker, connector_name(name))
 
     @router.put("/connectors/{name}/config")
-    def put_connector_config(name: str, config: dict[str, Any] = Body(...)) -> JSONResponse:  # noqa: B008
+    def put_connector_config(
+        name: str,
+        http: Request,
+        config: dict[str, Any] = Body(...),  # noqa: B008  # FastAPI idiom
+    ) -> JSONResponse:
+        name = connector_name(name)
         # GET, edit, PUT: a secret shown as [hidden] keeps its stored value.
         created, _ = worker.put_connector_config(
             name, restore_hidden(worker, name, string_config(config))
         )
-        headers = {"Location": f"/connectors/{quote(name)}"} if created else None
+        _audit(http, name, "created (config PUT)" if created else "config replaced")
         return JSONResponse(
-            info_body(worker, name), status_code=201 if created else 200, headers=headers
+            info_body(worker, name),
+            status_code=201 if created else 200,
+            headers=_location(name) if created else None,
         )
 
     @router.patch("/connectors/{name}/config")
-    def patch_connector_config(name: str, patch: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
+    def patch_connector_config(
+        name: str,
+        http: Request,
+        patch: dict[str, Any] = Body(...),  # noqa: B008  # FastAPI idiom
+    ) -> dict[str, Any]:
+        name = connector_name(name)
         worker.patch_connector_config(
             name, restore_hidden(worker, name, string_config(patch, allow_null=True))
         )
+        _audit(http, name, f"config patched (keys: {', '.join(sorted(patch))[:200]})")
         return info_body(worker, name)
 
     @router.get("/connectors/{name}/status")
     def connector_status(name: str) -> dict[str, Any]:
+        name = connector_name(name)
         body: dict[str, Any] = scrubbed(worker, name, worker.connector_status(name))
         return body
 
     @router.get("/connectors/{name}/tasks")
     def connector_tasks(name: str) -> list[dict[str, Any]]:
+        name = connector_name(name)
         return [{**t, "config": masked(worker, name, t["config"])} for t in worker.task_list(name)]
 
     @router.get("/connectors/{name}/tasks/{task}/status")
-    def task_status(name: str, task: int) -> dict[str, Any]:
-        body: dict[str, Any] = scrubbed(worker, name, worker.task_status(name, task))
+    def task_status(name: str, task: str) -> dict[str, Any]:
+        name = connector_name(name)
+        body: dict[str, Any] = scrubbed(
+            worker, name, worker.task_status(name, _task_id(name, task))
+        )
         return body
 
     @router.post("/connectors/{name}/tasks/{task}/restart", status_code=204)
-    def restart_task(name: str, task: int) -> Response:
-        worker.restart_task(name, task)
+    def restart_task(name: str, task: str, http: Request) -> Response:
+        name = connector_name(name)
+        index = _task_id(name, task)
+        worker.restart_task(name, index)
+        _audit(http, name, f"task {index} restarted")
         return Response(status_code=204)
 
     @router.post("/connectors/{name}/restart", response_model=None)
     def restart_connector(
         name: str,
-        includeTasks: bool = False,
-        onlyFailed: bool = False,  # Kafka's names
+        http: Request,
+        includeTasks: str | None = None,  # Kafka's names; Boolean.parseBoolean semantics
+        onlyFailed: str | None = None,
     ) -> Any:
-        status = worker.restart_connector(name, include_tasks=includeTasks, only_failed=onlyFailed)
+        name = connector_name(name)
+        include_tasks = query_flag(includeTasks, default=False)
+        only_failed = query_flag(onlyFailed, default=False)
+        status = worker.restart_connector(
+            name, include_tasks=include_tasks, only_failed=only_failed
+        )
+        _audit(
+            http,
+            name,
+            f"restart requested (includeTasks={str(include_tasks).lower()}, "
+            f"onlyFailed={str(only_failed).lower()})",
+        )
         if status is None:
             return Response(status_code=204)
         return JSONResponse(scrubbed(worker, name, status), status_code=202)
 
     @router.put("/connectors/{name}/pause", status_code=202)
-    def pause_connector(name: str) -> Response:
+    def pause_connector(name: str, http: Request) -> Response:
+        name = connector_name(name)
         worker.pause_connector(name)
+        _audit(http, name, "paused")
         return Response(status_code=202)
 
     @router.put("/connectors/{name}/resume", status_code=202)
-    def resume_connector(name: str) -> Response:
+    def resume_connector(name: str, http: Request) -> Response:
+        name = connector_name(name)
         worker.resume_connector(name)
+        _audit(http, name, "resumed")
         return Response(status_code=202)
 
     @router.put("/connectors/{name}/stop", status_code=204)
-    def stop_connector(name: str) -> Response:
+    def stop_connector(name: str, http: Request) -> Response:
+        name = connector_name(name)
         worker.stop_connector(name)
+        _audit(http, name, "stopped")
         return Response(status_code=204)
 
     @router.get("/connectors/{name}/topics")
     def connector_topics(name: str) -> dict[str, Any]:
+        name = connector_name(name)
         return {name: {"topics": worker.connector_topics(name)}}
 
     @router.put("/connectors/{name}/topics/reset", status_code=202)
-    def reset_topics(name: str) -> Response:
+    def reset_topics(name: str, http: Request) -> Response:
+        name = connector_name(name)
         worker.reset_topics(name)
+        _audit(http, name, "active topics reset")
         return Response(status_code=202)
 
     @router.get("/connectors/{name}/offsets")
     def connector_offsets(name: str) -> dict[str, Any]:
+        name = connector_name(name)
         return {"offsets": scrubbed(worker, name, worker.connector_offsets(name))}
 
     @router.patch("/connectors/{name}/offsets")
-    def alter_offsets(name: str, request: OffsetsRequest) -> dict[str, str]:
-        return {"message": scrubbed(worker, name, worker.alter_offsets(name, request.offsets))}
+    def alter_offsets(name: str, request: OffsetsRequest, http: Request) -> dict[str, str]:
+        name = connector_name(name)
+        message = worker.alter_offsets(name, request.offsets)
+        _audit(http, name, f"offsets altered ({len(request.offsets)} partition(s))")
+        return {"message": scrubbed(worker, name, message)}
 
     @router.delete("/connectors/{name}/offsets")
-    def reset_offsets(name: str) -> dict[str, str]:
-        return {"message": scrubbed(worker, name, worker.reset_offsets(name))}
+    def reset_offsets(name: str, http: Request) -> dict[str, str]:
+        name = connector_name(name)
+        message = worker.reset_offsets(name)
+        _audit(http, name, "offsets reset")
+        return {"message": scrubbed(worker, name, message)}
 
     return router

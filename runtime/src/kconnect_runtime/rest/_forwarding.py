@@ -1,9 +1,14 @@
 """Distributed mode's REST plumbing: requests a worker passes to another, and the errors
 Kafka answers while a worker cannot serve yet (409 during a rebalance, 503 while starting).
+
+A forwarded request carries the ``Authorization`` header of the request being served, as
+Kafka's ``RestClient`` does, so that forwarding works when every worker requires basic
+authentication (:class:`ForwardCredentialsMiddleware` remembers the header per request).
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import urllib.error
 import urllib.parse
@@ -11,10 +16,37 @@ import urllib.request
 from typing import Any
 
 from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kconnect_runtime.storage import BadRequestError, ForbiddenError
 
-__all__ = ["NotReadyError", "RebalanceInProgressError", "forward"]
+__all__ = ["ForwardCredentialsMiddleware", "NotReadyError", "RebalanceInProgressError", "forward"]
+
+_AUTHORIZATION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "kconnect_rest_authorization", default=None
+)
+
+
+class ForwardCredentialsMiddleware:
+    """Keeps the ``Authorization`` header of the request being served, for :func:`forward`
+    (a context variable: handler threads and the threads they start with a copied context
+    see it; it is never logged)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        header = None
+        if scope["type"] == "http":
+            for key, value in scope.get("headers", ()):
+                if key == b"authorization":
+                    header = value.decode("latin-1")
+                    break
+        token = _AUTHORIZATION.set(header)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _AUTHORIZATION.reset(token)
 
 
 class RebalanceInProgressError(ConnectError):
@@ -51,11 +83,12 @@ def forward(
     """
     query = f"?{urllib.parse.urlencode(params)}" if params else ""
     data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    authorization = _AUTHORIZATION.get()
+    if authorization:
+        headers["Authorization"] = authorization  # as Kafka: the caller's own credentials
     request = urllib.request.Request(
-        f"{url}{urllib.parse.quote(path)}{query}",
-        data=data,
-        method=method,
-        headers={"Content-Type": "application/json", "Accept": "application/json"},
+        f"{url}{urllib.parse.quote(path)}{query}", data=data, method=method, headers=headers
     )
     try:
         with urllib.request.urlopen(request, timeout=_FORWARD_TIMEOUT_S) as response:

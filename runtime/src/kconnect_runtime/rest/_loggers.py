@@ -7,12 +7,13 @@ import threading
 import time
 from typing import Any
 
-from kconnect_sdk import ConfigError, NotFoundError
+from kconnect_sdk import NotFoundError
 
 __all__ = ["LoggerLevels"]
 
 # Kafka (log4j) names → Python levels. TRACE is finer than DEBUG; OFF silences a logger.
 _TO_PYTHON = {
+    "ALL": 1,  # log4j's lowest level: everything
     "TRACE": 5,
     "DEBUG": logging.DEBUG,
     "INFO": logging.INFO,
@@ -70,8 +71,10 @@ class LoggerLevels:
         """Set ``name`` and its descendants to ``level``; returns the loggers changed."""
         python_level = _TO_PYTHON.get(str(level).upper())
         if python_level is None:
-            raise ConfigError(
-                f"Invalid log level '{level}'; use one of {', '.join(_TO_PYTHON)}", name="level"
+            # Kafka's LoggingResource answers 404 for a level log4j does not know.
+            shown = level if len(level) <= 100 else level[:100] + "..."
+            raise NotFoundError(
+                f"invalid log level '{shown}'. Use one of {', '.join(reversed(_TO_PYTHON))}."
             )
         now = int(time.time() * 1000)
         if name == self.ROOT:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Body
+from kconnect_sdk import ConfigDef, ConfigError, NotFoundError
 
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginKind
-from kconnect_runtime.worker import WorkerApi, config_key_info
+from kconnect_runtime.storage import BadRequestError
+from kconnect_runtime.worker import WorkerApi, plugin_config_keys
 
-from ._views import string_config
+from ._views import query_flag, string_config
 
 __all__ = ["plugins_router"]
 
@@ -19,11 +21,11 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
     router = APIRouter()
 
     @router.get("/connector-plugins")
-    def connector_plugins(connectorsOnly: bool = True) -> list[dict[str, str]]:  # Kafka's name
+    def connector_plugins(connectorsOnly: str | None = None) -> list[dict[str, str]]:  # Kafka's
         """Every plugin of the kinds asked for, one entry per installed version (KIP-891)."""
         kinds = (
             CONNECTOR_KINDS
-            if connectorsOnly
+            if query_flag(connectorsOnly, default=True)
             else tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
         )
         listed: dict[tuple[str, str, str], dict[str, str]] = {}
@@ -36,12 +38,41 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
     @router.get("/connector-plugins/{plugin}/config")
     def plugin_config(plugin: str, version: str | None = None) -> list[dict[str, Any]]:
         """The plugin's config definition, of ``version`` (KIP-891; default the newest)."""
+        definition, kind = _definition(plugin, version)
+        # Kafka: the plugin's own keys, then the framework's that a connector also takes.
+        return plugin_config_keys(definition, kind)
+
+    def _definition(plugin: str, version: str | None) -> tuple[ConfigDef, PluginKind | None]:
+        """The plugin's config definition and, for a connector, its kind."""
+        for kind in CONNECTOR_KINDS:
+            try:
+                return worker.plugin_config(plugin, (kind,), version), kind
+            except ConfigError:
+                continue
         kinds = tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
-        definition = worker.plugin_config(plugin, kinds, version)
-        return [config_key_info(k) for k in definition.config_keys.values() if not k.internal]
+        try:
+            return worker.plugin_config(plugin, kinds, version), None
+        except ConfigError as exc:
+            if version is not None:
+                try:
+                    worker.plugin_config(plugin, kinds, None)
+                except ConfigError:
+                    pass
+                else:
+                    raise  # the plugin exists, no installed version matches: 400
+            # As Kafka's connectorPluginConfig: an unknown plugin is 404.
+            raise NotFoundError(f"Unknown plugin {plugin}. {exc}") from None
 
     @router.put("/connector-plugins/{plugin}/config/validate")
     def validate_config(plugin: str, config: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
-        return worker.validate_connector_config(plugin, string_config(config))
+        props = string_config(config, allow_null=True)
+        if props.get("connector.class") is None:
+            # Kafka's AbstractHerder.validateConnectorConfig (without echoing the config,
+            # whose values may be secret).
+            raise BadRequestError(
+                'Connector config contains no connector type: set "connector.class" '
+                f"(for example to {plugin!r})"
+            )
+        return worker.validate_connector_config(plugin, props)
 
     return router

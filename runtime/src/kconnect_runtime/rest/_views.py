@@ -24,6 +24,7 @@ __all__ = [
     "info_body",
     "masked",
     "masked_config",
+    "query_flag",
     "restore_hidden",
     "scrubbed",
     "string_config",
@@ -115,3 +116,14 @@ def string_config(body: Mapping[str, Any], *, allow_null: bool = False) -> dict[
                 f"config {key!r}: values must be strings, got {type(value).__name__}", name=key
             )
     return out
+
+
+def query_flag(value: str | None, *, default: bool) -> bool:
+    """A boolean query parameter as Jersey reads one (Java's ``Boolean.parseBoolean``).
+
+    Only ``true`` in any case is true; any other value (``yes``, ``1``, ``on``, empty) is
+    false. Absent, the parameter takes its default.
+    """
+    if value is None:
+        return default
+    return value.lower() == "true"

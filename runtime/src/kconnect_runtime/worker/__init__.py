@@ -9,6 +9,7 @@ from ._validation import (
     config_infos,
     config_key_info,
     format_value,
+    plugin_config_keys,
     validate_connector,
 )
 from ._worker import ConnectorRuntime, Worker
@@ -23,5 +24,6 @@ __all__ = [
     "config_infos",
     "config_key_info",
     "format_value",
+    "plugin_config_keys",
     "validate_connector",
 ]

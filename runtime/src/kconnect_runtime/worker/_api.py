@@ -118,5 +118,8 @@ class WorkerApi(Protocol):
         ...
 
     def validate_connector_config(self, plugin: str, props: Mapping[str, str]) -> dict[str, Any]:
-        """Kafka's ``ConfigInfos`` for ``props`` as ``plugin``'s config (``config/validate``)."""
+        """Kafka's ``ConfigInfos`` for ``props`` as ``plugin``'s config (``config/validate``).
+
+        A value may be None (JSON ``null``): Kafka reports it as an error on its key.
+        """
         ...

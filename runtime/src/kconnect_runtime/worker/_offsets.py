@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import socket
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect_sdk import ConnectError, TopicPartition
 
+from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import BadRequestError
 
 __all__ = [
     "OFFSETS_NEED_STOPPED",
     "alter_group_offsets",
     "delete_group",
+    "delete_group_offsets",
     "list_group_offsets",
     "offsets_message",
     "parse_sink_offsets",
@@ -27,7 +31,7 @@ def list_group_offsets(client_config: Mapping[str, Any], group: str) -> dict[tup
     from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(dict(client_config))
+    admin = AdminClient(kafka_logging(client_config, "admin client (group offsets)"))
     try:
         futures = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
         result = futures[group].result(timeout=_TIMEOUT_S)
@@ -52,7 +56,12 @@ def alter_group_offsets(
 
     # A plain commit from a consumer that never joins the group: works on every broker
     # that supports offset commits, including ones without the AlterConsumerGroupOffsets API.
-    consumer = Consumer({**client_config, "group.id": group, "enable.auto.commit": False})
+    consumer = Consumer(
+        kafka_logging(
+            {**client_config, "group.id": group, "enable.auto.commit": False},
+            f"consumer (offsets of group {group})",
+        )
+    )
     try:
         consumer.commit(
             offsets=[KafkaTopicPartition(tp.topic, tp.partition, o) for tp, o in offsets.items()],
@@ -69,7 +78,7 @@ def delete_group(client_config: Mapping[str, Any], group: str) -> None:
     from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(dict(client_config))
+    admin = AdminClient(kafka_logging(client_config, "admin client (group reset)"))
     try:
         admin.delete_consumer_groups([group], request_timeout=_TIMEOUT_S)[group].result(
             timeout=_TIMEOUT_S
@@ -141,3 +150,155 @@ def parse_sink_offsets(entries: Sequence[Mapping[str, Any]]) -> dict[TopicPartit
                 )
         out[TopicPartition(topic, number)] = value
     return out
+
+
+# -- issue 22: resetting single sink partitions (Kafka's OffsetDelete, KIP-496) ----------
+# confluent-kafka's AdminClient has no delete_consumer_group_offsets, so the request is
+# sent as Kafka's wire protocol: OffsetDelete v0 (API key 47) to the group's coordinator,
+# which AdminClient.describe_consumer_groups names. Plaintext listeners only; anything
+# else is refused with a message saying what to do instead.
+_OFFSET_DELETE_API_KEY = 47
+_KAFKA_ERRORS = {
+    3: "the topic or partition does not exist",
+    15: "the group coordinator is not available; retry in a moment",
+    16: "the broker asked is no longer the group's coordinator; retry",
+    25: "the group has no committed offsets",
+    30: "not authorized to change the group's offsets",
+    35: "the broker does not support deleting single partitions' offsets (Kafka 2.4+)",
+    69: "the group has no committed offsets",
+    86: "the group is still subscribed to the topic (is the connector really stopped?)",
+}
+
+
+def _kafka_string(value: str) -> bytes:
+    raw = value.encode()
+    return struct.pack(">h", len(raw)) + raw
+
+
+def _offset_delete_request(
+    group: str, partitions: Sequence[TopicPartition], correlation_id: int = 1
+) -> bytes:
+    """OffsetDelete v0: group id, then each topic with its partition numbers."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    body = _kafka_string(group) + struct.pack(">i", len(by_topic))
+    for topic, numbers in by_topic.items():
+        body += _kafka_string(topic) + struct.pack(">i", len(numbers))
+        body += b"".join(struct.pack(">i", n) for n in numbers)
+    header = struct.pack(">hhi", _OFFSET_DELETE_API_KEY, 0, correlation_id)
+    header += _kafka_string("kconnect")
+    message = header + body
+    return struct.pack(">i", len(message)) + message
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    chunks = b""
+    while len(chunks) < size:
+        chunk = sock.recv(size - len(chunks))
+        if not chunk:
+            raise ConnectionError("the broker closed the connection")
+        chunks += chunk
+    return chunks
+
+
+def _api_keys(sock: socket.socket) -> set[int]:
+    """The request types the broker at ``sock`` serves (ApiVersions v0)."""
+    header = struct.pack(">hhi", 18, 0, 0) + _kafka_string("kconnect")
+    sock.sendall(struct.pack(">i", len(header)) + header)
+    (size,) = struct.unpack(">i", _read_exactly(sock, 4))
+    raw = _read_exactly(sock, size)
+    error, count = struct.unpack_from(">hi", raw, 4)
+    if error:
+        return set()
+    return {struct.unpack_from(">h", raw, 10 + 6 * i)[0] for i in range(count)}
+
+
+def _offset_delete_errors(raw: bytes) -> tuple[int, dict[tuple[str, int], int]]:
+    """(group error code, {(topic, partition): error code}) of an OffsetDelete v0 answer."""
+    pos = 4  # correlation id
+    (group_error,) = struct.unpack_from(">h", raw, pos)
+    pos += 2 + 4  # error code, throttle time
+    (topics,) = struct.unpack_from(">i", raw, pos)
+    pos += 4
+    errors: dict[tuple[str, int], int] = {}
+    for _ in range(max(topics, 0)):
+        (length,) = struct.unpack_from(">h", raw, pos)
+        topic = raw[pos + 2 : pos + 2 + length].decode()
+        pos += 2 + length
+        (count,) = struct.unpack_from(">i", raw, pos)
+        pos += 4
+        for _ in range(max(count, 0)):
+            number, code = struct.unpack_from(">ih", raw, pos)
+            pos += 6
+            errors[(topic, number)] = code
+    return group_error, errors
+
+
+def delete_group_offsets(
+    client_config: Mapping[str, Any],
+    group: str,
+    partitions: Sequence[TopicPartition],
+    *,
+    connector: str,
+) -> None:
+    """Delete ``group``'s committed offsets of ``partitions`` (Kafka's OffsetDelete).
+
+    The sink then starts those partitions where its consumer's ``auto.offset.reset`` says,
+    as Kafka Connect does for ``"offset": null``. Raises ConnectError saying why when the
+    brokers cannot do it.
+    """
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    shown = ", ".join(f"{tp.topic}-{tp.partition}" for tp in partitions)
+    instead = (
+        f'give those partitions a "kafka_offset" instead, or reset every partition of '
+        f"connector {connector!r} with DELETE /connectors/<name>/offsets"
+    )
+    protocol = str(client_config.get("security.protocol", "PLAINTEXT")).upper()
+    if protocol != "PLAINTEXT":
+        raise ConnectError(
+            f"cannot reset the offsets of {shown} for consumer group {group!r}: kconnect sends "
+            f"Kafka's OffsetDelete request on PLAINTEXT listeners only (this worker uses "
+            f"{protocol}); {instead}"
+        )
+    admin = AdminClient(dict(client_config))
+    try:
+        described = admin.describe_consumer_groups([group], request_timeout=_TIMEOUT_S)[
+            group
+        ].result(timeout=_TIMEOUT_S)
+        coordinator = described.coordinator
+        address = (coordinator.host, int(coordinator.port))
+    except KafkaException as exc:
+        raise ConnectError(
+            f"cannot reset the offsets of {shown}: cannot find the coordinator of consumer "
+            f"group {group!r} ({exc}); check that the brokers are reachable"
+        ) from None
+    try:
+        with socket.create_connection(address, timeout=_TIMEOUT_S) as sock:
+            if _OFFSET_DELETE_API_KEY not in _api_keys(sock):
+                raise ConnectError(
+                    f"cannot reset the offsets of {shown} for consumer group {group!r}: the "
+                    f"brokers do not support deleting single partitions' committed offsets "
+                    f"(Kafka's OffsetDelete request, Kafka 2.4+; the group coordinator "
+                    f"{address[0]}:{address[1]} does not offer it); {instead}"
+                )
+            sock.sendall(_offset_delete_request(group, partitions))
+            (size,) = struct.unpack(">i", _read_exactly(sock, 4))
+            group_error, errors = _offset_delete_errors(_read_exactly(sock, size))
+    except (OSError, struct.error) as exc:
+        raise ConnectError(
+            f"cannot reset the offsets of {shown} for consumer group {group!r}: the group "
+            f"coordinator {address[0]}:{address[1]} did not answer Kafka's OffsetDelete request "
+            f"({exc}; brokers before Kafka 2.4 do not have it); {instead}"
+        ) from None
+    if group_error in (25, 69):  # no committed offsets at all: nothing to reset
+        return
+    problems = {tp: code for tp, code in errors.items() if code not in (0, 3)}
+    if group_error or problems:
+        code = group_error or next(iter(problems.values()))
+        reason = _KAFKA_ERRORS.get(code, f"Kafka error code {code}")
+        raise ConnectError(
+            f"cannot reset the offsets of {shown} for consumer group {group!r}: {reason}; {instead}"
+        )

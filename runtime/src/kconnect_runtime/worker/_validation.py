@@ -13,12 +13,14 @@ provider resolved (:func:`resolve_and_validate`, :meth:`Redactor.safe_message`).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kconnect_sdk import (
+    NO_DEFAULT,
     ConfigDef,
     ConfigError,
     ConfigKey,
@@ -29,11 +31,15 @@ from kconnect_sdk import (
     Importance,
     SinkConnector,
     SourceConnector,  # issue 20
+    Width,
 )
 from kconnect_sdk._config_provider import PLACEHOLDER_PATTERN
 
 from kconnect_runtime.config import (
+    CONNECTOR_NAME_MAX_CHARS,
     HIDDEN,
+    KCONNECT_CONNECTOR_EXTENSIONS,
+    KCONNECT_SOURCE_EXTENSIONS,
     SINK_CONNECTOR_CONFIG,
     SOURCE_CONNECTOR_CONFIG,
     ConfigProviders,
@@ -65,7 +71,10 @@ __all__ = [
     "connector_redactor",
     "declared_password_keys",
     "format_value",
+    "framework_definitions",
+    "plugin_config_keys",
     "resolve_and_validate",
+    "shown_name",
     "validate_connector",
 ]
 
@@ -100,6 +109,40 @@ def config_key_info(key: ConfigKey) -> dict[str, Any]:
         "display_name": key.display_name or key.name,
         "dependents": list(key.dependents),
     }
+
+
+def framework_definitions(*, sink: bool, props: Mapping[str, Any] | None = None) -> ConfigDef:
+    """The framework's connector keys as Kafka defines them, for REST's bodies (issue 22).
+
+    Kafka's ConnectorConfig with SinkConnectorConfig's or SourceConnectorConfig's keys (no
+    dead letter queue keys for sources), then KIP-891's version keys. kconnect's own extra
+    keys are listed only where ``props`` sets them, so a config that uses one sees its
+    errors and every other body has Kafka's key set.
+    """
+    framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
+    extensions = KCONNECT_CONNECTOR_EXTENSIONS if sink else KCONNECT_SOURCE_EXTENSIONS
+    used = props or {}
+    keys = [k for k in framework.config_keys.values() if k.name not in extensions or k.name in used]
+    keys.append(_version_definition(CONNECTOR_VERSION_CONFIG, "connector", "Common"))
+    for which in ("key", "value", "header"):
+        name = f"{which}.converter.{PLUGIN_VERSION}"
+        keys.append(_version_definition(name, f"{which} converter", "Common"))
+    return ConfigDef(keys)
+
+
+def plugin_config_keys(definition: ConfigDef, kind: PluginKind | None) -> list[dict[str, Any]]:
+    """``GET /connector-plugins/{p}/config``: Kafka's ``connectorPluginConfig``.
+
+    The plugin's own keys in their order, then (for a connector) the framework's that the
+    plugin does not define itself.
+    """
+    keys: dict[str, ConfigKey] = {
+        k.name: k for k in definition.config_keys.values() if not k.internal
+    }
+    if kind in CONNECTOR_KINDS:
+        for key in framework_definitions(sink=kind is PluginKind.SINK).config_keys.values():
+            keys.setdefault(key.name, key)
+    return [config_key_info(k) for k in keys.values()]
 
 
 def _value_info(
@@ -165,6 +208,7 @@ def declared_password_keys(
 
 _redactors: dict[tuple[Any, ...], Redactor] = {}
 _redactors_lock = threading.Lock()
+_REDACTORS_KEPT = 64
 
 
 def connector_redactor(
@@ -202,10 +246,20 @@ def connector_redactor(
         providers=providers.providers,
     )
     with _redactors_lock:
-        if len(_redactors) > 512:  # configs change rarely; this only bounds the memory
-            _redactors.clear()
+        # Configs change rarely; this only bounds the memory, oldest first (issue 24: a
+        # worker that creates and deletes connectors all day kept up to 512 of them).
+        while len(_redactors) >= _REDACTORS_KEPT:
+            del _redactors[next(iter(_redactors))]
         _redactors[cache_key] = made
     return made
+
+
+def shown_name(name: str) -> str:
+    """A connector name as messages show it: quoted, and cut short when it is too long to be
+    valid (issue 22: a 2 MiB name must not end up in every log line)."""
+    if len(name) <= CONNECTOR_NAME_MAX_CHARS:
+        return repr(name)
+    return f"{name[:40]!r}... ({len(name)} characters)"
 
 
 def resolve_and_validate(
@@ -229,7 +283,7 @@ def resolve_and_validate(
                 if match.group(1) not in providers.providers:
                     known = ", ".join(sorted(providers.providers)) or "none"
                     raise ConfigError(
-                        f"connector {name!r}: config {key!r} holds a ${{provider:path:key}} "
+                        f"connector {shown_name(name)}: config {key!r} holds a ${{provider:path:key}} "
                         "placeholder whose provider is not configured (value hidden: it is a "
                         f"password; configured providers: {known}); configure the provider "
                         "or correct the value",
@@ -242,7 +296,7 @@ def resolve_and_validate(
         checked = validate_connector(registry, worker_props, resolved, strict=True)
     except ConfigError as exc:
         safe = redactor.safe_message(str(exc), props)
-        error = ConfigError(f"connector {name!r}: {safe}", name=exc.name)
+        error = ConfigError(f"connector {shown_name(name)}: {safe}", name=exc.name)
         if safe == str(exc) and not _holds_secret(exc, redactor):
             error.value = exc.value
             raise error from exc
@@ -250,7 +304,7 @@ def resolve_and_validate(
     except Exception as exc:
         if not _holds_secret(exc, redactor):
             raise
-        raise ConnectError(f"connector {name!r}: {redactor.scrub(str(exc))}") from None
+        raise ConnectError(f"connector {shown_name(name)}: {redactor.scrub(str(exc))}") from None
     return resolved, checked
 
 
@@ -433,12 +487,38 @@ def _raise_connector_errors(results: Sequence[ConfigValue]) -> None:
         )
 
 
+_NULL_VALUE = "Null value can not be supplied as the configuration value."
+
+
 def config_infos(
-    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str | None]
 ) -> dict[str, Any]:
-    """Kafka's ``ConfigInfos`` for a connector config (:func:`validate_connector`'s)."""
-    infos = validate_connector(registry, worker_props, props).infos
+    """Kafka's ``ConfigInfos`` for a connector config (:func:`validate_connector`'s).
+
+    A key given as JSON ``null`` is an error on that key, as in Kafka's
+    ``validateConnectorConfig``; the rest is validated without it.
+    """
+    given = {k: v for k, v in props.items() if v is not None}
+    infos = validate_connector(registry, worker_props, given).infos
     assert infos is not None  # only strict validation leaves it out
+    for key in (k for k, v in props.items() if v is None):
+        entry = next(
+            (c for c in infos["configs"] if c["value"] and c["value"]["name"] == key), None
+        )
+        if entry is None:
+            entry = {
+                "definition": None,
+                "value": {
+                    "name": key,
+                    "value": None,
+                    "recommended_values": [],
+                    "errors": [],
+                    "visible": True,
+                },
+            }
+            infos["configs"].insert(0, entry)
+        entry["value"]["errors"].append(_NULL_VALUE)
+        infos["error_count"] += 1
     return infos
 
 
@@ -482,6 +562,103 @@ def _config_infos(
         )
 
 
+def _enrich_aliases(
+    registry: PluginRegistry,
+    props: Mapping[str, str],
+    definitions: dict[str, ConfigKey],
+    values: dict[str, ConfigValue],
+) -> None:
+    """Kafka's ``ConnectorConfig.enrich``: each transform's and predicate's keys, validated.
+
+    Per alias: ``<section>.<alias>.type`` (required, recommending the installed plugins),
+    then (transforms) ``predicate`` and ``negate``, then the plugin's own keys, all prefixed
+    and in group ``Transforms: <alias>`` / ``Predicates: <alias>``.
+    """
+    sections = (
+        ("transforms", PluginKind.TRANSFORMATION, "transformation", "Transformation"),
+        ("predicates", PluginKind.PREDICATE, "predicate", "Predicate"),
+    )
+    for section, kind, what, base in sections:
+        aliases = [a.strip() for a in str(props.get(section, "")).split(",") if a.strip()]
+        for alias in dict.fromkeys(aliases):
+            prefix = f"{section}.{alias}."
+            group = f"{section.capitalize()}: {alias}"
+            type_key = prefix + "type"
+            definitions[type_key] = ConfigKey(
+                name=type_key,
+                type=ConfigType.CLASS,
+                default=NO_DEFAULT,
+                validator=None,
+                importance=Importance.HIGH,
+                documentation=f"Class for the '{alias}' {what}.",
+                group=group,
+                order_in_group=0,
+                width=Width.LONG,
+                display_name=f"{base} type for {alias}",
+            )
+            type_name = str(props.get(type_key, "")).strip()
+            type_value = ConfigValue(
+                type_key, type_name or None, sorted({p.name for p in registry.plugins(kind)})
+            )
+            values[type_key] = type_value
+            if not type_name:
+                type_value.add_error_message(
+                    f'Missing required configuration "{type_key}" which has no default value.'
+                )
+                continue
+            try:
+                plugin = registry.load(
+                    type_name, kind, key=type_key, version=props.get(prefix + PLUGIN_VERSION)
+                )
+                own: ConfigDef = plugin().config()
+            except ConfigError as exc:  # unknown or broken: on the type; no such version:
+                target = values.get(exc.name or "", type_value)  # on the version key
+                target.add_error_message(str(exc))
+                continue
+            except Exception as exc:  # a plugin whose config() fails
+                type_value.add_error_message(f"cannot read the config definition: {exc}")
+                continue
+            keys = list(_IMPLICIT_TRANSFORM_KEYS) if kind is PluginKind.TRANSFORMATION else []
+            implicit = {k.name for k in keys}
+            keys += [k for k in own.config_keys.values() if k.name not in implicit]
+            prefixed = ConfigDef(
+                dataclasses.replace(
+                    key,
+                    name=prefix + key.name,
+                    group=group,
+                    order_in_group=1 + i,
+                    dependents=tuple(prefix + d for d in key.dependents),
+                )
+                for i, key in enumerate(keys)
+            )
+            for name, key in prefixed.config_keys.items():
+                definitions.setdefault(name, key)
+            for value in prefixed.validate(props):
+                values.setdefault(value.name, value)
+
+
+# The keys every transformation takes (Kafka's TransformationStage.PREDICATE/NEGATE_CONFIG).
+_IMPLICIT_TRANSFORM_KEYS = tuple(
+    ConfigDef()
+    .define(
+        "predicate",
+        ConfigType.STRING,
+        None,
+        importance=Importance.MEDIUM,
+        documentation="Alias of the predicate (listed in 'predicates') that decides whether "
+        "this transformation applies to a record.",
+    )
+    .define(
+        "negate",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.MEDIUM,
+        documentation="Whether the predicate's answer is negated.",
+    )
+    .config_keys.values()
+)
+
+
 def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, passed through
     registry: PluginRegistry,
     worker_props: Mapping[str, str],
@@ -496,8 +673,11 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
     class_name = str(props.get("connector.class", "")).strip()
 
     framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
-    values: dict[str, ConfigValue] = {v.name: v for v in framework.validate(props)}
-    definitions: dict[str, ConfigKey] = dict(framework.config_keys)
+    shown = framework_definitions(sink=sink, props=props)  # issue 22: Kafka's key set
+    values: dict[str, ConfigValue] = {
+        v.name: v for v in framework.validate(props) if v.name in shown
+    }
+    definitions: dict[str, ConfigKey] = dict(shown.config_keys)
     # KIP-891's version keys, each recommending the installed versions of its plugin.
     definitions[CONNECTOR_VERSION_CONFIG] = _version_definition(
         CONNECTOR_VERSION_CONFIG, "connector", "Common"
@@ -522,22 +702,28 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
         has_topics = bool(str(props.get("topics", "")).strip())
         has_regex = bool(str(props.get("topics.regex", "")).strip())
         if has_topics == has_regex:
-            add_error(
-                "topics",
+            message = (
                 "Must configure one of topics or topics.regex"
                 if not has_topics
-                else "topics and topics.regex are mutually exclusive options, but both are set.",
+                else "topics and topics.regex are mutually exclusive options, but both are set."
             )
+            add_error("topics", message)
+            add_error("topics.regex", message)  # Kafka reports it on both keys
     try:
         build_converters(registry, worker_props, props).close()
     except ConfigError as exc:
         add_error(exc.name, str(exc))
     except Exception as exc:  # a converter's own bug still reads as a validation error
         add_error("value.converter", f"cannot configure the converters: {exc}")
+    _enrich_aliases(registry, props, definitions, values)  # issue 22
+    enriched_errors = any(
+        v.error_messages for k, v in values.items() if k.startswith(("transforms.", "predicates."))
+    )
     try:
         TransformChain.from_config(registry, props).close()
     except ConfigError as exc:
-        add_error(exc.name or "transforms", str(exc))
+        if not enriched_errors:  # else the alias's own keys already say what is wrong
+            add_error(exc.name or "transforms", str(exc))
     except Exception as exc:
         add_error("transforms", f"cannot configure the transforms: {exc}")
 
@@ -577,13 +763,18 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
                 providers=redactor.providers,
                 register=False,
             )
-    configs = []
-    for name, value in values.items():
-        found = definitions.get(name)
+    # Kafka's generateResult: values no key defines first, then every defined key in order.
+    configs = [
+        {"definition": None, "value": _value_info(None, value, props, redactor)}
+        for name, value in values.items()
+        if name not in definitions
+    ]
+    for name, found in definitions.items():
+        checked = values.get(name)
         configs.append(
             {
-                "definition": config_key_info(found) if found is not None else None,
-                "value": _value_info(found, value, props, redactor),
+                "definition": config_key_info(found),
+                "value": None if checked is None else _value_info(found, checked, props, redactor),
             }
         )
     return {

@@ -51,6 +51,7 @@ from ._offsets import (
     OFFSETS_NEED_STOPPED,
     alter_group_offsets,
     delete_group,
+    delete_group_offsets,
     list_group_offsets,
     offsets_message,
     parse_sink_offsets,
@@ -60,6 +61,7 @@ from ._validation import (
     config_infos,
     connector_redactor,
     resolve_and_validate,
+    shown_name,
     validate_connector,
 )
 
@@ -72,6 +74,10 @@ log = logging.getLogger("kconnect.worker")
 _PRODUCER_DEFAULTS: dict[str, Any] = {
     "enable.idempotence": True,
     "acks": "all",
+    # As Kafka Connect's own source producers. Measured (issue 24, docs/operations.md):
+    # with idempotence and librdkafka's 5 requests in flight, a broker that stops answering
+    # makes the producer's broker thread spin (26-36 % of a core here); with 1, it idles.
+    "max.in.flight.requests.per.connection": 1,
     "linger.ms": 5,
     "batch.num.messages": 10000,
     "queue.buffering.max.messages": 500000,
@@ -186,6 +192,9 @@ class Worker:
         self.topic_tracking_enable = topic_tracking_enable
         self.topic_tracking_allow_reset = topic_tracking_allow_reset
         self.connectors: dict[str, ConnectorRuntime] = {}
+        # Distributed mode assigns tasks on their own (modes/_herder.py): a connector here
+        # then only generates and stores its task configs.
+        self.launch_tasks = True
         self._lock = threading.RLock()
         self._stopped = False
         # Set once the worker has recovered or created its connectors (GET /health).
@@ -239,7 +248,8 @@ class Worker:
             raise ConfigError('connector config is missing "name"', name="name")
         if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name):
             raise ConfigError(
-                f"connector name {name!r} contains ISO control characters; use printable characters",
+                f"connector name {shown_name(name)} contains ISO control characters; use "
+                "printable characters",
                 name="name",
             )
         # -- issue 21 (secrets): errors name the key, never a secret or resolved value --
@@ -300,6 +310,8 @@ class Worker:
         ]
         self.control_store.task_configs(runtime.name, runtime.stored_task_configs)
         runtime.tasks = []
+        if not self.launch_tasks:
+            return
         for index, task_config in enumerate(runtime.task_configs):
             runtime.tasks.append(self._launch_task(runtime, index, task_config))
 
@@ -492,9 +504,34 @@ class Worker:
             log.exception("connector %s: stop() raised", runtime.name)
 
     def delete_connector(self, name: str) -> None:
+        """Delete a connector; returns within task.shutdown.graceful.timeout.ms (+0.25 s).
+
+        issue 24: a task whose stop() blocks no longer blocks the caller (a REST DELETE):
+        the stop goes on in the background and the connector is gone at once.
+        """
         with self._lock:
             runtime = self.get(name)
-            self._stop_connector_instance(runtime)
+            stopped = threading.Event()
+
+            def stop() -> None:
+                try:
+                    self._stop_connector_instance(runtime)
+                finally:
+                    stopped.set()
+
+            threading.Thread(target=stop, name=f"delete-{name[:40]}", daemon=True).start()
+            if not stopped.wait(self.shutdown_timeout_s + 0.25):
+                log.warning(
+                    "connector %s: deleted, but its tasks did not stop within "
+                    "task.shutdown.graceful.timeout.ms (%.0f ms); they go on stopping in the "
+                    "background",
+                    name,
+                    self.shutdown_timeout_s * 1000,
+                )
+            # Statuses a stopping task reports from now on are not stored again.
+            runtime.status.listener = None
+            for runner in runtime.tasks:
+                runner.status.listener = None
             del self.connectors[name]
             self.control_store.connector_config(name, None)
             self.control_store.status(f"status-connector-{name}", None)
@@ -861,15 +898,13 @@ class Worker:
         if reset:
             delete_group(admin, group)
         else:
+            # issue 22: "offset": null resets that partition, as Kafka (OffsetDelete) does.
             to_delete = [tp for tp, o in offsets.items() if o is None]
             if to_delete:
-                raise BadRequestError(
-                    f"connector {runtime.name!r}: resetting single sink partitions "
-                    f"({', '.join(map(str, to_delete))}) is not supported; give each a "
-                    '"kafka_offset", or reset them all with DELETE /connectors/'
-                    f"{runtime.name}/offsets"
-                )
-            alter_group_offsets(admin, group, {tp: o for tp, o in offsets.items() if o is not None})
+                delete_group_offsets(admin, group, to_delete, connector=runtime.name)
+            to_alter = {tp: o for tp, o in offsets.items() if o is not None}
+            if to_alter:
+                alter_group_offsets(admin, group, to_alter)
         return offsets_message(accepted, reset)
 
     def _sink_group(self, runtime: ConnectorRuntime) -> str:

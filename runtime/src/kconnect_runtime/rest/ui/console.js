@@ -14,7 +14,11 @@ const SECRET = /(password|secret|token|credential|sasl\.jaas\.config|api\.key)/i
 // ---- helpers ---------------------------------------------------------------------------------
 const esc = (v) => String(v ?? "").replace(/[&<>"']/g, (c) =>
   ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-const enc = encodeURIComponent;
+// A path segment: "a/b" as a%2Fb; "." and ".." as %2E, which browsers do not drop.
+const enc = (s) => {
+  const e = encodeURIComponent(s);
+  return e === "." || e === ".." ? e.replace(/\./g, "%2E") : e;
+};
 const $ = (sel) => document.querySelector(sel);
 const fmt = (n, digits = 1) => (n == null || Number.isNaN(n) ? "–" :
   Math.abs(n) >= 1000 ? Math.round(n).toLocaleString() : Number(n.toFixed(digits)).toString());
@@ -265,7 +269,7 @@ async function render() {
 async function start() {
   try {
     const root = await api("");
-    $("#worker").textContent = `kconnect ${root.version} · cluster ${root.kafka_cluster_id || "?"} · ${API}`;
+    $("#worker").textContent = `kconnect ${root.kconnect_version || root.version} · Kafka Connect API ${root.version} · cluster ${root.kafka_cluster_id || "?"} · ${API}`;
   } catch (error) {
     banner(error.message);
   }
