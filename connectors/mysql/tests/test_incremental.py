@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+from kconnect_testkit import InMemoryOffsetStore
 
 from .conftest import Db, base_config, payload, start_task, wait_streaming
 
@@ -143,3 +144,38 @@ def test_concurrent_changes_win_over_the_chunks(
     assert reads > 0
     # The last event of every key gives the table's final content.
     assert {k: v for k, v in state.items() if v is not None} == final
+
+
+def test_a_restart_resumes_the_incremental_snapshot_after_the_last_emitted_chunk(
+    kc_mariadb: Any, kc_kafka: str, mdb: Db
+) -> None:
+    mdb.sql(SIGNAL, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
+    mdb.sql("INSERT INTO t VALUES " + ",".join(f"({i}, 'v{i}')" for i in range(1, 101)))
+    props = _props(kc_mariadb, kc_kafka, mdb)
+    topic = f"dbserver1.{mdb.name}.t"
+    store = InMemoryOffsetStore()
+    task = start_task(props, store)
+    try:
+        wait_streaming(task)
+        _execute(mdb, "t")
+        first = _poll_until(task, lambda got: sum(1 for r in got if r.topic == topic) >= 40)
+    finally:
+        task.stop()
+    # Committed: the first two chunks (keys 1-40) and whatever came with them.
+    reads = [r for r in first if r.topic == topic]
+    upto = first.index(reads[39]) + 1
+    store.commit_records(first[:upto])
+    state = json.loads(first[upto - 1].source_offset["kc_incremental_snapshot"])
+    assert state["table"] == [mdb.name, "t"] and state["last_key"] == [40]
+    again = start_task(props, store)
+    try:
+        rest = _poll_until(again, lambda got: sum(1 for r in got if r.topic == topic) >= 60)
+        rest += _poll_until(again, lambda got: False, 1.0)
+    finally:
+        again.stop()
+    ids = [r.key.to_dict()["id"] for r in rest if r.topic == topic]
+    # The third chunk on: nothing of the committed chunks again, nothing skipped.
+    assert ids == list(range(41, 101))
+    assert {payload(r)["source"]["snapshot"] for r in rest if r.topic == topic} == {"incremental"}
+    # Once done, offsets no longer carry the snapshot's state.
+    assert "kc_incremental_snapshot" not in (rest[-1].source_offset or {})

@@ -12,7 +12,9 @@ A table is done at the maximum key it had when its snapshot began.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import decimal
 import json
 import logging
 import re
@@ -28,12 +30,46 @@ from . import _database as db
 if TYPE_CHECKING:
     from ._events import TableSchema
 
-__all__ = ["IncrementalSnapshot"]
+__all__ = ["OFFSET_KEY", "IncrementalSnapshot"]
 
 log = logging.getLogger(__name__)
 
 _OPEN = "snapshot-window-open"
 _CLOSE = "snapshot-window-close"
+
+
+OFFSET_KEY = "kc_incremental_snapshot"
+"""The offset key of an incremental snapshot's progress (Debezium's own keys hold Java-serialized
+keys, which this connector does not write; Debezium ignores this one)."""
+
+
+def _plain(key: tuple[Any, ...] | None) -> list[Any] | None:
+    """A raw key as JSON values (bytes and decimals tagged)."""
+    if key is None:
+        return None
+    out: list[Any] = []
+    for v in key:
+        if isinstance(v, bytes | bytearray):
+            out.append({"b64": base64.b64encode(bytes(v)).decode("ascii")})
+        elif isinstance(v, decimal.Decimal):
+            out.append({"dec": str(v)})
+        else:
+            out.append(v)
+    return out
+
+
+def _unplain(values: list[Any] | None) -> tuple[Any, ...] | None:
+    if values is None:
+        return None
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, dict) and "b64" in v:
+            out.append(base64.b64decode(v["b64"]))
+        elif isinstance(v, dict) and "dec" in v:
+            out.append(decimal.Decimal(v["dec"]))
+        else:
+            out.append(v)
+    return tuple(out)
 
 
 def _q(name: str) -> str:
@@ -56,6 +92,60 @@ class IncrementalSnapshot:
         # The chunk: converted key -> converted row (in ts.positions order), in key order.
         self.buffer: dict[tuple[Any, ...], list[Any]] = {}
         self.conn: Any = None
+        # The last key of the table whose chunk was emitted, and the offset text saying so.
+        self.emitted_key: tuple[Any, ...] | None = None
+        self.state: str | None = None
+        self.resumed = False
+
+    # --- offsets --------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        """The progress every later record's offset carries (``OFFSET_KEY``)."""
+        if self.table is None and not self.queue:
+            self.state = None
+            return
+        self.state = json.dumps(
+            {
+                "queue": [list(t) for t in self.queue],
+                "table": list(self.table) if self.table else None,
+                "last_key": _plain(self.emitted_key),
+                "max_key": _plain(self.max_key),
+            },
+            separators=(",", ":"),
+        )
+
+    def resume(self, text: str) -> None:
+        """Continue the snapshot an offset's ``OFFSET_KEY`` describes (read once streaming)."""
+        try:
+            doc = json.loads(text)
+            self.queue = [(str(d), str(t)) for d, t in doc.get("queue") or []]
+            table = doc.get("table")
+            self.table = (str(table[0]), str(table[1])) if table else None
+            self.emitted_key = self.last_key = _unplain(doc.get("last_key"))
+            self.max_key = _unplain(doc.get("max_key"))
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            log.warning(
+                "connector %r: the offset's incremental snapshot state cannot be read (%s); "
+                "send execute-snapshot again to snapshot the tables",
+                self.streamer.s.name,
+                exc,
+            )
+            self.queue, self.table = [], None
+            return
+        self.resumed = self.table is not None or bool(self.queue)
+        self._save()
+
+    def start(self) -> None:
+        """Called once the binlog is read: a resumed snapshot reads its next chunk."""
+        if self.resumed:
+            self.resumed = False
+            log.info(
+                "connector %r: resuming the incremental snapshot of %s",
+                self.streamer.s.name,
+                ", ".join(".".join(t) for t in ([self.table] if self.table else []) + self.queue),
+            )
+            self._next_chunk()
+            self._save()
 
     # --- the binlog side ------------------------------------------------------------------
 
@@ -144,6 +234,7 @@ class IncrementalSnapshot:
         self.queue += added
         if self.table is None and self.window_id is None:
             self._next_chunk()
+        self._save()
 
     def _stop(self, ident: str, data: Any) -> None:
         collections, _kind = self._collections(ident, data)
@@ -156,6 +247,7 @@ class IncrementalSnapshot:
             self.window_id = None
             if self.queue:
                 self._next_chunk()
+        self._save()
         log.info(
             "connector %r: signal %r stopped incremental snapshots", self.streamer.s.name, ident
         )
@@ -193,7 +285,7 @@ class IncrementalSnapshot:
                     log.info("connector %r: incremental snapshot completed", self.streamer.s.name)
                     return
                 self.table = self.queue.pop(0)
-                self.last_key = None
+                self.last_key = self.emitted_key = None
                 self.max_key = None
                 ts = tables.get(self.table)
                 if ts is None or not ts.key_indexes:
@@ -217,6 +309,9 @@ class IncrementalSnapshot:
                     self.table = None  # empty: nothing to read
                     continue
                 self.max_key = tuple(row)
+            elif self.max_key is None:
+                self.table = None  # a resumed state without its bound: start the next table
+                continue
             ts = tables.get(self.table)
             if ts is None:  # dropped meanwhile
                 self.table = None
@@ -277,10 +372,14 @@ class IncrementalSnapshot:
         streamer = self.streamer
         ts = streamer.task._tables.get(self.table) if self.table else None
         self.window_open = False
+        # Records from here on say that this chunk is done (a restart reads the next one).
+        self.emitted_key = self.last_key
+        self._save()
         if ts is not None and self.buffer:
             self._emit(ts, list(self.buffer.values()), position)
         self.buffer = {}
         self._next_chunk()
+        self._save()
 
     def _emit(self, ts: TableSchema, rows: list[list[Any]], position: int) -> None:
         from ._task import _now_triplet

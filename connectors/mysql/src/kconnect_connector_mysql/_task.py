@@ -37,6 +37,7 @@ from ._gtid import (
     restart_set,
 )
 from ._history import SchemaHistory
+from ._incremental import OFFSET_KEY as INCREMENTAL_OFFSET_KEY
 from ._incremental import IncrementalSnapshot
 
 __all__ = ["MySqlSourceTask"]
@@ -279,6 +280,7 @@ class MySqlSourceTask(SourceTask):
             "by_gtid": gtids is not None,
             "skip_events": int(offset.get("event", 0)),
             "skip_rows": int(offset.get("row", 0)),
+            "incremental": offset.get(INCREMENTAL_OFFSET_KEY),
         }
 
     def _restart_gtids(self, conn: Any, offset: Mapping[str, Any]) -> str | None:
@@ -960,6 +962,8 @@ class _Streamer:
             self.incremental = IncrementalSnapshot(
                 self, (sdb, stable), s.config["incremental.snapshot.chunk.size"]
             )
+            if plan.get("incremental"):
+                self.incremental.resume(str(plan["incremental"]))
         # Debezium's gtid.source.filter.dml.events: rows of filtered-out sources are skipped.
         self.ignore_dml = False
         self.skip_events = int(plan.get("skip_events", 0))
@@ -997,6 +1001,8 @@ class _Streamer:
             off["row"] = rows
         if self.server_id:
             off["server_id"] = self.server_id
+        if self.incremental is not None and self.incremental.state is not None:
+            off[INCREMENTAL_OFFSET_KEY] = self.incremental.state
         return off
 
     server_id = 0
@@ -1089,6 +1095,8 @@ class _Streamer:
         stream = self._open()
         task._stream = stream
         task.streaming.set()
+        if self.incremental is not None:
+            self.incremental.start()
         try:
             for event in self._events(stream):
                 if task._stopping.is_set():
