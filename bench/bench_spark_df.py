@@ -5,6 +5,12 @@
 
 In one Spark session (``local[2]``, Python workers on this interpreter):
 
+0. simple rows, both cores: ``LinesSource`` below (a source connector whose two tasks each
+   poll batches of one-string-column records with ``{"position": n}`` offsets, the shape a
+   FileStream task makes) read through ``spark.read.format("kconnect")`` into an action that
+   scans every value (``sum(length(value))``) and into ``count()``; beside it Spark's own
+   Parquet and JSON readers of the same rows, same actions. This is the goal's measure:
+   the Python data path (task poll → Arrow batches → Spark) for simple rows on 2 cores.
 1. source → DataFrame: a FileStream file of N simple lines read through
    ``spark.read.format("kconnect")`` into ``count()`` and into a Parquet write; beside it
    Spark's own text reader of the same file (``spark.read.text``), the same actions.
@@ -21,15 +27,73 @@ through the Python data path for simple rows. Asserts nothing about time.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kconnect_sdk import ConfigDef, Schema, SourceConnector, SourceRecord, SourceTask
+
 GOAL = 1_000_000
+
+
+class LinesSourceTask(SourceTask):
+    """Task ``i`` of ``k``: ``rows / k`` lines in polls of ``batch`` records, then idle."""
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.task = int(props["task"])
+        self.left = int(props["rows"]) // int(props["tasks"])
+        self.batch = int(props.get("batch", "10000"))
+        self.partition = {"task": self.task}
+        self.position = 0
+
+    def poll(self) -> list[SourceRecord] | None:
+        if self.left <= 0:
+            time.sleep(0.05)
+            return None
+        n = min(self.batch, self.left)
+        self.left -= n
+        start = self.position
+        self.position += n
+        partition = self.partition
+        string = Schema.STRING
+        return [
+            SourceRecord(
+                topic="lines",
+                source_partition=partition,
+                source_offset={"position": i},
+                value_schema=string,
+                value=f"line {i:09d} some text of a simple row",
+            )
+            for i in range(start, start + n)
+        ]
+
+    def stop(self) -> None:
+        pass
+
+
+class LinesSource(SourceConnector):
+    """The benchmark's simple-rows source: ``rows`` lines split over ``tasks.max`` tasks."""
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.props = dict(props)
+
+    def task_class(self) -> type[LinesSourceTask]:
+        return LinesSourceTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{**self.props, "task": str(i), "tasks": str(max_tasks)} for i in range(max_tasks)]
+
+    def stop(self) -> None:
+        pass
 
 
 def timed(action: Any) -> tuple[float, Any]:
@@ -51,6 +115,11 @@ def line(label: str, rows: int, seconds: float, ours: float | None = None) -> fl
 def session() -> Any:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    # The executors' Python workers import LinesSource from this file by module name.
+    here = str(Path(__file__).resolve().parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in [here, os.environ.get("PYTHONPATH", "")] if p
+    )
     from pyspark.sql import SparkSession
 
     return (
@@ -60,6 +129,104 @@ def session() -> Any:
         .config("spark.sql.shuffle.partitions", "2")
         .getOrCreate()
     )
+
+
+def scan(df: Any) -> Any:
+    """An action that reads every value (Parquet's count() alone would read only metadata)."""
+    return df.selectExpr("sum(length(value))").collect()
+
+
+def bench_simple_rows(spark: Any, tmp: Path, rows: int) -> None:
+    options = {
+        "connector.class": f"{__name__ if __name__ != '__main__' else 'bench_spark_df'}:LinesSource",
+        "rows": str(rows),
+        "tasks.max": "2",
+        "batch": "10000",
+        "kconnect.read.idle.ms": "200",
+        "kconnect.batch.rows": "10000",
+    }
+    print(f"Simple rows, 2 source tasks -> DataFrame ({rows:,} rows, one string column):")
+    warm = {**options, "rows": "2000"}
+    scan(spark.read.format("kconnect").options(**warm).load())
+    df = spark.read.format("kconnect").options(**options).load()
+    seconds, _ = timed(lambda: scan(df))
+    ours = line("kconnect scan (sum(length(value)))", rows, seconds)
+    seconds, count = timed(df.count)
+    assert count == rows, count
+    ours_count = line("kconnect count()", rows, seconds)
+    same = spark.range(rows, numPartitions=2).selectExpr(
+        "format_string('line %09d some text of a simple row', id) AS value"
+    )
+    same.write.mode("overwrite").parquet(str(tmp / "simple.parquet"))
+    same.write.mode("overwrite").json(str(tmp / "simple.json"))
+    parquet = spark.read.parquet(str(tmp / "simple.parquet"))
+    scan(parquet)
+    seconds, _ = timed(lambda: scan(parquet))
+    line("Spark Parquet reader scan", rows, seconds, ours)
+    seconds, _ = timed(parquet.count)
+    line("Spark Parquet reader count() (metadata only)", rows, seconds, ours_count)
+    js = spark.read.schema("value string").json(str(tmp / "simple.json"))
+    seconds, _ = timed(lambda: scan(js))
+    line("Spark JSON reader scan", rows, seconds, ours)
+
+
+def bench_data_path(tmp: Path, rows: int) -> None:
+    """The Python data path without Spark, in CPU seconds (this machine is shared, so wall
+    time says little): what one core does, doubled for the goal's 2 cores."""
+    import pyarrow as pa
+    from kconnect_runtime.dataframes import plan_connector, source_schema
+    from kconnect_runtime.dataframes._rows import RowEncoder
+    from kconnect_runtime.dataframes._sink import write_partition
+    from kconnect_runtime.dataframes._source import _spark_type, read_batch_partition
+    from kconnect_sdk import PluginKind
+
+    def cpu_line(label: str, n: int, cpu: float) -> None:
+        rate = n / cpu if cpu else float("inf")
+        met = "met" if 2 * rate >= GOAL else "not met"
+        print(
+            f"  {label:<48} {n:>10,} rows {cpu:8.2f} s CPU {rate:>12,.0f} rows/CPU-s"
+            f"  x2 cores {2 * rate:>12,.0f}/s (goal {GOAL:,}/s: {met})"
+        )
+
+    print(f"Python data path in this process, CPU time ({rows:,} simple rows):")
+    source = plan_connector(
+        {"connector.class": "bench_spark_df:LinesSource", "rows": str(rows), "tasks.max": "1"},
+        PluginKind.SOURCE,
+    )
+    target = source_schema(source)
+    task = LinesSourceTask()
+    task.start({"task": "0", "tasks": "1", "rows": str(rows)})
+    started = time.process_time()
+    records: list[SourceRecord] = []
+    while len(records) < rows:
+        records.extend(task.poll() or [])
+    cpu_line("task.poll (the connector's own cost)", rows, time.process_time() - started)
+    encoder = RowEncoder(source, target, _spark_type)
+    encoder.encode(records[:100])  # warm-up: imports and per-schema preparation, paid once
+    started = time.process_time()
+    batches = list(encoder.encode_chunks(records, 10000))
+    cpu_line("records -> Arrow record batches", rows, time.process_time() - started)
+    del records
+    source = dataclasses.replace(source, own={**source.own, "kconnect.read.idle.ms": "1"})
+    warm = dataclasses.replace(source, task_configs=({**source.task_configs[0], "rows": "100"},))
+    sum(b.num_rows for b in read_batch_partition(warm, target, 0))
+    started = time.process_time()
+    read = sum(b.num_rows for b in read_batch_partition(source, target, 0))
+    assert read == rows, read
+    cpu_line("poll + Arrow (an input partition's read)", rows, time.process_time() - started)
+    sink = plan_connector(
+        {
+            "connector.class": "FileStreamSink",
+            "file": str(tmp / "data-path.txt"),
+            "topics": "lines",
+        },
+        PluginKind.SINK,
+    )
+    inputs = [pa.RecordBatch.from_arrays([b.column("value")], ["value"]) for b in batches]
+    started = time.process_time()
+    result = write_partition(sink, 0, inputs)
+    assert result.rows == rows, result.rows
+    cpu_line("Arrow -> SinkRecords -> FileStream put/flush", rows, time.process_time() - started)
 
 
 def bench_filestream(spark: Any, tmp: Path, rows: int) -> None:
@@ -180,6 +347,8 @@ def main() -> None:
     spark.sparkContext.setLogLevel("ERROR")
     tmp = Path(tempfile.mkdtemp(prefix="bench-spark-df-"))
     try:
+        bench_data_path(tmp, args.rows)
+        bench_simple_rows(spark, tmp, args.rows)
         bench_filestream(spark, tmp, args.rows)
         if not args.no_jdbc:
             host, port = args.mariadb.rsplit(":", 1)

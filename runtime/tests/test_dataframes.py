@@ -526,3 +526,103 @@ def test_cdc_stream_to_parquet_restarts_from_its_checkpoint(
     finally:
         query.stop()
         conn.close()
+
+
+# -- CDC: micro-batches that end inside the snapshot -------------------------------------------
+
+
+def snapshot_table(kc_mariadb: Any, kc_kafka: str, rows: int) -> tuple[Any, dict[str, str]]:
+    conn, config = cdc_database(
+        kc_mariadb, kc_kafka, "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL)"
+    )
+    sql(
+        conn,
+        f"INSERT INTO items SELECT seq, CONCAT('item ', seq) FROM seq_1_to_{rows}",
+    )
+    # Every snapshot row but the last carries one source offset (the snapshot's binlog
+    # position): small micro-batches end inside that run of equal offsets.
+    config["kconnect.stream.max.records"] = "300"
+    config["max.batch.size"] = "100"  # polls of 100: a micro-batch takes 3 of them
+    return conn, config
+
+
+def test_cdc_stream_stopped_inside_the_snapshot_restarts_without_loss_or_repeats(
+    spark: Any, kc_mariadb: Any, kc_kafka: str, tmp_path: Path
+) -> None:
+    rows = 1200  # 4 micro-batches of 300
+    conn, config = snapshot_table(kc_mariadb, kc_kafka, rows)
+    out = tmp_path / "parquet"
+    checkpoint = tmp_path / "checkpoint"
+
+    def start(trigger: str) -> Any:
+        df = spark.readStream.format("kconnect").options(**config).load()
+        return (
+            df.select("key.id", "value.op")
+            .writeStream.format("parquet")
+            .option("path", str(out))
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(processingTime=trigger)
+            .start()
+        )
+
+    def ids() -> list[int]:
+        return [r.id for r in read_committed(spark, out)]
+
+    # A slow trigger leaves time to stop the query after its first batch: inside the snapshot.
+    query = start("5 seconds")
+    try:
+        wait_for(lambda: len(ids()) >= 300, what="the first micro-batch of the snapshot")
+    finally:
+        query.stop()
+    stopped_at = len(ids())
+    query = start("200 milliseconds")
+    try:
+        wait_for(lambda: len(ids()) >= rows, what="the rest of the snapshot")
+        time.sleep(3)  # a repeated row would arrive now
+    finally:
+        query.stop()
+        conn.close()
+    got = ids()
+    assert 0 < stopped_at < rows, stopped_at  # stopped inside the snapshot
+    assert sorted(got) == list(range(1, rows + 1))  # each row exactly once
+
+
+def test_a_micro_batch_inside_the_snapshot_replays_exactly_its_rows(
+    kc_mariadb: Any, kc_kafka: str
+) -> None:
+    """A replay (a planned batch Spark runs again after a restart) that starts and ends
+    inside the snapshot: the restarted task snapshots again, and the replay skips to the
+    batch's start and stops at its end, by the count of records at the equal offset."""
+    from kconnect_runtime.dataframes import plan_connector, source_schema
+    from kconnect_runtime.dataframes._plan import SourceRun
+    from kconnect_runtime.dataframes._source import StreamPartition, _Runs, read_stream_partition
+    from kconnect_sdk import PluginKind
+
+    conn, config = snapshot_table(kc_mariadb, kc_kafka, 3000)
+    conn.close()
+    config["kconnect.replay.timeout.ms"] = "60000"
+    plan = plan_connector(config, PluginKind.SOURCE)
+    target = source_schema(plan)
+    # The live read: positions after 1000 and after 2500 snapshot rows.
+    run = SourceRun(plan, 0, [])
+    runs = _Runs({})
+    seen: list[int] = []
+    marks: dict[int, list[Any]] = {}
+    try:
+        while len(seen) < 2500:
+            polled, _ = run.poll()
+            for record in polled:  # one at a time: the position as of each record
+                for r in runs.select([record]):
+                    seen.append(r.key.get("id"))
+                    if len(seen) in (1000, 2500):
+                        marks[len(seen)] = list(next(iter(runs.position.values())))
+    finally:
+        run.stop()
+    start, end = marks[1000], marks[2500]
+    assert start[1] == end[1] and end[1].get("snapshot")  # both inside the snapshot's run
+    replayed = [
+        row["key"]["id"]
+        for batch in read_stream_partition(plan, target, StreamPartition(0, [start], [end], None))
+        for row in batch.to_pylist()
+    ]
+    assert replayed == seen[1000:2500]

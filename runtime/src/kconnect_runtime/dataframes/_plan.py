@@ -12,7 +12,7 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -276,7 +276,7 @@ class SourceRun:
         self.plan = plan
         self.index = index
         store = MemoryOffsetStore()
-        store.put(plan.name, {offset_key(plan.name, p): (p, o) for p, o in offsets})
+        store.put(plan.name, {offset_key(plan.name, p): (p, o) for p, o, *_ in offsets})
         self.transforms = plan.transforms()
         self.errors = plan.error_handler(index)
         self.task = plan.new_task(index)
@@ -286,8 +286,10 @@ class SourceRun:
         self.task.start(config)
         self._stopped = False
 
-    def poll(self) -> tuple[list[SourceRecord], list[SourceRecord]]:
-        """One poll: (the records as polled, the records after the transforms)."""
+    def poll(
+        self, select: Callable[[list[SourceRecord]], list[SourceRecord]] | None = None
+    ) -> tuple[list[SourceRecord], list[SourceRecord]]:
+        """One poll: (the records as polled, the records after ``select`` and the transforms)."""
         assert isinstance(self.task, SourceTask)
         try:
             polled = self.task.poll() or []
@@ -309,9 +311,10 @@ class SourceRun:
                 f"connector {self.plan.name!r} task {self.index}: SourceTask.poll failed: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
-        if not polled or not len(self.transforms):
-            return polled, polled
-        return polled, self.transform(polled)
+        kept = polled if select is None or not polled else select(polled)
+        if not kept or not len(self.transforms):
+            return polled, kept
+        return polled, self.transform(kept)
 
     def transform(self, records: list[SourceRecord]) -> list[SourceRecord]:
         """``records`` through the transforms, under ``errors.*`` (a failed record is skipped

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 import pyarrow.compute
-from kconnect_sdk import ConnectError, Schema, SourceRecord
+from kconnect_sdk import ConnectError, Headers, Schema, SourceRecord
 
 from kconnect_runtime.errors import ErrorHandler, Stage, class_name
 
@@ -68,11 +68,16 @@ def _json(value: Any) -> str | None:
 
 
 def _json_column(values: list[Any]) -> pa.Array:
-    """Source partitions or offsets as a JSON text column.
+    """Source partitions or offsets as a JSON text column (compact, keys sorted).
 
-    Consecutive records mostly share one partition object, so its text is reused; the
-    texts stay bytes until Arrow casts the whole column to string.
+    Consecutive records mostly share one partition object, so its text is reused. Offsets
+    are mostly a new small map per record with the same keys and integer or plain string
+    values (``{"position": 42}``, a binlog file and position): those are assembled column by
+    column in Arrow (:func:`_flat_maps_json`), the rest go through orjson one by one.
     """
+    fast = _flat_maps_json(values)
+    if fast is not None:
+        return fast
     dumps = orjson.dumps
     opt = orjson.OPT_SORT_KEYS
     out: list[bytes | None] = []
@@ -85,6 +90,57 @@ def _json_column(values: list[Any]) -> pa.Array:
             last_text = None if v is None else dumps(v, option=opt)
         append(last_text)
     return pa.array(out, type=pa.binary()).cast(pa.string())
+
+
+# A string JSON would escape (quote, backslash, control characters): not for the fast path.
+_NEEDS_ESCAPE = r'["\\\x00-\x1f]'
+
+
+def _flat_maps_json(values: list[Any]) -> pa.Array | None:
+    """The JSON texts of ``values`` when all are maps with one key set and int/str values.
+
+    The same texts as ``orjson.dumps(v, option=OPT_SORT_KEYS)``, made with one Python pass
+    per key and Arrow's string kernels; None when the batch does not have that shape.
+    """
+    n = len(values)
+    if n < 16:
+        return None
+    first = values[0]
+    if values.count(first) == n:  # one object (or equal ones): one text, repeated
+        text = None if first is None else orjson.dumps(first, option=orjson.OPT_SORT_KEYS)
+        return pa.repeat(pa.scalar(text, type=pa.binary()), n).cast(pa.string())
+    # C-level passes (map), not a Python loop per row: all dicts of the same size...
+    if type(first) is not dict or not first or set(map(type, values)) != {dict}:
+        return None
+    if set(map(len, values)) != {len(first)}:
+        return None
+    pieces: list[Any] = []
+    sep = "{"
+    for key in sorted(first):
+        if not isinstance(key, str) or any(c in '"\\' or c < " " for c in key):
+            return None
+        try:
+            column = [v[key] for v in values]  # ...with the same keys (a KeyError if not)
+        except KeyError:
+            return None
+        kinds = set(map(type, column))
+        if kinds == {int}:
+            try:
+                text = pa.array(column, type=pa.int64()).cast(pa.string())
+            except (OverflowError, pa.ArrowException):
+                return None
+        elif kinds == {str}:
+            array = pa.array(column, type=pa.string())
+            if pa.compute.any(pa.compute.match_substring_regex(array, _NEEDS_ESCAPE)).as_py():
+                return None
+            text = pa.compute.binary_join_element_wise('"', array, '"', "")
+        else:
+            return None
+        pieces.append(f'{sep}"{key}":')
+        pieces.append(text)
+        sep = ","
+    pieces.append("}")
+    return pa.compute.binary_join_element_wise(*pieces, "")
 
 
 class RowEncoder:
@@ -178,21 +234,26 @@ class RowEncoder:
             return pa.array(data, type=pa.binary()).cast(want)
         # Runs of records that share a schema object convert in one call.
         pieces: list[pa.Array] = []
-        start = 0
         n = len(records)
+        if which == "key":
+            schemas = [r.key_schema for r in records]
+            all_values = [r.key for r in records]
+        else:
+            schemas = [r.value_schema for r in records]
+            all_values = [r.value for r in records]
+        one_schema = schemas.count(schemas[0]) == n  # identity first: C speed for one object
+        start = 0
         while start < n:
             first = records[start]
-            schema = first.key_schema if which == "key" else first.value_schema
-            end = start + 1
-            if which == "key":
-                while end < n and records[end].key_schema is schema:
-                    end += 1
-                values = [r.key for r in records[start:end]]
+            schema = schemas[start]
+            if one_schema:
+                end = n
             else:
-                while end < n and records[end].value_schema is schema:
+                end = start + 1
+                while end < n and schemas[end] is schema:
                     end += 1
-                values = [r.value for r in records[start:end]]
-            if schema is None and all(v is None for v in values):
+            values = all_values if (start, end) == (0, n) else all_values[start:end]
+            if schema is None and values.count(None) == len(values):
                 # Tombstones (and null keys) carry no schema: null in whatever type the
                 # query reads, not a schema change.
                 pieces.append(pa.nulls(len(values), type=want))
@@ -246,26 +307,26 @@ class RowEncoder:
     def _encode(self, records: Sequence[SourceRecord]) -> pa.RecordBatch:
         plan = self.plan
         header_conv = self.converters.header
-        headers: list[Any] = [None] * len(records)
-        for i, r in enumerate(records):
-            if r.headers:
-                try:
-                    headers[i] = [
-                        {
-                            "key": h.key,
-                            "value": header_conv.from_connect_header(
-                                r.topic, h.key, h.schema, h.value
-                            ),
-                        }
-                        for h in r.headers
-                    ]
-                except Exception as exc:
-                    raise _EncodeError(
-                        f"connector {plan.name!r}: {class_name(header_conv)} cannot convert a "
-                        f"header of topic {r.topic!r}: {type(exc).__name__}: {exc}",
-                        Stage.HEADER_CONVERTER,
-                        class_name(header_conv),
-                    ) from exc
+        empty = Headers.EMPTY
+        with_headers = [i for i, r in enumerate(records) if r.headers is not empty and r.headers]
+        headers: list[Any] = [None] * len(records) if with_headers else []
+        for i in with_headers:
+            r = records[i]
+            try:
+                headers[i] = [
+                    {
+                        "key": h.key,
+                        "value": header_conv.from_connect_header(r.topic, h.key, h.schema, h.value),
+                    }
+                    for h in r.headers
+                ]
+            except Exception as exc:
+                raise _EncodeError(
+                    f"connector {plan.name!r}: {class_name(header_conv)} cannot convert a "
+                    f"header of topic {r.topic!r}: {type(exc).__name__}: {exc}",
+                    Stage.HEADER_CONVERTER,
+                    class_name(header_conv),
+                ) from exc
         partitions = _json_column([r.source_partition for r in records])
         offsets = _json_column([r.source_offset for r in records])
         timestamps = pa.array([r.timestamp for r in records], type=pa.int64())
@@ -275,7 +336,9 @@ class RowEncoder:
             offsets,
             self._column("key", plan.key_format, records),
             self._column("value", plan.value_format, records),
-            pa.array(headers, type=HEADERS_TYPE),
+            pa.array(headers, type=HEADERS_TYPE)
+            if with_headers
+            else pa.nulls(len(records), type=HEADERS_TYPE),
             pa.compute.multiply(timestamps, 1000).cast(pa.timestamp("us", tz="UTC")),
         ]
         columns = [

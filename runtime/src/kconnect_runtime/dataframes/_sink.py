@@ -233,18 +233,24 @@ class _Decoder:
 
     def records(
         self, batch: pa.RecordBatch, spark_partition: int, first: int
-    ) -> tuple[list[SinkRecord], list[_BadRow]]:
-        """The batch's rows as SinkRecords, and the rows that could not be decoded."""
+    ) -> tuple[list[SinkRecord], list[_BadRow], dict[TopicPartition, int]]:
+        """The batch's rows as SinkRecords, the rows that could not be decoded, and each
+        topic partition's next offset after the rows that decoded."""
         n = batch.num_rows
         failures: dict[int, tuple[Stage, str, BaseException]] = {}
-        topics = (
+        topics: list[str] = (
             batch.column("topic").to_pylist() if self.has["topic"] else [self.default_topic] * n
         )
-        topics = [t or self.default_topic for t in topics]
-        partitions = (
+        if None in topics or "" in topics:
+            topics = [t or self.default_topic for t in topics]
+        partitions: list[int] = (
             batch.column("partition").to_pylist() if self.int_partition else [spark_partition] * n
         )
-        offsets = batch.column("offset").to_pylist() if self.int_offset else range(first, first + n)
+        if None in partitions:
+            partitions = [spark_partition if p is None else p for p in partitions]
+        offsets: list[int] = (
+            batch.column("offset").to_pylist() if self.int_offset else list(range(first, first + n))
+        )
         key_schemas, keys = self._values(self.key, "key", batch, topics, failures)
         value_schemas, values = self._values(self.value, "value", batch, topics, failures)
         timestamps: list[Any] = [None] * n
@@ -275,7 +281,7 @@ class _Decoder:
         bad = [
             _BadRow(
                 topics[i],
-                partitions[i] if partitions[i] is not None else spark_partition,
+                partitions[i],
                 offsets[i],
                 stage,
                 executing,
@@ -287,27 +293,92 @@ class _Decoder:
             )
             for i, (stage, executing, exc) in sorted(failures.items())
         ]
-        records = [
-            SinkRecord(
-                topic=topics[i],
-                kafka_partition=partitions[i] if partitions[i] is not None else spark_partition,
-                key_schema=key_schemas[i],
-                key=keys[i],
-                value_schema=value_schemas[i],
-                value=values[i],
-                timestamp=timestamps[i],
-                timestamp_type=(
-                    TimestampType.CREATE_TIME
-                    if timestamps[i] is not None
-                    else TimestampType.NO_TIMESTAMP_TYPE
+        if timestamps.count(None) == n:
+            ts_types: list[TimestampType] = [TimestampType.NO_TIMESTAMP_TYPE] * n
+        else:
+            ts_types = [
+                TimestampType.NO_TIMESTAMP_TYPE if t is None else TimestampType.CREATE_TIME
+                for t in timestamps
+            ]
+        # One C-level pass: zip makes each row's tuple, map turns it into a SinkRecord (the
+        # original_* coordinates are the record's own).
+        fields = zip(
+            topics,
+            partitions,
+            key_schemas,
+            keys,
+            value_schemas,
+            values,
+            timestamps,
+            headers,
+            offsets,
+            ts_types,
+            topics,
+            partitions,
+            offsets,
+            strict=True,
+        )
+        if failures:
+            fields = (f for i, f in enumerate(fields) if i not in failures)  # type: ignore[assignment]
+        records = list(map(_new_sink_record, fields))
+        if failures:
+            # Only rows the sink is given count toward what it must report durable.
+            return (
+                records,
+                bad,
+                _positions(
+                    [r.topic for r in records],
+                    [r.kafka_partition for r in records],
+                    [r.kafka_offset for r in records],
                 ),
-                kafka_offset=offsets[i],
-                headers=headers[i],
             )
-            for i in range(n)
-            if i not in failures
-        ]
-        return records, bad
+        return records, bad, _positions(topics, partitions, offsets)
+
+
+_SINK_FIELDS = (
+    "topic",
+    "kafka_partition",
+    "key_schema",
+    "key",
+    "value_schema",
+    "value",
+    "timestamp",
+    "headers",
+    "kafka_offset",
+    "timestamp_type",
+    "original_topic",
+    "original_kafka_partition",
+    "original_kafka_offset",
+)
+
+
+def _new_sink_record_slow(fields: tuple[Any, ...]) -> SinkRecord:
+    return SinkRecord(**dict(zip(_SINK_FIELDS, fields, strict=True)))
+
+
+# SinkRecord is a NamedTuple: with the field order above, a row's tuple is the record. The
+# keyword constructor serves an SDK whose layout differs.
+_new_sink_record: Any = (
+    functools.partial(tuple.__new__, SinkRecord)
+    if SinkRecord._fields == _SINK_FIELDS
+    else _new_sink_record_slow
+)
+
+
+def _positions(
+    topics: list[str], partitions: list[int], offsets: list[int]
+) -> dict[TopicPartition, int]:
+    """Each topic partition's offset after its last row (one pass only for mixed batches)."""
+    n = len(topics)
+    if not n:
+        return {}
+    if topics.count(topics[0]) == n and partitions.count(partitions[0]) == n:
+        return {TopicPartition(topics[0], partitions[0]): max(offsets) + 1}
+    out: dict[tuple[str, int], int] = {}
+    for t, p, o in zip(topics, partitions, offsets, strict=True):
+        if o + 1 > out.get((t, p), -1):
+            out[(t, p)] = o + 1
+    return {TopicPartition(t, p): o for (t, p), o in out.items()}
 
 
 def json_text_bytes(value: Any) -> bytes:
@@ -383,8 +454,8 @@ def write_partition(
 
     Rows that fail to decode or transform, and records a ``put`` reports as errant, follow
     ``errors.*``: they fail the Spark task (``errors.tolerance=none``) or are skipped, counted,
-    logged and sent to the dead letter queue as configured (``all``); a skipped row still
-    counts as written for the durability check, as Kafka commits past it.
+    logged and sent to the dead letter queue as configured (``all``); a row that failed to
+    decode is not one the sink must report durable.
     """
     index = spark_partition % len(plan.task_configs)
     config = {**plan.connector_config, **plan.task_configs[index]}
@@ -414,22 +485,18 @@ def write_partition(
             decoder = decoders.get(batch.schema)
             if decoder is None:
                 decoder = decoders[batch.schema] = _Decoder(plan, batch.schema, converters, errors)
-            records, bad = decoder.records(batch, spark_partition, next_offset)
+            records, bad, positions = decoder.records(batch, spark_partition, next_offset)
             next_offset += batch.num_rows
             rows += batch.num_rows
             for row in bad:
                 failures.row(row)
-                tp = TopicPartition(row.topic, row.partition)
-                current[tp] = max(current.get(tp, -1), row.offset + 1)
-            new = {TopicPartition(r.topic, r.kafka_partition or 0) for r in records}
-            new -= context.assigned
+            new = {tp for tp in positions if tp not in context.assigned}
             if new:
                 task.open(sorted(new))
                 context.assigned |= new
-            for r in records:
-                tp = TopicPartition(r.topic, r.kafka_partition or 0)
-                if r.kafka_offset + 1 > current.get(tp, -1):
-                    current[tp] = r.kafka_offset + 1
+            for tp, end in positions.items():
+                if end > current.get(tp, -1):
+                    current[tp] = end
             if len(transforms):
                 records = transform_tolerant(errors, transforms, records, transform_failed)
             if records:
@@ -438,8 +505,6 @@ def write_partition(
         durable = dict(current) if committed is None else dict(committed)
         for tp, end in sorted(current.items()):
             got = durable.get(tp)
-            if tp not in context.assigned:
-                continue  # every row of it was skipped: nothing the task had to write
             if got is None or got < end:
                 raise ConnectError(
                     f"{label}: the sink task reported {tp.topic}-{tp.partition} durable only "

@@ -92,12 +92,95 @@ def read_batch_partition(
 # -- streaming --------------------------------------------------------------------------------
 
 _TaskOffsets = dict[str, list[Any]]
-"""One task's position: offset key (canonical JSON of the partition) → [partition, offset]."""
+"""One task's position: offset key (canonical JSON of the partition) → [partition, offset, n].
+
+``n`` is how many records in a row, up to this position, have carried this same source
+offset. Most sources give every record its own offset (n is 1), but some give a run of
+records one offset: a CDC snapshot's rows all carry the snapshot's binlog position until its
+last row, and a task restarted inside such a run emits the run again from its start. With
+``n``, a micro-batch can end inside a run, and a task restarted there skips the ``n``
+records of the run it emits again.
+"""
 
 
 def _task_offsets(offset: dict[str, Any], index: int) -> _TaskOffsets:
-    pairs = offset.get("tasks", {}).get(str(index), [])
-    return {offset_key("", p): [p, o] for p, o in pairs}
+    entries = offset.get("tasks", {}).get(str(index), [])
+    # [partition, offset] (without n) is a checkpoint written before n existed: nothing skipped.
+    return {offset_key("", e[0]): [e[0], e[1], e[2] if len(e) > 2 else 0] for e in entries}
+
+
+_TIME_KEYS = frozenset({"ts_sec", "ts_ms", "ts_usec", "ts_ns"})
+"""Offset keys that say when, not where (Debezium's offsets carry one): a snapshot taken
+again at the same binlog position is the same run of records, whatever its clock says."""
+
+
+def _same_place(a: Any, b: Any) -> bool:
+    """Whether two source offsets name the same place (equal but for :data:`_TIME_KEYS`)."""
+    if a == b:
+        return True
+    if type(a) is not dict or type(b) is not dict or a.keys() != b.keys():
+        return False
+    times = _TIME_KEYS & a.keys()
+    if not times:
+        return False
+    return all(a[k] == b[k] for k in a if k not in times)
+
+
+class _Runs:
+    """A task's position, record by record, and the re-emitted records to skip after a restart.
+
+    Args:
+        start: The position the task was started on.
+        stop: For a replay: each source partition's position to stop at; records of other
+            partitions, and records of a partition after its stop, are dropped.
+    """
+
+    def __init__(self, start: _TaskOffsets, stop: _TaskOffsets | None = None) -> None:
+        self.position: _TaskOffsets = {k: list(v) for k, v in start.items()}
+        self._skip = {k: [v[1], v[2]] for k, v in start.items() if v[2] > 0}
+        self._stop = stop
+        self.reached: set[str] = set()
+
+    def select(self, polled: list[SourceRecord]) -> list[SourceRecord]:
+        """The records of a poll that are new, counting each into the position."""
+        keep: list[SourceRecord] = []
+        position = self.position
+        skip = self._skip
+        stop = self._stop
+        last_partition: Any = object()
+        key = ""
+        for r in polled:
+            partition = r.source_partition
+            offset = r.source_offset
+            if partition is None and offset is None:
+                if stop is None:
+                    keep.append(r)
+                continue
+            if partition is not last_partition:
+                last_partition = partition
+                key = offset_key("", partition)
+            if skip:
+                pending = skip.get(key)
+                if pending is not None:
+                    if pending[1] > 0 and _same_place(offset, pending[0]):
+                        pending[1] -= 1  # emitted again: already in an earlier micro-batch
+                        continue
+                    del skip[key]
+            if stop is not None and (key in self.reached or key not in stop):
+                continue
+            at = position.get(key)
+            if at is not None and _same_place(at[1], offset):
+                at[1] = offset
+                at[2] += 1
+            else:
+                position[key] = [partition, offset, 1]
+            keep.append(r)
+            if stop is not None:
+                want = stop[key]
+                at = position[key]
+                if _same_place(at[1], want[1]) and (at[2] == want[2] or want[2] == 0):
+                    self.reached.add(key)
+        return keep
 
 
 def _offset_dict(tasks: dict[int, _TaskOffsets]) -> dict[str, Any]:
@@ -123,6 +206,7 @@ class _Prefetcher:
 
     def __init__(self, plan: ConnectorPlan, index: int, offsets: _TaskOffsets, bound: int) -> None:
         self.run = SourceRun(plan, index, list(offsets.values()))
+        self.runs = _Runs(offsets)
         self.buffer: collections.deque[SourceRecord] = collections.deque()
         self.polled: collections.deque[list[Any]] = collections.deque()
         self.bound = bound
@@ -140,19 +224,12 @@ class _Prefetcher:
                 with self.cond:
                     while len(self.buffer) >= self.bound and not self.stopping.is_set():
                         self.cond.wait(0.5)
-                polled, records = self.run.poll()
+                polled, records = self.run.poll(self.runs.select)
                 if not polled:
                     continue
-                # Offsets come from the records as polled (a transform may drop a record;
+                # The position counts the records as polled (a transform may drop a record;
                 # its offset still moves the task's position on).
-                last: dict[str, list[Any]] = {}
-                for r in polled:
-                    if r.source_partition is None and r.source_offset is None:
-                        continue
-                    last[offset_key("", r.source_partition)] = [
-                        r.source_partition,
-                        r.source_offset,
-                    ]
+                last = {k: list(v) for k, v in self.runs.position.items()}
                 with self.cond:
                     self.buffer.extend(records)
                     self.polled.append([len(records), last])
@@ -193,7 +270,7 @@ class StreamCore:
         self._position: dict[int, _TaskOffsets] = {}
         self._cache: dict[str, dict[int, bytes]] = {}
         self._encoders: dict[int, RowEncoder] = {}
-        self._skipped: dict[int, int] = {}
+        self._skipped: dict[tuple[int, int], int] = {}
 
     def initial_offset(self) -> dict[str, Any]:
         return {"tasks": {str(i): [] for i in range(len(self.plan.task_configs))}}
@@ -203,8 +280,9 @@ class StreamCore:
             offsets = _task_offsets(start, i)
             self._position[i] = dict(offsets)
             self._tasks[i] = _Prefetcher(self.plan, i, offsets, self.max_records)
+            # Its own errors.* handler: the prefetching thread uses the task's.
             self._encoders[i] = RowEncoder(
-                self.plan, self.target, _spark_type, self._tasks[i].run.errors
+                self.plan, self.target, _spark_type, self.plan.error_handler(i)
             )
 
     def latest_offset(self, start: dict[str, Any], max_rows: int | None) -> dict[str, Any]:
@@ -223,11 +301,13 @@ class StreamCore:
             if records:
                 moved = True
                 data[i] = _ipc(self._encoders[i].encode_chunks(records, self.rows), self.target)
-            errors = prefetcher.run.errors
-            errors.flush()  # skipped records are in the DLQ before the batch is planned
-            self._skipped[i] = report_skipped(
-                errors, "in this micro-batch", self._skipped.get(i, 0)
-            )
+            for side, errors in enumerate((prefetcher.run.errors, self._encoders[i].errors)):
+                if errors is None:
+                    continue
+                errors.flush()  # skipped records are in the DLQ before the batch is planned
+                self._skipped[(i, side)] = report_skipped(
+                    errors, "in this micro-batch", self._skipped.get((i, side), 0)
+                )
         if not moved:
             return start
         end = _offset_dict(self._position)
@@ -268,7 +348,11 @@ class StreamCore:
                 log.exception("connector %r: stopping a task failed", self.plan.name)
         self._tasks.clear()
         for encoder in self._encoders.values():
-            encoder.close()
+            try:
+                encoder.close()
+            finally:
+                if encoder.errors is not None:
+                    encoder.errors.close()
         self._encoders.clear()
 
 
@@ -295,13 +379,15 @@ def _replay(
     plan: ConnectorPlan, target: pa.Schema, partition: StreamPartition
 ) -> Iterator[pa.RecordBatch]:
     """Read a batch again: from its start offsets until each source partition is at its end."""
-    start = {offset_key("", p): o for p, o in partition.start}
-    targets = {offset_key("", p): o for p, o in partition.end if start.get(offset_key("", p)) != o}
+    start = _task_offsets({"tasks": {"0": partition.start}}, 0)
+    end = _task_offsets({"tasks": {"0": partition.end}}, 0)
+    targets = {k: v for k, v in end.items() if start.get(k) != v}
+    runs = _Runs(start, targets)
+    reached = runs.reached
     timeout_s = plan.own_int(REPLAY_MS, 120_000) / 1000
     rows = plan.own_int(BATCH_ROWS, 10000)
-    run = SourceRun(plan, partition.index, [[p, o] for p, o in partition.start])
+    run = SourceRun(plan, partition.index, list(start.values()))
     encoder = RowEncoder(plan, target, _spark_type, run.errors)
-    reached: set[str] = set()
     deadline = time.monotonic() + timeout_s
     try:
         pending: list[SourceRecord] = []
@@ -314,16 +400,7 @@ def _replay(
                     f"{timeout_s * 1000:.0f} ms (source partitions not reached: {missing}); the "
                     "source cannot serve its past records again from the checkpoint's offsets"
                 )
-            polled, _ = run.poll()
-            keep: list[SourceRecord] = []
-            for r in polled:
-                k = offset_key("", r.source_partition)
-                if k in reached or k not in targets:
-                    continue
-                keep.append(r)
-                if r.source_offset == targets[k]:
-                    reached.add(k)
-            keep = run.transform(keep)
+            _, keep = run.poll(runs.select)
             pending.extend(keep)
             if len(pending) >= rows:
                 yield from encoder.encode_chunks(pending, rows)
