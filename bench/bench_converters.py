@@ -11,7 +11,10 @@ Builds N records of a 10-field struct (about 200 bytes of JSON payload), convert
 ``orjson.dumps``/``orjson.loads`` of the same payload dicts as the floor. The Avro part
 runs AvroConverter (Confluent wire format, ``mock://`` registry) against plain fastavro
 ``schemaless_writer``/``schemaless_reader`` of the same dicts with the same Avro schema, in
-the same run. Everything runs in batches of 10,000 (the raw libraries too) and each batch's
+the same run. A third part writes Debezium MySQL change events (key and envelope:
+``before``/``after`` rows with nullable columns, a decimal and io.debezium.time fields, the
+source block, creates/updates/deletes in turn) with schemas, whole batches, batches with
+Debezium's tombstones, and one by one. Everything runs in batches of 10,000 (the raw libraries too) and each batch's
 output is kept until the next batch is made, as a task keeps a batch until it is written:
 keeping a million outputs alive would time the allocation of fresh memory from the
 operating system more than the conversion; for the same reason glibc's heap trimming is
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import ctypes.util
+import decimal
 import gc
 import io
 import resource
@@ -35,7 +39,7 @@ import fastavro
 import orjson
 from kconnect_converter_avro import AvroConverter
 from kconnect_converter_json import JsonConverter
-from kconnect_sdk import Schema, SchemaBuilder, Struct
+from kconnect_sdk import Decimal, Schema, SchemaBuilder, Struct
 
 # Kafka's Jackson-based JsonConverter on one core for this shape of record (fixed figures).
 JAVA_ENCODE_RPS = 400_000
@@ -186,6 +190,13 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; best counts")
     parser.add_argument("--no-avro", action="store_true", help="JSON converter only")
+    parser.add_argument("--no-debezium", action="store_true", help="skip the Debezium events")
+    parser.add_argument(
+        "--debezium-records",
+        type=int,
+        default=200_000,
+        help="Debezium change events (at most --records; each holds four Structs)",
+    )
     parser.add_argument(
         "--trim-heap",
         action="store_true",
@@ -254,8 +265,197 @@ def main() -> None:
         f"({JAVA_DECODE_RPS:,}/s; goal >= 1.0x)"
     )
 
+    if not args.no_debezium:
+        bench_debezium(min(n, args.debezium_records), rounds)
     if not skip_avro:
         bench_avro(n, rounds, dicts, enc_items)
+
+
+def _debezium_schemas() -> tuple[Schema, Schema]:
+    """A Debezium MySQL table's key and envelope schemas (ten columns, a few nullable)."""
+    row = (
+        SchemaBuilder.struct()
+        .name("bench.inventory.orders.Value")
+        .field("id", Schema.INT64)
+        .field("name", Schema.STRING)
+        .field("qty", SchemaBuilder.int32().default_value(1).build())
+        .field("amount", Decimal.builder(2).parameter("connect.decimal.precision", "12").build())
+        .field("price", Schema.OPTIONAL_FLOAT64)
+        .field("flag", Schema.BOOLEAN)
+        .field("day", SchemaBuilder.int32().name("io.debezium.time.Date").version(1).build())
+        .field(
+            "created", SchemaBuilder.int64().name("io.debezium.time.Timestamp").version(1).build()
+        )
+        .field("code", Schema.OPTIONAL_INT64)
+        .field("note", Schema.OPTIONAL_STRING)
+        .optional()
+        .build()
+    )
+    snapshot = (
+        SchemaBuilder.string()
+        .name("io.debezium.data.Enum")
+        .version(1)
+        .parameter(
+            "allowed",
+            "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental",
+        )
+        .default_value("false")
+        .optional()
+        .build()
+    )
+    source = (
+        SchemaBuilder.struct()
+        .name("io.debezium.connector.mysql.Source")
+        .version(1)
+        .field("version", Schema.STRING)
+        .field("connector", Schema.STRING)
+        .field("name", Schema.STRING)
+        .field("ts_ms", Schema.INT64)
+        .field("snapshot", snapshot)
+        .field("db", Schema.STRING)
+        .field("sequence", Schema.OPTIONAL_STRING)
+        .field("ts_us", Schema.OPTIONAL_INT64)
+        .field("ts_ns", Schema.OPTIONAL_INT64)
+        .field("table", Schema.OPTIONAL_STRING)
+        .field("server_id", Schema.INT64)
+        .field("gtid", Schema.OPTIONAL_STRING)
+        .field("file", Schema.STRING)
+        .field("pos", Schema.INT64)
+        .field("row", Schema.INT32)
+        .field("thread", Schema.OPTIONAL_INT64)
+        .field("query", Schema.OPTIONAL_STRING)
+        .build()
+    )
+    block = (
+        SchemaBuilder.struct()
+        .optional()
+        .name("event.block")
+        .version(1)
+        .field("id", Schema.STRING)
+        .field("total_order", Schema.INT64)
+        .field("data_collection_order", Schema.INT64)
+        .build()
+    )
+    envelope = (
+        SchemaBuilder.struct()
+        .name("bench.inventory.orders.Envelope")
+        .version(2)
+        .field("before", row)
+        .field("after", row)
+        .field("source", source)
+        .field("transaction", block)
+        .field("op", Schema.STRING)
+        .field("ts_ms", Schema.OPTIONAL_INT64)
+        .field("ts_us", Schema.OPTIONAL_INT64)
+        .field("ts_ns", Schema.OPTIONAL_INT64)
+        .build()
+    )
+    key = (
+        SchemaBuilder.struct().name("bench.inventory.orders.Key").field("id", Schema.INT64).build()
+    )
+    return key, envelope
+
+
+def filled(schema: Schema, **values: Any) -> Struct:
+    """A Struct of ``schema`` with ``values`` put (fields left out stay null)."""
+    struct = Struct(schema)
+    for name, value in values.items():
+        struct.put(name, value)
+    return struct
+
+
+def make_debezium(n: int) -> tuple[list[Any], list[Any]]:
+    """``n`` change events, creates/updates/deletes in turn: (key items, envelope items)."""
+    key_schema, envelope = _debezium_schemas()
+    row_schema = envelope.fields[0].schema
+    source_schema = envelope.fields[2].schema
+
+    def row(i: int, version: int) -> Struct:
+        return filled(
+            row_schema,
+            id=i,
+            name=f"order {i}",
+            qty=i % 7 + version,
+            amount=decimal.Decimal(i % 10_000 + version).scaleb(-2),
+            price=None if i % 6 == 0 else 9.5 + i % 90,
+            flag=i % 2 == 0,
+            day=19_000 + i % 365,
+            created=1_700_000_000_000 + i,
+            code=None if i % 4 == 0 else i * 31,
+            note=None if i % 5 == 0 else f"note {i}",
+        )
+
+    keys: list[Any] = []
+    values: list[Any] = []
+    for i in range(n):
+        op = "cud"[i % 3]
+        ts = 1_700_000_000_000 + i
+        source = filled(
+            source_schema,
+            version="3.2.0.Final",
+            connector="mysql",
+            name="bench",
+            ts_ms=ts,
+            snapshot="false" if i % 2 else None,
+            db="inventory",
+            ts_us=ts * 1000,
+            ts_ns=ts * 1_000_000,
+            table="orders",
+            server_id=1,
+            file="mysql-bin.000003",
+            pos=4 + i * 200,
+            row=0,
+        )
+        event = filled(
+            envelope,
+            before=None if op == "c" else row(i, 0),
+            after=None if op == "d" else row(i, 1),
+            source=source,
+            op=op,
+            ts_ms=ts + 5,
+            ts_us=(ts + 5) * 1000,
+            ts_ns=(ts + 5) * 1_000_000,
+        )
+        keys.append(("bench.inventory.orders", key_schema, Struct(key_schema).put("id", i)))
+        values.append(("bench.inventory.orders", envelope, event))
+    return keys, values
+
+
+def bench_debezium(n: int, rounds: int) -> None:
+    """Debezium MySQL change events (keys and envelopes) through JsonConverter with schemas."""
+    keys, values = make_debezium(n)
+    converter = JsonConverter()
+    converter.configure({}, False)
+    key_converter = JsonConverter()
+    key_converter.configure({}, True)
+    # The value stream with Debezium's tombstone after each delete: a batch of two schemas.
+    with_tombstones: list[Any] = []
+    for item in values:
+        with_tombstones.append(item)
+        if item[2].get("op") == "d":
+            with_tombstones.append((item[0], None, None))
+    size = sum(map(len, in_batches(values, converter.from_connect_batch)))
+    print(f"{n:,} Debezium change events, envelope {size / n:.0f} bytes of JSON on average")
+    suite = Suite(n, rounds)
+    suite.add("from_connect_batch, Debezium keys", batched(keys, key_converter.from_connect_batch))
+    suite.add(
+        "from_connect_batch, Debezium envelopes", batched(values, converter.from_connect_batch)
+    )
+    tombstone_run = batched(with_tombstones, converter.from_connect_batch)
+
+    def run_with_tombstones() -> int:
+        tombstone_run()
+        return n  # rates per change event; the tombstones ride along
+
+    suite.add("from_connect_batch, envelopes + tombstones", run_with_tombstones)
+    suite.add(
+        "from_connect_data, Debezium envelopes (one by one)",
+        batched(values, lambda c: [converter.from_connect_data(t, s, v) for t, s, v in c]),
+    )
+    suite.run()
+    suite.report(
+        "Debezium change events (Connect -> bytes, schemas.enable=true)", list(suite.cases)
+    )
 
 
 def bench_avro(n: int, rounds: int, dicts: list[dict[str, Any]], enc_items: list[Any]) -> None:

@@ -1,15 +1,14 @@
 """Per-schema codecs between Connect values and the Python form of Kafka's JSON.
 
 A codec is compiled once per schema (and cached by the converter), so converting a record
-costs a few dict and list operations instead of a walk over the schema. Structs take a fast
-path when every field holds the Python class it normally holds: one ``map(type, ...)``
-comparison replaces per-field checks, and only fields that need a conversion (bytes,
-logical types, nested values) run Python code.
+costs a few dict and list operations instead of a walk over the schema. Structs are written
+by a function generated per struct schema (see ``_StructFastPath``): inline class checks
+and one dict display, nulls, defaults and nested structs included; only fields that need a
+conversion (doubles, bytes, logical types, nested values) run more Python code.
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
 import datetime as _dt
 import decimal as _decimal
@@ -40,6 +39,11 @@ __all__ = [
 ]
 
 Fn = Callable[[Any], Any]
+
+FAST_ENCODERS = True
+"""Whether codecs compiled from now on write structs through generated code and decimals
+from their text (the default), or field by field through ``Decimal.from_logical``: the
+reference the fast encoders are tested against."""
 
 _INT_TYPES: Final = {
     Type.INT8: (-(2**7), 2**7 - 1),
@@ -76,8 +80,43 @@ def _kind(value: Any) -> str:
     return _JSON_KINDS.get(type(value), type(value).__name__)
 
 
+def _b2a(value: bytes | bytearray | memoryview) -> bytes:
+    return binascii.b2a_base64(value, newline=False)
+
+
 def _b64(value: bytes | bytearray | memoryview) -> str:
-    return base64.b64encode(value).decode("ascii")
+    return binascii.b2a_base64(value, newline=False).decode("ascii")
+
+
+def _decimal_text_encoder(schema: Schema, scale: int) -> Fn:
+    """Encoder of a ``decimal.Decimal`` (class already checked) as base64 of its unscaled
+    two's complement bytes, as ``Decimal.from_logical`` + base64 give, faster.
+
+    The unscaled integer is read from the value's text, which shows it plainly for most
+    values ("-123.45" at scale 2); text that does not (scientific notation, NaN, another
+    scale) makes ``int`` or the point test fail, and ``Decimal.from_logical`` decides or
+    says what is wrong.
+    """
+    point = -scale - 1
+
+    def encode_decimal_bytes(value: Any) -> Any:
+        text = str(value)
+        try:
+            if scale > 0:
+                if text[point] != ".":
+                    raise ValueError
+                unscaled = int(text[:point] + text[point + 1 :])
+            elif scale == 0:
+                unscaled = int(text)  # int() refuses "1E+3", "NaN", "1.5"
+            else:
+                raise ValueError
+        except (ValueError, IndexError):
+            return _b64(Decimal.from_logical(schema, value))
+        # Minimal two's complement, as BigInteger.toByteArray gives it.
+        size = (unscaled + (unscaled < 0)).bit_length() // 8 + 1
+        return _b2a(unscaled.to_bytes(size, "big", signed=True)).decode("ascii")
+
+    return encode_decimal_bytes
 
 
 def _unb64(value: str, what: str) -> bytes:
@@ -124,12 +163,16 @@ class Codec:
         decode: parsed JSON value (None allowed) -> Connect value.
     """
 
-    __slots__ = ("_batch", "_batch_read", "decode", "encode", "exact", "schema")
+    __slots__ = ("_batch", "_batch_read", "decode", "encode", "encode_value", "exact", "schema")
 
-    def __init__(self, schema: Schema, encode: Fn, decode: Fn) -> None:
+    def __init__(
+        self, schema: Schema, encode: Fn, decode: Fn, encode_value: Fn | None = None
+    ) -> None:
         self.schema = schema
         self.encode = encode
         self.decode = decode
+        # The encoder of a non-null value (``encode`` less its null check).
+        self.encode_value = encode if encode_value is None else encode_value
         # Whether JSON numbers must be read exactly (as decimal.Decimal, like Jackson's
         # USE_BIG_DECIMAL_FOR_FLOATS): only schemas holding a Decimal pay for it.
         self.exact = has_decimal(schema)
@@ -143,6 +186,22 @@ class Codec:
             found = self._batch = StructBatchEncoder.build(self.schema)
         return found  # type: ignore[return-value]
 
+    def encode_structs(self, structs: list[Any]) -> list[bytes] | None:
+        """orjson's text of each Struct (all of class Struct), or None: the caller then
+        writes record by record, which gives the same bytes or names the record in the
+        error. Flat structs go through :class:`StructBatchEncoder`; others (nested
+        structs, nulls written as defaults, logical types) through the generated
+        per-schema encoder, mapped over the batch in C."""
+        batch = self.batch_encoder()
+        if batch is not None:
+            found = batch.encode(structs)
+            if found is not None:
+                return found
+        try:
+            return list(map(orjson.dumps, map(self.encode_value, structs)))
+        except Exception:  # any failure: redone record by record
+            return None
+
     def batch_decoder(self) -> StructBatchDecoder | None:
         """The whole-batch decoder of this struct schema, or None when it has none."""
         found = self._batch_read
@@ -154,7 +213,8 @@ class Codec:
 def compile_codec(schema: Schema, settings: JsonConverterSettings) -> Codec:
     """Build the codec of ``schema`` under ``settings``."""
     compiler = _Compiler(settings)
-    return Codec(schema, compiler.encoder(schema), compiler.decoder(schema))
+    encode = compiler.encoder(schema)
+    return Codec(schema, encode, compiler.decoder(schema), compiler.value_encoder(schema))
 
 
 def has_decimal(schema: Schema | None) -> bool:
@@ -198,6 +258,8 @@ class _Compiler:
     def __init__(self, settings: JsonConverterSettings) -> None:
         self.replace_null = settings.replace_null_with_default
         self.numeric_decimals = settings.decimal_format is DecimalFormat.NUMERIC
+        # Struct encoders built so far, by schema identity (the schema kept alive with it).
+        self._structs: dict[int, tuple[Schema, Fn]] = {}
 
     # -- Connect -> JSON -------------------------------------------------------------
     def encoder(self, schema: Schema) -> Fn:
@@ -257,8 +319,19 @@ class _Compiler:
             return self._map_encoder(schema)
         return self._struct_encoder(schema)
 
+    def decimal_bytes_encoder(self, schema: Schema) -> Fn | None:
+        """The fast base64 encoder of a Decimal schema's values (class checked), or None
+        (NUMERIC format, or a bad scale parameter, which each value's encoding reports)."""
+        if self.numeric_decimals or not FAST_ENCODERS:
+            return None
+        try:
+            return _decimal_text_encoder(schema, Decimal.scale_of(schema))
+        except DataError:
+            return None
+
     def _decimal_encoder(self, schema: Schema) -> Fn:
         numeric = self.numeric_decimals
+        from_text = self.decimal_bytes_encoder(schema)
 
         def encode_decimal(value: Any) -> Any:
             if not isinstance(value, _decimal.Decimal):
@@ -271,6 +344,8 @@ class _Compiler:
                     raise DataError(f"cannot write non-finite decimal {value} as a JSON number")
                 # str(Decimal) follows the same plain/scientific rules as BigDecimal.toString.
                 return orjson.Fragment(str(value))
+            if from_text is not None and type(value) is _decimal.Decimal:  # its own str
+                return from_text(value)
             return _b64(Decimal.from_logical(schema, value))
 
         return encode_decimal
@@ -307,16 +382,18 @@ class _Compiler:
         return encode_pairs
 
     def _struct_encoder(self, schema: Schema) -> Fn:
+        # One encoder per struct schema object: Debezium's before and after share theirs.
+        found = self._structs.get(id(schema))
+        if found is not None and found[0] is schema:
+            return found[1]
+        encode = self._build_struct_encoder(schema)
+        self._structs[id(schema)] = (schema, encode)
+        return encode
+
+    def _build_struct_encoder(self, schema: Schema) -> Fn:
         fields = schema.fields
         names = tuple(f.name for f in fields)
         encoders = tuple(self.encoder(f.schema) for f in fields)
-        expected = tuple(_connect_class(f.schema) for f in fields)
-        # Fields whose value must be rewritten even on the fast path.
-        converted = tuple(
-            (f.name, self.value_encoder(f.schema))
-            for f in fields
-            if not _passes_through_as_json(f.schema)
-        )
         replace_null = self.replace_null
 
         def slow(values: list[Any]) -> dict[str, Any]:
@@ -336,7 +413,7 @@ class _Compiler:
                     raise DataError(f"field {name!r}: {exc}") from exc
             return out
 
-        def encode_struct(value: Any) -> Any:
+        def checked_values(value: Any) -> list[Any]:
             if not isinstance(value, Struct):
                 raise DataError(f"Invalid type for STRUCT: {type(value).__name__}")
             if (
@@ -347,16 +424,21 @@ class _Compiler:
                 raise DataError(
                     "Mismatching schema: the Struct's schema differs from the record's schema"
                 )
-            # Reading the slot directly: Struct.get per field would double the cost.
-            values = value._values
-            if tuple(map(type, values)) != expected:
-                return slow(values)
-            out = dict(zip(names, values, strict=True))
-            for name, encode in converted:
-                out[name] = encode(out[name])
-            return out
+            return value._values
 
-        return encode_struct
+        if not FAST_ENCODERS:
+
+            def encode_field_by_field(value: Any) -> Any:
+                return slow(checked_values(value))
+
+            return encode_field_by_field
+
+        fast = _StructFastPath(self, schema, slow)
+
+        def encode_struct(value: Any) -> Any:
+            return fast.values_to_json(checked_values(value))
+
+        return fast.entry(encode_struct)
 
     # -- JSON -> Connect -------------------------------------------------------------
     def decoder(self, schema: Schema) -> Fn:
@@ -537,6 +619,115 @@ class _Compiler:
 
 
 _NONE_TYPE: Final = type(None)
+
+
+class _StructFastPath:
+    """The generated encoder of one struct schema: a dict display per value, no loop.
+
+    One generated function unpacks a Struct's values, checks each one's class inline
+    (``type(a) is int``; ``a is None or ...`` where the field takes a null: optional, or
+    a default to write instead) and builds the JSON-ready dict with constant keys,
+    converting only fields that need it (doubles, bytes, logical types, defaults, nested
+    structs through their own generated encoder). So a Debezium envelope (``before`` or
+    ``after`` null, nullable columns and source fields) takes it like any other value.
+    Anything else (other classes, a required field holding None, a conversion that
+    fails) goes to ``slow``, the field-by-field encoder, which gives the same bytes or
+    the same error.
+    """
+
+    __slots__ = ("_body", "_namespace", "_schema", "values_to_json")
+
+    def __init__(self, compiler: _Compiler, schema: Schema, slow: Callable[[list[Any]], Any]):
+        fields = schema.fields
+        replace_null = compiler.replace_null
+        namespace: dict[str, Any] = {
+            "_slow": slow,
+            "_java_double": java_double,
+            "_java_float": java_float,
+        }
+        items: list[str] = []
+        checks: list[str] = []
+        for i, f in enumerate(fields):
+            fs = f.schema
+            arg = f"a{i}"
+            namespace[f"_k{i}"] = _connect_class(fs)
+            check = f"type({arg}) is _k{i}"
+            if fs.type in _INT_TYPES and namespace[f"_k{i}"] is int:
+                # The range check the field-by-field encoder makes (Struct.put makes it
+                # too, but a connector may fill a Struct's values directly).
+                lo, hi = _INT_TYPES[fs.type]
+                check = f"{check} and {lo} <= {arg} <= {hi}"
+            if _passes_through_as_json(fs):
+                expr = arg
+            elif fs.type is Type.FLOAT64 and fs.name is None:
+                # The class check made it a float; Python's and Java's text agree in
+                # [1e-3, 1e7), so only other values take the call.
+                expr = (
+                    f"({arg} if 0.001 <= {arg} < 1e7 or -1e7 < {arg} <= -0.001 "
+                    f"else _java_double({arg}))"
+                )
+            elif fs.type is Type.FLOAT32 and fs.name is None:
+                expr = f"_java_float({arg})"
+            elif fs.name == Decimal.LOGICAL_NAME and compiler.decimal_bytes_encoder(fs):
+                namespace[f"_c{i}"] = compiler.decimal_bytes_encoder(fs)
+                expr = f"_c{i}({arg})"
+            else:
+                namespace[f"_c{i}"] = compiler.value_encoder(fs)
+                expr = f"_c{i}({arg})"
+            if replace_null and fs.default is not None:
+                # As the field-by-field encoder: a null is written as the default.
+                namespace[f"_d{i}"] = compiler.value_encoder(fs)(fs.default)
+                expr = f"(_d{i} if {arg} is None else {expr})"
+                check = f"({arg} is None or ({check}))"
+            elif fs.optional:
+                if expr != arg:
+                    expr = f"(None if {arg} is None else {expr})"
+                check = f"({arg} is None or ({check}))"
+            items.append(f"{f.name!r}: {expr}")
+            checks.append(check)
+        self._schema = schema
+        self._namespace = namespace
+        unpack = "".join(f"a{i}," for i in range(len(fields))) or "()"
+        # The shared body of both generated functions, given ``values``.
+        self._body = (
+            "try:\n"
+            f"    {unpack} = values\n"
+            "except ValueError:\n"
+            "    return _slow(values)\n"
+            f"if {' and '.join(checks) or 'True'}:\n"
+            "    try:\n"
+            f"        return {{{', '.join(items)}}}\n"
+            "    except Exception:\n"
+            "        pass  # the field-by-field encoder gives the same output or the error\n"
+            "return _slow(values)\n"
+        )
+        self.values_to_json: Callable[[list[Any]], Any] = self._generate(
+            "values_to_json", "values", ""
+        )
+
+    def _generate(self, name: str, param: str, head: str, indent: str = "    ") -> Any:
+        body = "".join(indent + line + "\n" for line in self._body.splitlines())
+        source = f"def {name}({param}):\n{head}{body}"
+        if head:
+            source += "    return _general(value)\n"
+        exec(
+            compile(source, f"<json encoder of {self._schema.name or 'struct'}>", "exec"),
+            self._namespace,
+        )
+        return self._namespace[name]
+
+    def entry(self, general: Fn) -> Fn:
+        """The struct encoder: the generated body inline for a Struct of this very schema;
+        ``general`` (every check, any error) for anything else."""
+        self._namespace.update(_Struct=Struct, _SCHEMA=self._schema, _general=general)
+        head = (
+            "    if type(value) is _Struct and value.schema is _SCHEMA:\n"
+            "        values = value._values\n"
+        )
+        encode: Fn = self._generate("encode_struct", "value", head, " " * 8)
+        return encode
+
+
 _values_of: Final = attrgetter("_values")
 _schema_of: Final = attrgetter("schema")
 _FLAT_TYPES: Final[Mapping[Type, type]] = {

@@ -23,6 +23,7 @@ from kconnect_sdk import (
     Schema,
     SchemaAndValue,
     Struct,
+    Type,
 )
 
 from ._codec import (
@@ -56,6 +57,7 @@ _second: Final = itemgetter(1)
 _starts_with: Final = bytes.startswith
 _ends_with: Final = bytes.endswith
 _third: Final = itemgetter(2)
+_join: Final = b"".join
 _dumps_schemaless: Final = partial(
     orjson.dumps, default=schemaless_default, option=_SCHEMALESS_OPTIONS
 )
@@ -254,7 +256,8 @@ class JsonConverter(Converter, HeaderConverter):
                 return _NULL_SCHEMA_PREFIX + self._payload(None, value, doubles) + b"}"
             encoding = self._encoding(schema)
             payload = _java_escapes(orjson.dumps(encoding.codec.encode(value)))
-            return encoding.prefix + payload + b"}"
+            # One copy of the (often kilobytes of) schema text, where + would make two.
+            return _join((encoding.prefix, payload, b"}"))
         except DataError as exc:
             raise DataError(
                 f"JsonConverter cannot write a value for topic {topic!r}: {exc}"
@@ -303,7 +306,7 @@ class JsonConverter(Converter, HeaderConverter):
                 out_bytes = dumps(encode(value))
                 if 92 in out_bytes:  # a backslash: there may be a \u00xx escape to fix
                     out_bytes = _java_escapes(out_bytes)
-                append(prefix + out_bytes + b"}" if schemas_enable else out_bytes)
+                append(_join((prefix, out_bytes, b"}")) if schemas_enable else out_bytes)
         except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
             # Redo the failing record alone so the error names its topic.
             self.from_connect_data(topic, schema, value)
@@ -339,10 +342,11 @@ class JsonConverter(Converter, HeaderConverter):
                 encoding = self._encoding(schema)
             except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
                 return None  # the per-record path raises it, naming the topic
-            batch = encoding.codec.batch_encoder()
-            if batch is None or not all(map(is_, map(type, values), repeat(Struct))):
+            if schema.type is not Type.STRUCT or not all(
+                map(is_, map(type, values), repeat(Struct))
+            ):
                 return None
-            found = batch.encode(values)
+            found = encoding.codec.encode_structs(values)
             if found is None:
                 return None
             out = found
