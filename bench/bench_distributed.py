@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/bench_distributed.py [--rows 300000] [--connectors 6]
 
-One pipeline of ``--connectors`` FileStream sink connectors (the unit a worker runs is a
-connector with its tasks) drains ``--rows`` lines, spread evenly over that many topics
-already filled, into files; measured with 1, 2 and 3 ``kconnect distributed`` worker
+One pipeline of ``--connectors`` FileStream sink connectors (one task each; connectors and
+tasks are assigned to workers separately) drains ``--rows`` lines, spread evenly over that
+many topics already filled, into files; measured with 1, 2 and 3 ``kconnect distributed`` worker
 processes of one group, from the moment the connectors are created to the last line
 written. The raw side reads the same topics with plain confluent-kafka consumers writing
 the same files in this process (the floor for any Python framework on this machine).
@@ -262,6 +262,12 @@ def main() -> None:
     parser.add_argument("--connectors", type=int, default=6)
     parser.add_argument("--bootstrap-servers", default=None)
     parser.add_argument("--delay-ms", type=int, default=0, help="scheduled.rebalance.max.delay.ms")
+    parser.add_argument(
+        "--workers",
+        type=lambda text: tuple(int(n) for n in text.split(",")),
+        default=(1, 2, 3),
+        help="worker counts to measure, comma-separated (default 1,2,3)",
+    )
     args = parser.parse_args()
     broker = None
     bootstrap = args.bootstrap_servers
@@ -277,7 +283,7 @@ def main() -> None:
             raw_s = raw(bootstrap, topics, tmp, rows)
             print(f"rows: {rows} over {len(topics)} topics / connectors")
             print(f"raw confluent-kafka consumers: {rows / raw_s:12,.0f} records/s")
-            for workers in (1, 2, 3):
+            for workers in args.workers:
                 elapsed = throughput(bootstrap, tmp, topics, rows, workers)
                 print(
                     f"kconnect, {workers} worker(s):   {rows / elapsed:12,.0f} records/s "

@@ -265,12 +265,14 @@ def test_config_topic_written_by_java_is_recovered(kafka: str, tmp_path: Path) -
     worker = app.start()
     try:
         assert sorted(worker.connectors) == ["java-source"]
-        status = worker.connector_status("java-source")
+        herder = app.herder  # what REST asks: the group's view (tasks are assigned apart)
+        assert herder is not None
+        status = herder.connector_status("java-source")
         assert status["connector"]["state"] == "STOPPED" and status["tasks"] == []
-        worker.resume_connector("java-source")
+        herder.resume_connector("java-source")
         wait_for(
             lambda: (
-                [t["state"] for t in worker.connector_status("java-source")["tasks"]] == ["RUNNING"]
+                [t["state"] for t in herder.connector_status("java-source")["tasks"]] == ["RUNNING"]
             ),
             30,
             "the recovered connector's task",

@@ -168,6 +168,7 @@ class Cluster:
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
         self.logs: dict[int, list[str]] = collections.defaultdict(list)
         self.pumps: dict[int, threading.Thread] = {}
+        self.auth: tuple[str, str] | None = None  # basic auth credentials of REST calls
 
     def props(self, port: int) -> dict[str, str]:
         return {
@@ -218,7 +219,7 @@ class Cluster:
         proc.stdout.close()
 
     def api(self, port: int) -> httpx.Client:
-        return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
+        return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60, auth=self.auth)
 
     def up(self, port: int) -> bool:
         try:
@@ -364,6 +365,9 @@ def test_three_workers_share_connectors_fail_over_and_take_back(
     per_worker = collections.Counter(w for tasks in views[0].values() for w in tasks.values())
     assert set(per_worker) == {f"127.0.0.1:{p}" for p in ports}
     assert max(per_worker.values()) <= math.ceil(18 / 3) + 1, per_worker
+    # Tasks are assigned on their own (as Kafka): 6 per worker, a connector's tasks spread.
+    assert sorted(per_worker.values()) == [6, 6, 6], per_worker
+    assert all(len(set(tasks.values())) >= 2 for tasks in views[0].values()), views[0]
 
     feeder = Feeder(kafka, topics)
     feeder.send(200)
@@ -467,15 +471,16 @@ def test_worker_restarted_within_the_delay_gets_its_tasks_back(
     before = cluster.owners(a)
     workers = {w for tasks in before.values() for w in tasks.values()}
     assert workers == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}
+    mark = len(cluster.logs[a])
     cluster.kill(b, signal.SIGKILL)
     cluster.start(b)  # same address: the same worker id
     wait_for(lambda: cluster.up(b), 60, "the restarted worker")
     wait_for(lambda: cluster.running(a) == before, 60, "the same assignment as before")
-    # Nothing moved to A meanwhile: A's log never started B's connectors.
-    log_a = "".join(cluster.logs[a])
-    b_names = [n for n, t in before.items() if f"127.0.0.1:{b}" in t.values()]
-    for name in b_names:
-        assert f"running connector {name} here" not in log_a
+    # Nothing moved meanwhile: A started none of B's connectors or tasks and stopped none of
+    # its own.
+    since = "".join(cluster.logs[a][mark:])
+    assert "running connector " not in since and "running task " not in since, since
+    assert "moves to another worker" not in since, since
 
 
 @pytest.mark.integration
@@ -596,3 +601,105 @@ def test_spark_engine_every_worker_drives_the_jobs_of_its_connectors(
         for name, tasks in owners_now.items():
             runs_here = tasks[0] == f"127.0.0.1:{port}"
             assert (f"task {name}-0 runs on Spark" in log) == runs_here, (port, name)
+
+
+# -- tasks assigned on their own, forwarding under basic auth, connect.protocol --------------
+def _spread_connector(cluster: Cluster, port: int, name: str, topic: str, out: Path) -> None:
+    config = file_sink(name, out, topic, **{"tasks.max": "3"})
+    with cluster.api(port) as api:
+        response = api.post("/connectors", json={"name": name, "config": config})
+        assert response.status_code == 201, response.text
+
+
+def _task_starts(cluster: Cluster, port: int, task: str, since: int = 0) -> int:
+    return sum(f"running task {task} here" in line for line in cluster.logs[port][since:])
+
+
+def _task_stops(cluster: Cluster, port: int, task: str, since: int = 0) -> int:
+    lines = cluster.logs[port][since:]
+    return sum(f"task {task} moves to another worker" in line for line in lines)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("cluster", [0], indirect=True)
+def test_forwarded_requests_carry_the_callers_basic_auth_credentials(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    users = tmp_path / "users.properties"
+    users.write_text("admin: s3cret-pass\n")
+    cluster.extra = {"rest.basic.auth.user.file": str(users)}
+    cluster.auth = ("admin", "s3cret-pass")
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers with basic auth")
+    a, b = ports
+    topic = f"auth-{uuid.uuid4().hex[:6]}"
+    _create_topics(kafka, [topic])
+    # A name with '/' travels percent-encoded, also when one worker forwards it to another.
+    name, path = "team/guarded", "/connectors/team%2Fguarded"
+    _spread_connector(cluster, a, name, topic, tmp_path / "guarded.txt")
+    wait_for(lambda: len(cluster.running(b).get(name, {})) == 3, 60, "3 tasks RUNNING")
+    owners = cluster.owners(a)[name]
+    assert set(owners.values()) == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}  # tasks on both
+    # Every task restarted through both workers: one of the two forwards each request to
+    # the task's worker, with the caller's credentials (else that worker answers 401).
+    for port in ports:
+        with cluster.api(port) as api:
+            for task in owners:
+                response = api.post(f"{path}/tasks/{task}/restart")
+                assert response.status_code == 204, (port, task, response.text)
+            response = api.post(f"{path}/restart", params={"includeTasks": "true"})
+            assert response.status_code == 202, (port, response.text)
+    # Without credentials nothing is forwarded: the first worker refuses.
+    with httpx.Client(base_url=f"http://127.0.0.1:{b}", timeout=30) as anonymous:
+        assert anonymous.post(f"{path}/tasks/0/restart").status_code == 401
+    wait_for(lambda: len(cluster.running(b).get(name, {})) == 3, 60, "3 tasks RUNNING again")
+    output = "".join(line for lines in cluster.logs.values() for line in lines)
+    assert "s3cret-pass" not in output and "401" not in output
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("protocol", ["eager", "compatible"])
+@pytest.mark.parametrize("cluster", [0], indirect=True)
+def test_connect_protocol_eager_stops_everything_compatible_moves_only_what_moves(
+    cluster: Cluster, kafka: str, tmp_path: Path, protocol: str
+) -> None:
+    cluster.extra = {"connect.protocol": protocol}
+    a = cluster.start()
+    wait_for(lambda: cluster.up(a), 60, "the first worker")
+    topics = [f"proto-{uuid.uuid4().hex[:6]}-{i}" for i in range(2)]
+    _create_topics(kafka, topics)
+    for i, topic in enumerate(topics):
+        _spread_connector(cluster, a, f"p{i}", topic, tmp_path / f"p{i}.txt")
+
+    def all_running(port: int) -> bool:
+        running = cluster.running(port)
+        return len(running) == 2 and all(len(t) == 3 for t in running.values())
+
+    wait_for(lambda: all_running(a), 60, "6 tasks RUNNING on the first worker")
+    mark = len(cluster.logs[a])  # what A logs from the moment B starts
+    b = cluster.start()
+    wait_for(lambda: cluster.up(b), 60, "the second worker")
+
+    def spread() -> bool:
+        owners = {w for tasks in cluster.running(a).values() for w in tasks.values()}
+        return all_running(a) and owners == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}
+
+    wait_for(spread, 90, "tasks spread over both workers")
+    after = cluster.owners(a)
+    stayed = [
+        f"{n}-{t}" for n, tasks in after.items() for t, w in tasks.items() if w.endswith(f":{a}")
+    ]
+    moved = [
+        f"{n}-{t}" for n, tasks in after.items() for t, w in tasks.items() if w.endswith(f":{b}")
+    ]
+    assert stayed and moved and len(stayed) + len(moved) == 6
+    for task in moved:  # stopped on A, then started on B
+        assert _task_stops(cluster, a, task, mark) >= 1, task
+        if protocol != "eager":
+            assert _task_stops(cluster, a, task, mark) == 1, task
+    for task in stayed:
+        stops, starts = _task_stops(cluster, a, task, mark), _task_starts(cluster, a, task, mark)
+        if protocol == "eager":  # every worker stopped all it ran, then got an assignment
+            assert stops >= 1 and starts >= 1, (task, stops, starts)
+        else:  # incremental: what stays on A keeps running
+            assert stops == 0 and starts == 0, (task, stops, starts)

@@ -7,7 +7,10 @@ moves); new and freed connectors go to the least loaded workers; and when a work
 connectors move to it in two steps, revoked in one generation and assigned in a later one
 only once the worker that ran them has applied the revocation (stopped them) or left.
 
-The unit is a connector with its tasks, weighed as ``1 + number of tasks``.
+:func:`plan_assignment` balances units of any weight; :func:`plan_connectors_and_tasks`
+is what the herder uses, as Kafka: connectors and tasks are separate units, each weighing
+one, balanced separately (every worker gets about as many connectors as the others, and
+about as many tasks), so the tasks of one connector spread over the workers.
 """
 
 from __future__ import annotations
@@ -15,7 +18,40 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Plan", "plan_assignment"]
+__all__ = [
+    "Plan",
+    "is_task",
+    "plan_assignment",
+    "plan_connectors_and_tasks",
+    "task_unit",
+    "unit_label",
+    "unit_task",
+]
+
+_SEP = "\x1f"  # a control character: never part of a connector name (names refuse them)
+
+
+def task_unit(connector: str, task: int) -> str:
+    """The assignment unit of task ``task`` of ``connector`` (a connector's unit is its name)."""
+    return f"{connector}{_SEP}{task}"
+
+
+def is_task(unit: str) -> bool:
+    return _SEP in unit
+
+
+def unit_task(unit: str) -> tuple[str, int]:
+    """(connector, task index) of a task unit."""
+    connector, _, index = unit.rpartition(_SEP)
+    return connector, int(index)
+
+
+def unit_label(unit: str) -> str:
+    """How logs name a unit: ``connector`` or Kafka's ``connector-task``."""
+    if is_task(unit):
+        connector, index = unit_task(unit)
+        return f"{connector}-{index}"
+    return unit
 
 
 @dataclass
@@ -96,4 +132,58 @@ def plan_assignment(
         out.revoking[name] = (heavy, generation)
         load[heavy] -= connectors[name]
         load[light] += connectors[name]
+    return out
+
+
+def plan_connectors_and_tasks(
+    *,
+    generation: int,
+    units: Sequence[str],
+    members: Sequence[str],
+    previous: Mapping[str, str],
+    revoking: Mapping[str, tuple[str, int]],
+    applied: Mapping[str, int],
+    held_for: Sequence[str],
+    eager: bool = False,
+    previous_members: Sequence[str] = (),
+) -> Plan:
+    """The assignment of connectors and tasks (``units``, in creation order), as Kafka's.
+
+    Connectors and tasks are balanced separately, each unit weighing one. With ``eager``
+    (``connect.protocol=eager``), a change of the group or of its units revokes everything
+    from every worker first (each stops all it runs), and the next generations assign the
+    units afresh once every worker has stopped them; held units do not wait for a departed
+    worker (the eager protocol has no scheduled delay).
+    """
+    if eager:
+        alive = set(members)
+        changed = (
+            set(units) != set(previous) | set(revoking)
+            or alive != set(previous_members)
+            or any(w not in alive for w in previous.values())
+        )
+        if changed and previous:
+            out = Plan()
+            for unit in units:
+                if unit in revoking:
+                    out.revoking[unit] = revoking[unit]
+                elif previous.get(unit) in alive:
+                    out.revoking[unit] = (previous[unit], generation)
+            return out
+        held_for = []
+    out = Plan()
+    for tasks in (False, True):
+        part = [u for u in units if is_task(u) is tasks]
+        plan = plan_assignment(
+            generation=generation,
+            connectors=dict.fromkeys(part, 1),
+            members=members,
+            previous={u: w for u, w in previous.items() if is_task(u) is tasks},
+            revoking={u: r for u, r in revoking.items() if is_task(u) is tasks},
+            applied=applied,
+            held_for=held_for,
+        )
+        out.assignment.update(plan.assignment)
+        out.revoking.update(plan.revoking)
+        out.held.update(plan.held)
     return out

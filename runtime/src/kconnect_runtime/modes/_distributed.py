@@ -25,6 +25,7 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
+from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import (
     ControlStore,
     KafkaControlStore,
@@ -81,6 +82,7 @@ class Distributed(Standalone):
             # Security settings of the worker's own clients (as Kafka's top-level ssl.*/sasl.*).
             if key.startswith(("security.", "ssl.", "sasl.")):
                 client[key] = value
+        client = kafka_logging(client, "worker store client")  # issue 24: librdkafka's lines
         logs = {
             name: KafkaLog(
                 client,
@@ -133,6 +135,7 @@ class Distributed(Standalone):
                 rebalance_timeout_ms=config["rebalance.timeout.ms"],
                 scheduled_rebalance_max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
                 url_scheme="https" if listeners and listeners[0].startswith("https") else "http",
+                connect_protocol=config["connect.protocol"],
             )
         return self.herder
 
@@ -148,6 +151,13 @@ class Distributed(Standalone):
         herder.start(
             timeout_s=(config["rebalance.timeout.ms"] + 2 * config["session.timeout.ms"]) / 1000
         )
+
+    def progress(self) -> dict[str, tuple[str, int, int]]:
+        # Tasks run apart from their connectors here: the herder knows those on this worker.
+        out = super().progress()
+        if self.herder is not None:
+            out.update(self.herder.progress())
+        return out
 
     def stop(self) -> None:
         # Stop following assignments first, so nothing starts while the worker stops; the

@@ -10,9 +10,12 @@ Kafka's ``DistributedHerder``, in our own shape:
   read its own write back. Requests that act on running code (restarts, offsets, topics)
   are forwarded to the worker that runs the connector.
 - Membership comes from Kafka's group coordinator (:class:`GroupMembership`); the leader
-  plans the assignment (:func:`plan_assignment`) and publishes it with its generation in
-  the config topic; every worker runs exactly the connectors assigned to it and stops the
-  others, then records that it applied the generation.
+  plans the assignment (:func:`plan_connectors_and_tasks`) and publishes it with its
+  generation in the config topic. As in Kafka, connectors and tasks are assigned on their
+  own: the worker given a connector runs its instance, which generates the task configs and
+  stores them in the config topic; the workers given its tasks run them from there. Every
+  worker runs exactly the units assigned to it and stops the others, then records that it
+  applied the generation.
 - A worker whose lease lapsed (see :mod:`._membership`) stops everything it runs and writes
   no status until it is a member again; statuses carry the generation they were written
   in, and readers keep the newest generation of each.
@@ -20,11 +23,13 @@ Kafka's ``DistributedHerder``, in our own shape:
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect_sdk import AlreadyExistsError, ConfigDef, ConfigError, ConnectError, NotFoundError
@@ -32,7 +37,7 @@ from kconnect_sdk import AlreadyExistsError, ConfigDef, ConfigError, ConnectErro
 from kconnect_runtime.config import Redactor
 from kconnect_runtime.metrics import TaskMetrics
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginDesc, PluginKind
-from kconnect_runtime.rest import NotReadyError, RebalanceInProgressError, forward
+from kconnect_runtime.rest import NotReadyError, RebalanceInProgressError, forward, path_segment
 from kconnect_runtime.status import State, Status, TargetState
 from kconnect_runtime.storage import (
     KafkaControlStore,
@@ -43,9 +48,10 @@ from kconnect_runtime.storage import (
     encode_json,
     replay_configs,
 )
-from kconnect_runtime.worker import Worker
+from kconnect_runtime.tasks import TaskRunner, transactional_id
+from kconnect_runtime.worker import ConnectorRuntime, Worker
 
-from ._assignment import plan_assignment
+from ._assignment import is_task, plan_connectors_and_tasks, task_unit, unit_label, unit_task
 from ._membership import MEMBER_SLOTS, GroupMembership, live_members
 
 __all__ = ["DistributedHerder", "GroupStore"]
@@ -53,12 +59,30 @@ __all__ = ["DistributedHerder", "GroupStore"]
 log = logging.getLogger("kconnect.distributed")
 
 ASSIGNMENT_KEY = "kconnect-assignment"
+FENCING_PREFIX = "tasks-fencing-"  # Kafka's task count record: {"task-count": n}
 MEMBER_PREFIX = "kconnect-member-"
 APPLIED_PREFIX = "kconnect-applied-"
 
 _WRITE_TIMEOUT_S = 30.0
 _READ_TIMEOUT_S = 10.0
 _MOVE_TIMEOUT_S = 30.0  # a revoked connector is reassigned anyway if its worker never acks
+
+
+@dataclass(eq=False)
+class _HostedTask:
+    """A task assigned to this worker: run from the task config in the config topic."""
+
+    connector: str
+    index: int
+    config: dict[str, str]  # as stored (placeholders intact)
+    connector_config: dict[str, str]  # the connector config it was started with
+    runtime: ConnectorRuntime  # the connector's plugin and parsed config (never started)
+    runner: TaskRunner | None = None
+    status: Status = field(default_factory=Status)
+
+    @property
+    def key(self) -> str:
+        return f"status-task-{self.connector}-{self.index}"
 
 
 class GroupStore:
@@ -75,6 +99,8 @@ class GroupStore:
         self.generation = 0
         self.fenced = True
         self.may_write: Callable[[], bool] | None = None
+        # The task configs the config topic holds for a connector (written only if changed).
+        self.stored_task_configs: Callable[[str], list[dict[str, str]] | None] | None = None
         self._applying = threading.local()
 
     def applying(self, on: bool) -> None:
@@ -88,8 +114,13 @@ class GroupStore:
             self.store.connector_config(name, config)
 
     def task_configs(self, name: str, configs: Sequence[Mapping[str, str]]) -> None:
-        if not self.fenced:
-            self.store.task_configs(name, configs)
+        if self.fenced:
+            return
+        if self.stored_task_configs is not None and self.stored_task_configs(name) == [
+            dict(c) for c in configs
+        ]:
+            return  # unchanged: the tasks running elsewhere keep running (as Kafka)
+        self.store.task_configs(name, configs)
 
     def target_state(self, name: str, state: TargetState) -> None:
         if not self._is_applying():
@@ -123,6 +154,7 @@ class DistributedHerder:
         rebalance_timeout_ms: int,
         scheduled_rebalance_max_delay_ms: int,
         url_scheme: str = "http",
+        connect_protocol: str = "sessioned",
     ) -> None:
         self.worker = worker
         self.config_log = config_log
@@ -136,6 +168,16 @@ class DistributedHerder:
         self.rebalance_timeout_ms = rebalance_timeout_ms
         self.delay_s = scheduled_rebalance_max_delay_ms / 1000
         self.url_scheme = url_scheme
+        # eager: every rebalance stops everything first; compatible/sessioned: incremental.
+        self.eager = connect_protocol.strip().lower() == "eager"
+        support = str(worker.worker_props.get("exactly.once.source.support", "disabled"))
+        support = support.strip().lower()
+        self.eos_enabled = support == "enabled"  # transactional tasks, fenced generations
+        self.transactional_leader = support in ("preparing", "enabled")
+        self._leader_producer: Any = None
+        self._seq = 0  # config records seen (non-internal), to order commits and task counts
+        self._commit_seq: dict[str, int] = {}
+        self._fencing: dict[str, tuple[int, int]] = {}  # connector -> (seq, task count)
         self._lock = threading.RLock()
         self._records: list[tuple[bytes | None, bytes | None]] = []
         self.view: dict[str, RecoveredConnector] = {}
@@ -160,6 +202,15 @@ class DistributedHerder:
         self._barrier = LogTail(config_log)  # only its end offsets are asked for
         self._barrier_lock = threading.Lock()
         self._config_applied: dict[int, int] = {}  # partition -> next offset applied
+        self.hosted: dict[str, _HostedTask] = {}  # task unit -> the task running here
+        self._run_lock = threading.RLock()  # one change at a time to what runs here
+        # Tasks that could not start here, with the configs they failed with (not retried
+        # until those change or the task is restarted).
+        self._start_failed: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
+        self._auto_restarts: dict[str, int] = {}  # task unit -> automatic restarts done
+        self._topics: dict[str, set[str]] = {}  # connector -> topics of tasks stopped here
+        worker.launch_tasks = False  # tasks are assigned on their own (see _reconcile)
+        group_store.stored_task_configs = self._stored_task_configs
         self.membership: GroupMembership | None = None
         self.ready = threading.Event()
         # The whole config topic, to its end, before REST answers anything (never a partial
@@ -167,6 +218,142 @@ class DistributedHerder:
         self._apply_tail_records(self._config_tail.read())
 
     # -- following the topics ------------------------------------------------------------
+    # -- exactly-once sources (KIP-618): task count records and zombie fencing ------------
+    def _track_fencing(self, key: str, raw_value: bytes | None) -> None:
+        """Where each connector's latest task configs and task count record are (the
+        connector is *pending fencing* while its task configs are the newer)."""
+        self._seq += 1
+        if key.startswith("commit-"):
+            self._commit_seq[key[len("commit-") :]] = self._seq
+        elif key.startswith(FENCING_PREFIX):
+            name = key[len(FENCING_PREFIX) :]
+            try:
+                count = None if raw_value is None else int(json.loads(raw_value)["task-count"])
+            except (ValueError, KeyError, TypeError):
+                log.warning("config.storage.topic: ignoring task count record %r", key)
+                return
+            if count is None:
+                self._fencing.pop(name, None)
+            else:
+                self._fencing[name] = (self._seq, count)
+        elif key.startswith("connector-") and raw_value is None:
+            name = key[len("connector-") :]
+            self._commit_seq.pop(name, None)
+            self._fencing.pop(name, None)
+
+    def pending_fencing(self, name: str) -> bool:
+        """Kafka's ``pendingFencing``: task configs newer than the task count record."""
+        with self._lock:
+            commit = self._commit_seq.get(name)
+            fencing = self._fencing.get(name)
+        return commit is not None and (fencing is None or fencing[0] < commit)
+
+    def _is_source(self, entry: RecoveredConnector) -> bool:
+        return self._type(entry) == PluginKind.SOURCE.value
+
+    def _fence_zombies_as_leader(self) -> None:
+        """The leader's rounds of zombie fencing (``exactly.once.source.support=enabled``).
+
+        As Kafka's ``DistributedHerder``: for a source connector whose task configs are newer
+        than its task count record, the producers of every task of the previous generation
+        are fenced (their transactional ids' epoch is bumped, so a zombie can commit nothing
+        more), unless both generations have a single task (the new task fences the old one
+        itself); then the leader writes the new task count record, and only then do the
+        workers start the new tasks. confluent-kafka has no ``fenceProducers``: fencing is
+        ``init_transactions`` with each old transactional id, which is what it does.
+        """
+        with self._lock:
+            pending = [
+                (name, entry)
+                for name, entry in self.view.items()
+                if name in self._commit_seq and self.pending_fencing(name)
+            ]
+        for name, entry in pending:
+            if not self._is_source(entry):
+                continue
+            count = len(entry.task_configs)
+            with self._lock:
+                previous = self._fencing.get(name)
+            if previous is not None and not (previous[1] == 1 and count == 1):
+                self._fence_producers(name, previous[1])
+            else:
+                log.info(
+                    "connector %s: no zombie fencing needed (%s); writing its task count record",
+                    name,
+                    "first generation with exactly-once"
+                    if previous is None
+                    else "one task before and after",
+                )
+            self._leader_write(f"{FENCING_PREFIX}{name}", {"task-count": count})
+            self.sync()  # never fence twice: the next round sees this record
+
+    def _fence_producers(self, name: str, count: int) -> None:
+        from confluent_kafka import Producer
+
+        ids = [transactional_id(self.group_id, name, i) for i in range(count)]
+        log.info("connector %s: fencing the producers of its previous tasks %s", name, ids)
+        for tid in ids:
+            producer = Producer(
+                {
+                    **self.config_log.client_config,
+                    "transactional.id": tid,
+                    "client.id": f"{self.worker_id}-fencer",
+                }
+            )
+            try:
+                producer.init_transactions(_WRITE_TIMEOUT_S)
+            except Exception as exc:
+                raise ConnectError(
+                    f"connector {name}: zombie fencing of transactional id {tid!r} failed: {exc}"
+                ) from None
+            finally:
+                producer.flush(1)
+
+    def _leader_write(self, key: str, value: Mapping[str, Any]) -> None:
+        """A record only the leader writes to the config topic (assignments, task counts).
+
+        With ``exactly.once.source.support`` ``preparing`` or ``enabled``, the leader writes
+        through a transactional producer with Kafka's id ``connect-cluster-<group.id>``: a
+        new leader's producer fences the previous one, so a zombie leader writes nothing.
+        """
+        if not self.transactional_leader:
+            self.config_log.send(key.encode(), encode_json(dict(value)))
+            self.config_log.flush()
+            return
+        from confluent_kafka import KafkaException, Producer
+
+        if self._leader_producer is None:
+            producer = Producer(
+                {
+                    **self.config_log.client_config,
+                    "transactional.id": f"connect-cluster-{self.group_id}",
+                    "client.id": f"{self.worker_id}-leader",
+                }
+            )
+            producer.init_transactions(_WRITE_TIMEOUT_S)
+            self._leader_producer = producer
+        producer = self._leader_producer
+        try:
+            producer.begin_transaction()
+            producer.produce(self.config_log.topic, value=encode_json(dict(value)), key=key)
+            producer.commit_transaction(_WRITE_TIMEOUT_S)
+        except KafkaException as exc:
+            self._leader_producer = None  # a new one (init_transactions) on the next write
+            raise ConnectError(
+                f"group {self.group_id}: this worker cannot write to config.storage.topic as "
+                f"the leader ({exc}); a newer leader may have fenced it out"
+            ) from None
+
+    def _drop_leader_producer(self) -> None:
+        producer, self._leader_producer = self._leader_producer, None
+        if producer is not None:
+            producer.flush(1)
+
+    def _stored_task_configs(self, name: str) -> list[dict[str, str]] | None:
+        with self._lock:
+            entry = self.view.get(name)
+            return None if entry is None else [dict(c) for c in entry.task_configs]
+
     @property
     def worker_id(self) -> str:
         return self.worker.worker_id
@@ -182,6 +369,7 @@ class DistributedHerder:
                 key = (raw_key or b"").decode(errors="replace")
                 if not key.startswith("kconnect-"):
                     self._records.append((raw_key, raw_value))
+                    self._track_fencing(key, raw_value)
                     changed = True
                     continue
                 try:
@@ -214,9 +402,10 @@ class DistributedHerder:
     ) -> None:
         if records:
             self._apply_config_records([(k, v) for _, _, k, v in records])
-        for partition, offset, _, _ in records:
-            if offset + 1 > self._config_applied.get(partition, 0):
-                self._config_applied[partition] = offset + 1
+        # The tail's positions: past every record applied, and past transaction markers and
+        # aborted records (the leader's transactional writes take offsets too); back at the
+        # start of a topic that was deleted and created again.
+        self._config_applied.update(self._config_tail.positions())
 
     def _apply_status_records(
         self, records: Sequence[tuple[int, int, bytes | None, bytes | None]]
@@ -345,18 +534,28 @@ class DistributedHerder:
         while not self._stop.wait(0.02):
             if self._may_run():
                 continue
-            if not self.group_store.fenced or self.worker.connectors:
+            if not self.group_store.fenced or self.worker.connectors or self.hosted:
                 self._fence("its group lease lapsed (paused, or cut off from the brokers)")
             elif self.membership is not None:
                 self.membership.reinstate()  # nothing runs here: the lease may be renewed
 
     def _fence(self, why: str) -> None:
-        if self.group_store.fenced and not self.worker.connectors:
+        with self._run_lock:
+            self._fence_locked(why)
+
+    def _fence_locked(self, why: str) -> None:
+        if self.group_store.fenced and not self.worker.connectors and not self.hosted:
             return
         self.group_store.fenced = True
         names = list(self.worker.connectors)
-        if names:
-            log.warning("stopping connectors %s on this worker: %s", names, why)
+        if names or self.hosted:
+            log.warning(
+                "stopping connectors %s and tasks %s on this worker: %s",
+                names,
+                sorted(unit_label(u) for u in self.hosted),
+                why,
+            )
+        self._stop_tasks(list(self.hosted))
         for name in names:
             try:
                 self.worker.release_connector(name)
@@ -378,9 +577,16 @@ class DistributedHerder:
                     continue
                 # Never act on an old assignment (e.g. after a pause): read to the end first.
                 self.sync()
-                if self.membership is not None and self.membership.is_leader:
+                leader = self.membership is not None and self.membership.is_leader
+                if leader:
                     self._lead()
+                else:
+                    self._drop_leader_producer()
+                # Tasks whose configs changed stop here first; the new ones wait for the
+                # leader's zombie fencing (exactly-once), done once it stopped its own.
                 self._reconcile()
+                if leader and self.eos_enabled:
+                    self._fence_zombies_as_leader()
             except Exception:
                 if self._stop.is_set():
                     return  # stopping: the follower is gone, nothing more to apply
@@ -388,14 +594,13 @@ class DistributedHerder:
                 self._stop.wait(1.0)
 
     # -- the leader ----------------------------------------------------------------------
-    def _weights(self) -> dict[str, int]:
-        out: dict[str, int] = {}
+    def _units(self) -> list[str]:
+        """Connectors and their tasks (from the stored task configs), in creation order."""
+        out: list[str] = []
         for name, entry in self.view.items():
-            if entry.target_state is TargetState.STOPPED:
-                out[name] = 1
-            else:
-                tasks = len(entry.task_configs) or int(entry.config.get("tasks.max", "1") or 1)
-                out[name] = 1 + tasks
+            out.append(name)
+            if entry.target_state is not TargetState.STOPPED:
+                out += [task_unit(name, i) for i in range(len(entry.task_configs))]
         return out
 
     def _lead(self) -> None:
@@ -417,14 +622,16 @@ class DistributedHerder:
                 since = self._revoked_at.setdefault(f"{name}@{revoked_in}", now)
                 if now - since > _MOVE_TIMEOUT_S:
                     applied[worker] = max(applied.get(worker, -1), revoked_in)
-            plan = plan_assignment(
+            plan = plan_connectors_and_tasks(
                 generation=self.generation + 1,
-                connectors=self._weights(),
+                units=self._units(),
                 members=sorted(members),
                 previous=self.assignment,
                 revoking=self.revoking,
                 applied=applied,
                 held_for=held_for,
+                eager=self.eager,
+                previous_members=sorted(self.members),
             )
             if (
                 plan.assignment == self.assignment
@@ -448,15 +655,18 @@ class DistributedHerder:
             self.group_id,
             generation,
             _describe(plan.assignment),
-            f"; revoking {sorted(plan.revoking)}" if plan.revoking else "",
-            f"; held for departed workers {plan.held}" if plan.held else "",
+            f"; revoking {sorted(unit_label(u) for u in plan.revoking)}" if plan.revoking else "",
+            f"; held for departed workers {_describe(plan.held)}" if plan.held else "",
         )
-        self.config_log.send(ASSIGNMENT_KEY.encode(), encode_json(value))
-        self.config_log.flush()
+        self._leader_write(ASSIGNMENT_KEY, value)
         self.sync()
 
     # -- every worker --------------------------------------------------------------------
     def _reconcile(self) -> None:
+        with self._run_lock:
+            self._reconcile_locked()
+
+    def _reconcile_locked(self) -> None:
         with self._lock:
             generation = self.generation
             mine = {n for n, w in self.assignment.items() if w == self.worker_id}
@@ -476,12 +686,45 @@ class DistributedHerder:
                         "connector %s moves to another worker (generation %d)", name, generation
                     )
                     worker.release_connector(name)
+            # Tasks that moved, were deleted or stopped, or whose config changed stop first.
+            leaving: list[str] = []
+            for unit, hosted in list(self.hosted.items()):
+                entry = view.get(hosted.connector)
+                if unit not in mine or not self._still_valid(hosted, entry):
+                    leaving.append(unit)
+            if leaving:
+                self._stop_tasks(leaving, view=view, generation=generation)
             starting = [n for n in view if n in mine and n not in worker.connectors]
-            if starting:
+            new_tasks = [u for u in sorted(mine) if is_task(u) and u not in self.hosted]
+            if starting or new_tasks:
                 self.offset_store.refresh()  # offsets the previous owner committed
             for name, entry in view.items():
                 if name in mine:
                     self._apply_connector(name, entry)
+            for unit in new_tasks:
+                name, index = unit_task(unit)
+                entry = view.get(name)
+                if (
+                    entry is not None
+                    and entry.target_state is not TargetState.STOPPED
+                    and index < len(entry.task_configs)
+                ):
+                    if self.eos_enabled and self.pending_fencing(name) and self._is_source(entry):
+                        # As Kafka: a new generation of an exactly-once source connector's
+                        # tasks starts once the leader has fenced the previous one.
+                        log.info("task %s-%d waits for the leader's zombie fencing", name, index)
+                        continue
+                    failed = self._start_failed.get(unit)
+                    if failed is not None and failed == (
+                        dict(entry.task_configs[index]),
+                        dict(entry.config),
+                    ):
+                        continue  # FAILED until its config changes or it is restarted
+                    self._start_task(name, index, entry)
+            for hosted in list(self.hosted.values()):
+                entry = view.get(hosted.connector)
+                if entry is not None:
+                    self._apply_task_target(hosted, entry.target_state)
         finally:
             self.group_store.applying(False)
         if self._applied_generation != generation and generation >= 0:
@@ -529,13 +772,212 @@ class DistributedHerder:
                     Status(State.FAILED, str(exc), worker_id=self.worker_id),
                 )
 
+    # -- tasks assigned here ---------------------------------------------------------------
+    @staticmethod
+    def _still_valid(hosted: _HostedTask, entry: RecoveredConnector | None) -> bool:
+        """Whether a task running here still has the configs it was started with."""
+        return (
+            entry is not None
+            and entry.target_state is not TargetState.STOPPED
+            and hosted.index < len(entry.task_configs)
+            and dict(entry.task_configs[hosted.index]) == hosted.config
+            and dict(entry.config) == hosted.connector_config
+        )
+
+    def _task_runtime(self, name: str, entry: RecoveredConnector) -> ConnectorRuntime:
+        """The connector's plugin and parsed config, to build its tasks' specs from."""
+        worker = self.worker
+        running = worker.connectors.get(name)
+        if running is not None and running.raw_config == entry.config:
+            return running
+        _, resolved, plugin, instance, parsed = worker._prepare(entry.config)
+        runtime = ConnectorRuntime(
+            name, resolved, dict(entry.config), plugin, instance, Status(worker_id=self.worker_id)
+        )
+        runtime.parsed_config = parsed
+        return runtime
+
+    def _start_task(self, name: str, index: int, entry: RecoveredConnector) -> None:
+        worker = self.worker
+        stored = dict(entry.task_configs[index])
+        key = f"status-task-{name}-{index}"
+        try:
+            runtime = self._task_runtime(name, entry)
+            runtime.target_state = entry.target_state
+            config = worker.config_providers.resolve(stored)
+        except (ConfigError, ConnectError) as exc:
+            log.error("task %s-%d cannot start here: %s", name, index, exc)
+            self.group_store.status(key, Status(State.FAILED, str(exc), worker_id=self.worker_id))
+            self._start_failed[task_unit(name, index)] = (stored, dict(entry.config))
+            return
+        own_topic = str(entry.config.get("offsets.storage.topic") or "").strip()
+        if own_topic and runtime.plugin.kind is PluginKind.SOURCE:
+            try:
+                self.offset_store.read_connector_topic(own_topic)
+            except Exception as exc:
+                log.error(
+                    "task %s-%d: cannot read offsets.storage.topic %r: %s",
+                    name,
+                    index,
+                    own_topic,
+                    exc,
+                )
+                self.group_store.status(
+                    key,
+                    Status(
+                        State.FAILED,
+                        f"cannot read offsets.storage.topic {own_topic!r}: {exc}",
+                        worker_id=self.worker_id,
+                    ),
+                )
+                self._start_failed[task_unit(name, index)] = (stored, dict(entry.config))
+                return
+        self._start_failed.pop(task_unit(name, index), None)
+        hosted = _HostedTask(name, index, stored, dict(entry.config), runtime)
+        hosted.status = Status(worker_id=self.worker_id)
+        hosted.status.listener = self._task_listener(hosted)
+        self.hosted[task_unit(name, index)] = hosted
+        log.info("running task %s-%d here (generation %d)", name, index, self.generation)
+        try:
+            hosted.runner = worker.engine.start_task(
+                worker._task_spec(runtime, index, config), hosted.status
+            )
+        except Exception as exc:
+            log.error("task %s-%d failed to start", name, index, exc_info=exc)
+            hosted.status.set(State.FAILED, exc)
+
+    def _task_listener(self, hosted: _HostedTask) -> Callable[[Status], None]:
+        def on_change(status: Status) -> None:
+            if status.state is State.RUNNING and hosted.runtime.target_state is TargetState.PAUSED:
+                if hosted.runner is not None:
+                    hosted.runner.pause()
+                else:
+                    status.set(State.PAUSED)
+                return
+            self.group_store.status(hosted.key, status)
+            if status.state is State.FAILED:
+                self._schedule_auto_restart(hosted)
+
+        return on_change
+
+    def _schedule_auto_restart(self, hosted: _HostedTask) -> None:
+        """``errors.restart.*``: restart a FAILED task here after an exponential backoff."""
+        policy = hosted.runtime.parsed_config
+        if "errors.restart.max.attempts" not in policy or self._stop.is_set():
+            return
+        unit = task_unit(hosted.connector, hosted.index)
+        max_attempts: int = policy["errors.restart.max.attempts"]
+        attempts = self._auto_restarts.get(unit, 0)
+        if max_attempts == 0 or 0 < max_attempts <= attempts:
+            if max_attempts > 0:
+                log.error(
+                    "task %s-%d FAILED again after %d automatic restarts "
+                    "(errors.restart.max.attempts=%d); it stays FAILED until restarted through "
+                    "POST /connectors/%s/tasks/%d/restart",
+                    hosted.connector,
+                    hosted.index,
+                    attempts,
+                    max_attempts,
+                    hosted.connector,
+                    hosted.index,
+                )
+            return
+        initial: int = policy["errors.restart.backoff.initial.ms"]
+        ceiling: int = policy["errors.restart.backoff.max.ms"]
+        delay_ms = min(initial * (2**attempts), ceiling)
+        self._auto_restarts[unit] = attempts + 1
+        log.warning(
+            "task %s-%d FAILED; restarting it automatically in %d ms (attempt %d)",
+            hosted.connector,
+            hosted.index,
+            delay_ms,
+            attempts + 1,
+        )
+
+        def restart() -> None:
+            with self._run_lock:
+                current = self.hosted.get(unit)
+                if current is hosted and hosted.status.state is State.FAILED:
+                    self._restart_hosted_locked(unit)
+
+        timer = threading.Timer(delay_ms / 1000, restart)
+        timer.daemon = True
+        timer.start()
+
+    def _apply_task_target(self, hosted: _HostedTask, target: TargetState) -> None:
+        if hosted.runtime.target_state is target or hosted.runner is None:
+            return
+        hosted.runtime.target_state = target
+        if target is TargetState.PAUSED:
+            hosted.runner.pause()
+        elif target is TargetState.STARTED:
+            hosted.runner.resume()
+
+    def _stop_tasks(
+        self,
+        units: Sequence[str],
+        *,
+        view: Mapping[str, RecoveredConnector] | None = None,
+        generation: int = -1,
+        shutdown: bool = False,
+    ) -> None:
+        """Stop tasks running here (all at once); their statuses say where they went."""
+        stopping = [self.hosted.pop(u) for u in units if u in self.hosted]
+        for hosted in stopping:
+            if shutdown:
+                hosted.status.listener = None  # a shutdown is no state change: keep statuses
+            if hosted.runner is not None:
+                hosted.runner.stop()
+        for hosted in stopping:
+            runner = hosted.runner
+            if runner is not None:
+                self.worker.engine.stop_task(runner, self.worker.shutdown_timeout_s)
+                self._topics.setdefault(hosted.connector, set()).update(runner.active_topics)
+            hosted.status.listener = None
+            if shutdown:
+                continue
+            entry = (view or {}).get(hosted.connector)
+            if entry is None or entry.target_state is TargetState.STOPPED:
+                self.group_store.status(hosted.key, None)  # deleted or stopped: no status
+            else:
+                if generation >= 0:
+                    log.info(
+                        "task %s-%d moves to another worker or restarts (generation %d)",
+                        hosted.connector,
+                        hosted.index,
+                        generation,
+                    )
+                self.group_store.status(
+                    hosted.key, Status(State.UNASSIGNED, worker_id=self.worker_id)
+                )
+        if stopping:
+            self.offset_store.flush()  # the next owner starts where these tasks stopped
+
+    def _restart_hosted(self, unit: str) -> None:
+        with self._run_lock:
+            self._restart_hosted_locked(unit)
+
+    def _restart_hosted_locked(self, unit: str) -> None:
+        hosted = self.hosted.get(unit)
+        if hosted is None:
+            raise NotFoundError(f"Task {unit_label(unit)} is not running on this worker")
+        with self._lock:
+            entry = self.view.get(hosted.connector)
+        hosted.status.listener = None
+        self._stop_tasks([unit], shutdown=True)
+        if entry is not None and hosted.index < len(entry.task_configs):
+            self._start_task(hosted.connector, hosted.index, entry)
+
     def halt(self) -> None:
-        """Stop following and applying assignments (the worker then stops its connectors)."""
+        """Stop following and applying assignments, and the tasks that run here (the worker
+        then stops its connectors)."""
         self._stop.set()
         self._wake.set()
         for thread in self._threads:
             thread.join(10)
         self._threads = []
+        with self._run_lock:
+            self._stop_tasks(list(self.hosted), shutdown=True)
 
     def close(self) -> None:
         """Leave the group (the others rebalance at once) and release the clients."""
@@ -544,12 +986,15 @@ class DistributedHerder:
             self.membership.close()
             self.membership = None
         self.group_store.fenced = True
+        self._drop_leader_producer()
         for tail in (self._config_tail, self._status_tail, self._barrier):
             tail.close()
 
     # -- WorkerApi ---------------------------------------------------------------------
     def _require_ready(self) -> None:
-        if not self.ready.is_set():
+        # A request that arrives while the worker starts waits a little for it (as Kafka's
+        # requests wait for its herder), then gets Kafka's 503.
+        if not self.ready.wait(_READ_TIMEOUT_S):
             raise NotReadyError(
                 "Request cannot be completed: this worker is still reading "
                 f"config.storage.topic {self.config_log.topic!r} to its end; retry shortly"
@@ -569,26 +1014,28 @@ class DistributedHerder:
             raise NotFoundError(f"Connector {name} not found")
         return entry
 
-    def _owner(self, name: str) -> str | None:
+    def _owner(self, unit: str) -> str | None:
+        """The worker a connector (its name) or a task (its unit) is assigned to."""
         with self._lock:
-            owner = self.assignment.get(name)
-            if owner is None or name in self.revoking:
+            owner = self.assignment.get(unit)
+            if owner is None or unit in self.revoking:
                 return None
             return owner
 
     def _forward(
         self,
-        name: str,
+        unit: str,
         method: str,
         path: str,
         params: dict[str, Any] | None = None,
         body: Any = None,
     ) -> tuple[int, Any]:
-        owner = self._owner(name)
+        owner = self._owner(unit)
         if owner is None:
             raise RebalanceInProgressError(
                 "Request cannot be completed because a rebalance is expected "
-                f"(connector {name} is not assigned to a worker right now); retry"
+                f"({'task' if is_task(unit) else 'connector'} {unit_label(unit)} is not "
+                "assigned to a worker right now); retry"
             )
         with self._lock:
             url = self._urls.get(owner) or f"{self.url_scheme}://{owner}"
@@ -621,7 +1068,7 @@ class DistributedHerder:
         return {
             "name": name,
             "config": dict(entry.config),
-            "tasks": [{"connector": name, "task": i} for i in range(len(entry.task_configs))],
+            "tasks": [{"connector": name, "task": i} for i in range(len(_tasks_of(entry)))],
             "type": self._type(entry),
         }
 
@@ -713,39 +1160,75 @@ class DistributedHerder:
     def stop_connector(self, name: str) -> None:
         self._target(name, TargetState.STOPPED)
 
+    def _restart_connector_only(self, name: str) -> None:
+        if self._local(name):
+            self.worker.restart_connector(name)
+        else:
+            self._forward(name, "POST", f"/connectors/{path_segment(name)}/restart")
+
     def restart_connector(
         self, name: str, *, include_tasks: bool = False, only_failed: bool = False
     ) -> dict[str, Any] | None:
+        """Kafka's restart (KIP-745): the connector on its worker, each task on its own."""
         self._entry(name)
-        if self._local(name):
-            return self.worker.restart_connector(
-                name, include_tasks=include_tasks, only_failed=only_failed
-            )
-        status, body = self._forward(
-            name,
-            "POST",
-            f"/connectors/{name}/restart",
-            {"includeTasks": str(include_tasks).lower(), "onlyFailed": str(only_failed).lower()},
-        )
-        return body if status == 202 and isinstance(body, dict) else None
+        if not include_tasks and not only_failed:
+            self._restart_connector_only(name)
+            return None
+        status = self.connector_status(name)
+        restart_connector = not only_failed or status["connector"]["state"] == State.FAILED.value
+        tasks = [
+            t["id"]
+            for t in status["tasks"]
+            if include_tasks and (not only_failed or t["state"] == State.FAILED.value)
+        ]
+        if restart_connector:
+            status["connector"] = {**status["connector"], "state": State.RESTARTING.value}
+            status["connector"].pop("trace", None)
+        for index in tasks:
+            task = status["tasks"][index]
+            task.pop("trace", None)
+            task["state"] = State.RESTARTING.value
+
+        def run() -> None:
+            try:
+                if restart_connector:
+                    self._restart_connector_only(name)
+                for index in tasks:
+                    self.restart_task(name, index)
+            except Exception as exc:
+                log.error("connector %s: restart failed: %s", name, exc)
+
+        # The copied context carries the caller's credentials to forwarded requests.
+        threading.Thread(
+            target=contextvars.copy_context().run, args=(run,), name=f"restart-{name}", daemon=True
+        ).start()
+        return status
 
     def connector_status(self, name: str) -> dict[str, Any]:
+        """Kafka's ``ConnectorStateInfo``: what runs here from the running code, the rest
+        from the status topic, each with the worker it runs on."""
         entry = self._entry(name)
-        if self._local(name):
-            return self.worker.connector_status(name)
-        owner = self._owner(name) or ""
+        running = self.worker.connectors.get(name) if self._local(name) else None
         with self._lock:
-            connector = dict(self.statuses.get(f"status-connector-{name}") or {})
-            tasks = [
+            stored = dict(self.statuses.get(f"status-connector-{name}") or {})
+            stored_tasks = [
                 dict(self.statuses.get(f"status-task-{name}-{i}") or {})
-                for i in range(len(entry.task_configs))
+                for i in range(len(_tasks_of(entry)))
             ]
-        return {
-            "name": name,
-            "connector": _rest_status(connector, owner),
-            "tasks": [{"id": i, **_rest_status(t, owner)} for i, t in enumerate(tasks)],
-            "type": self._type(entry),
-        }
+        if running is not None:
+            connector = {**running.status.to_rest(), **_version(running.instance)}
+        else:
+            connector = _rest_status(stored, self._owner(name) or "")
+        tasks = []
+        for index, stored_task in enumerate(stored_tasks):
+            unit = task_unit(name, index)
+            hosted = self.hosted.get(unit)
+            if hosted is not None and hosted.runner is not None:
+                state = hosted.runner.status.to_rest()
+                tasks.append({"id": index, **state, **_version(hosted.runner.task)})
+            else:
+                tasks.append({"id": index, **_rest_status(stored_task, self._owner(unit) or "")})
+        return {"name": name, "connector": connector, "tasks": tasks, "type": self._type(entry)}
 
     def task_status(self, name: str, task: int) -> dict[str, Any]:
         tasks = self.connector_status(name)["tasks"]
@@ -758,39 +1241,87 @@ class DistributedHerder:
         entry = self._entry(name)
         return [
             {"id": {"connector": name, "task": i}, "config": dict(c)}
-            for i, c in enumerate(entry.task_configs)
+            for i, c in enumerate(_tasks_of(entry))
         ]
 
     def restart_task(self, name: str, task: int) -> None:
-        self._entry(name)
-        if self._local(name):
-            self.worker.restart_task(name, task)
-            return
-        self._forward(name, "POST", f"/connectors/{name}/tasks/{task}/restart")
+        entry = self._entry(name)
+        if not 0 <= task < len(_tasks_of(entry)):
+            raise NotFoundError(f"Task {name}-{task} not found")
+        unit = task_unit(name, task)
+        self._auto_restarts.pop(unit, None)  # a manual restart resets the count (as Kafka)
+        if self._owner(unit) == self.worker_id:
+            with self._run_lock:  # after any start or restart in progress here
+                if unit in self.hosted:
+                    self._restart_hosted_locked(unit)
+                    return
+                if self._start_failed.pop(unit, None) is not None:
+                    self._wake.set()  # started again by the next reconciliation
+                    return
+            raise RebalanceInProgressError(
+                f"Task {name}-{task} is being started on this worker; retry shortly"
+            )
+        self._forward(unit, "POST", f"/connectors/{path_segment(name)}/tasks/{task}/restart")
 
     def task_metrics(self) -> list[tuple[str, int, str, TaskMetrics, str]]:
-        return self.worker.task_metrics()
+        out = list(self.worker.task_metrics())
+        for hosted in list(self.hosted.values()):
+            runner = hosted.runner
+            if runner is not None:
+                out.append(
+                    (
+                        hosted.connector,
+                        hosted.index,
+                        runner.kind,
+                        runner.metrics,
+                        runner.status.state.value,
+                    )
+                )
+        return out
+
+    def progress(self) -> dict[str, tuple[str, int, int]]:
+        """Per connector: (type, records in, records out) of its tasks running here."""
+        out: dict[str, tuple[str, int, int]] = {}
+        for hosted in list(self.hosted.values()):
+            runner = hosted.runner
+            if runner is None:
+                continue
+            kind, seen_in, seen_out = out.get(hosted.connector, (runner.kind, 0, 0))
+            out[hosted.connector] = (
+                kind,
+                seen_in + runner.records_in,
+                seen_out + runner.records_out,
+            )
+        return out
 
     def connector_topics(self, name: str) -> list[str]:
+        """Topics of the connector's tasks that ran on this worker (KIP-558)."""
         self._entry(name)
-        if self._local(name):
-            return self.worker.connector_topics(name)
-        _, body = self._forward(name, "GET", f"/connectors/{name}/topics")
+        if not self.worker.topic_tracking_enable:
+            return self.worker.connector_topics(name)  # raises Kafka's 403
+        topics = set(self._topics.get(name, set()))
+        for hosted in list(self.hosted.values()):
+            if hosted.connector == name and hosted.runner is not None:
+                topics |= hosted.runner.active_topics
+        if self._local(name) or topics:
+            return sorted(topics)
+        _, body = self._forward(name, "GET", f"/connectors/{path_segment(name)}/topics")
         return list(body.get(name, {}).get("topics", [])) if isinstance(body, dict) else []
 
     def reset_topics(self, name: str) -> None:
         self._entry(name)
+        self._topics.pop(name, None)
         if self._local(name):
             self.worker.reset_topics(name)
             return
-        self._forward(name, "PUT", f"/connectors/{name}/topics/reset")
+        self._forward(name, "PUT", f"/connectors/{path_segment(name)}/topics/reset")
 
     def connector_offsets(self, name: str) -> list[dict[str, Any]]:
         self._entry(name)
         if self._local(name):
             self.offset_store.refresh()
             return self.worker.connector_offsets(name)
-        _, body = self._forward(name, "GET", f"/connectors/{name}/offsets")
+        _, body = self._forward(name, "GET", f"/connectors/{path_segment(name)}/offsets")
         return list(body.get("offsets", [])) if isinstance(body, dict) else []
 
     def alter_offsets(self, name: str, entries: Sequence[Mapping[str, Any]]) -> str:
@@ -798,7 +1329,10 @@ class DistributedHerder:
         if self._local(name):
             return self.worker.alter_offsets(name, entries)
         _, body = self._forward(
-            name, "PATCH", f"/connectors/{name}/offsets", body={"offsets": list(entries)}
+            name,
+            "PATCH",
+            f"/connectors/{path_segment(name)}/offsets",
+            body={"offsets": list(entries)},
         )
         return str(body.get("message", "")) if isinstance(body, dict) else ""
 
@@ -806,7 +1340,7 @@ class DistributedHerder:
         self._entry(name)
         if self._local(name):
             return self.worker.reset_offsets(name)
-        _, body = self._forward(name, "DELETE", f"/connectors/{name}/offsets")
+        _, body = self._forward(name, "DELETE", f"/connectors/{path_segment(name)}/offsets")
         return str(body.get("message", "")) if isinstance(body, dict) else ""
 
     def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:
@@ -821,6 +1355,23 @@ class DistributedHerder:
         return self.worker.validate_connector_config(plugin, props)
 
 
+def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
+    """The task configs REST shows: none while the connector is STOPPED (as Kafka, whose
+    stopped connectors have empty task configs)."""
+    if entry.target_state is TargetState.STOPPED:
+        return []
+    return [dict(c) for c in entry.task_configs]
+
+
+def _version(plugin: object) -> dict[str, str]:
+    """``{"version": …}`` as the plugin reports it (KIP-891), or nothing."""
+    try:
+        version = plugin.version()  # type: ignore[attr-defined]  # every SDK plugin is Versioned
+    except Exception:  # a plugin's broken version() must not break status pages
+        return {}
+    return {"version": str(version)} if version else {}
+
+
 def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "state": str(stored.get("state") or State.UNASSIGNED.value),
@@ -833,6 +1384,6 @@ def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:
 
 def _describe(assignment: Mapping[str, str]) -> str:
     by_worker: dict[str, list[str]] = {}
-    for name, worker in assignment.items():
-        by_worker.setdefault(worker, []).append(name)
+    for unit, worker in assignment.items():
+        by_worker.setdefault(worker, []).append(unit_label(unit))
     return ", ".join(f"{w}: {sorted(n)}" for w, n in sorted(by_worker.items())) or "nothing"

@@ -20,6 +20,7 @@ from kconnect_runtime.config import (
     unknown_worker_keys,
 )
 from kconnect_runtime.engine import Engine, SparkEngine
+from kconnect_runtime.logcontext import KafkaClientLog
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.rest import RestServer, create_app, load_users
 from kconnect_runtime.schema_registry import SchemaRegistryServer
@@ -82,6 +83,7 @@ def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
     settings: dict[str, Any] = {
         "bootstrap.servers": bootstrap,
         "error_cb": lambda e: errors.append(e.str()),
+        "logger": KafkaClientLog("admin client (broker check)"),  # issue 24: no raw lines
     }
     admin = AdminClient(settings)
     try:
@@ -229,6 +231,7 @@ class Standalone:
                     basic_auth_users=users,
                     cors_allow_origin=config["access.control.allow.origin"],  # issue 24
                     cors_allow_methods=config["access.control.allow.methods"],
+                    access_log=config["rest.access.log.enable"],  # issue 24 (helper rest)
                 ),
                 listeners[0],
                 ssl_certificate=config["listeners.https.ssl.certificate.location"],
@@ -307,6 +310,10 @@ class Standalone:
             raise ConnectError("the worker has not started")
         return self.worker.bootstrap_servers
 
+    def progress(self) -> dict[str, tuple[str, int, int]]:
+        """Per connector: (type, records in, records out) of its tasks in this process."""
+        return self.worker.progress() if self.worker is not None else {}
+
     def start_progress_log(self, interval_s: float = 5.0) -> None:
         """Log records moved per connector every ``interval_s`` while they change."""
 
@@ -315,7 +322,7 @@ class Standalone:
             while not self._progress_stop.wait(interval_s):
                 if self.worker is None:
                     continue
-                now = self.worker.progress()
+                now = self.progress()
                 if now != last:
                     log.info("progress: %s", describe_progress(now))
                     last = now

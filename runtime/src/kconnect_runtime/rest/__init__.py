@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._app import create_app
 from ._auth import BasicAuthMiddleware, load_users
-from ._forwarding import NotReadyError, RebalanceInProgressError, forward
+from ._forwarding import NotReadyError, RebalanceInProgressError, forward, path_segment
 from ._prometheus import render_prometheus
 from ._server import RestServer
 
@@ -16,5 +16,6 @@ __all__ = [
     "create_app",
     "forward",
     "load_users",
+    "path_segment",
     "render_prometheus",
 ]

@@ -20,7 +20,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kconnect_runtime.storage import BadRequestError, ForbiddenError
 
-__all__ = ["ForwardCredentialsMiddleware", "NotReadyError", "RebalanceInProgressError", "forward"]
+__all__ = [
+    "ForwardCredentialsMiddleware",
+    "NotReadyError",
+    "RebalanceInProgressError",
+    "forward",
+    "path_segment",
+]
 
 _AUTHORIZATION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "kconnect_rest_authorization", default=None
@@ -65,6 +71,15 @@ _BY_STATUS: dict[int, type[ConnectError]] = {
     503: NotReadyError,
 }
 
+
+def path_segment(name: str) -> str:
+    """A connector name as one percent-encoded path segment for :func:`forward` ("a/b" as
+    ``a%2Fb``; "." and ".." as ``%2E`` so that no server drops them as dot segments)."""
+    if name in (".", ".."):
+        return name.replace(".", "%2E")
+    return urllib.parse.quote(name, safe="")
+
+
 _FORWARD_TIMEOUT_S = 90.0  # Kafka's request timeout for REST calls between workers
 
 
@@ -88,7 +103,11 @@ def forward(
     if authorization:
         headers["Authorization"] = authorization  # as Kafka: the caller's own credentials
     request = urllib.request.Request(
-        f"{url}{urllib.parse.quote(path)}{query}", data=data, method=method, headers=headers
+        # Segments arrive encoded by path_segment: '%' is kept, the rest quoted as before.
+        f"{url}{urllib.parse.quote(path, safe='/%')}{query}",
+        data=data,
+        method=method,
+        headers=headers,
     )
     try:
         with urllib.request.urlopen(request, timeout=_FORWARD_TIMEOUT_S) as response:

@@ -255,6 +255,9 @@ class KafkaLog:
         self._producer = None
 
 
+_PARTITIONS_TTL_S = 5.0  # how long a LogTail trusts the partitions it last saw
+
+
 class LogTail:
     """Follows a :class:`KafkaLog`'s topic: ``read`` returns what was written since the last
     call, up to the end of every partition at the time of the call (a read-to-end barrier).
@@ -266,6 +269,9 @@ class LogTail:
         self.log = kafka_log
         self._consumer: Any = None
         self._positions: dict[int, int] = {}
+        self._partitions: list[int] | None = None  # the topic's partitions, as last asked
+        self._probe: Any = None  # a consumer that only asks for end offsets
+        self._partitions_at = 0.0
 
     def _open(self) -> Any:
         from confluent_kafka import Consumer
@@ -283,24 +289,56 @@ class LogTail:
                     "auto.offset.reset": "earliest",
                 }
             )
+            if self._positions:  # opened again after ``close``: go on where it was
+                from confluent_kafka import TopicPartition
+
+                self._consumer.assign(
+                    [TopicPartition(self.log.topic, p, o) for p, o in self._positions.items()]
+                )
         return self._consumer
+
+    def _open_probe(self) -> Any:
+        from confluent_kafka import Consumer
+
+        if self._probe is None:
+            self._probe = Consumer(
+                {
+                    **self.log.client_config,
+                    "group.id": f"kconnect-log-probe-{uuid.uuid4().hex}",
+                    "enable.auto.commit": False,
+                }
+            )
+        return self._probe
 
     def end_offsets(self) -> dict[int, int]:
         """The current end (high watermark) of each partition."""
         from confluent_kafka import TopicPartition
 
-        consumer = self._open()
-        metadata = consumer.list_topics(self.log.topic, timeout=_TIMEOUT_S)
-        topic_meta = metadata.topics.get(self.log.topic)
-        if topic_meta is None or topic_meta.error is not None or not topic_meta.partitions:
-            self.log._recreate_if_missing()
-            return {}
+        # Asked of a consumer that never fetches: behind a fetching consumer's long poll
+        # on the same connection, each answer waits for the fetch to return.
+        consumer = self._open_probe()
+        now = time.monotonic()
+        # A metadata request costs a few hundred ms on some brokers and every read-to-end
+        # barrier asks for the ends: the partitions are asked again every few seconds only.
+        if self._partitions is None or now - self._partitions_at > _PARTITIONS_TTL_S:
+            metadata = consumer.list_topics(self.log.topic, timeout=_TIMEOUT_S)
+            topic_meta = metadata.topics.get(self.log.topic)
+            if topic_meta is None or topic_meta.error is not None or not topic_meta.partitions:
+                self._partitions = None
+                self.log._recreate_if_missing()
+                return {}
+            self._partitions = sorted(topic_meta.partitions)
+            self._partitions_at = now
         ends: dict[int, int] = {}
-        for partition in topic_meta.partitions:
-            _, high = consumer.get_watermark_offsets(
-                TopicPartition(self.log.topic, partition), timeout=_TIMEOUT_S
-            )
-            ends[partition] = high
+        try:
+            for partition in self._partitions:
+                _, high = consumer.get_watermark_offsets(
+                    TopicPartition(self.log.topic, partition), timeout=_TIMEOUT_S
+                )
+                ends[partition] = high
+        except Exception:
+            self._partitions = None  # asked again next time (the topic may have changed)
+            raise
         return ends
 
     def caught_up(self, ends: Mapping[int, int]) -> bool:
@@ -314,6 +352,20 @@ class LogTail:
         from confluent_kafka import TopicPartition
 
         ends = self.end_offsets()
+        for partition in ends:
+            if partition in self._positions and ends[partition] < self._positions[partition]:
+                # The topic ends before what was read: it was deleted and created again.
+                log.warning(
+                    "%s %s was created again (partition %d ends at %d, %d records were read): "
+                    "reading it from its start",
+                    self.log.key_name,
+                    self.log.topic,
+                    partition,
+                    ends[partition],
+                    self._positions[partition],
+                )
+                self._positions[partition] = 0
+                self.close()  # opened again below, at the positions kept
         consumer = self._open()
         for partition in ends:
             if partition not in self._positions:  # a partition seen for the first time
@@ -332,12 +384,36 @@ class LogTail:
                 partition, offset = message.partition(), message.offset()
                 records.append((partition, offset, message.key(), message.value()))
                 self._positions[partition] = max(self._positions.get(partition, 0), offset + 1)
+            if not self.caught_up(ends):
+                self._advance_past_markers(consumer, ends)
         return records
+
+    def _advance_past_markers(self, consumer: Any, ends: Mapping[int, int]) -> None:
+        """Count what the consumer skipped as read: transaction markers, and the records of
+        aborted transactions (never returned to a ``read_committed`` reader), which take
+        offsets up to the end too."""
+        from confluent_kafka import TopicPartition
+
+        behind = [p for p, end in ends.items() if self._positions.get(p, 0) < end]
+        try:
+            positions = consumer.position([TopicPartition(self.log.topic, p) for p in behind])
+        except Exception:  # not known yet: the next round of consume tells
+            return
+        for tp in positions:
+            if tp.offset >= 0 and tp.error is None:
+                self._positions[tp.partition] = max(self._positions.get(tp.partition, 0), tp.offset)
+
+    def positions(self) -> dict[int, int]:
+        """partition -> the next offset to read (everything before it has been read)."""
+        return dict(self._positions)
 
     def close(self) -> None:
         if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
 
 
 class KafkaOffsetStore(MemoryOffsetStore):
@@ -349,8 +425,38 @@ class KafkaOffsetStore(MemoryOffsetStore):
         self._pending: dict[str, tuple[list[Any], dict[str, Any] | None]] = {}
         self._flush_lock = threading.Lock()
         self._tail = LogTail(kafka_log)
+        # Connector-specific offsets topics (``offsets.storage.topic`` of a connector, KIP-618)
+        # and the offsets read from them, which win over the worker's topic.
+        self._connector_tails: dict[str, LogTail] = {}
+        self._own_topic_keys: set[str] = set()
         for _, _, key, value in self._tail.read():
             self._apply(key, value)
+
+    def read_connector_topic(self, topic: str) -> None:
+        """Read a connector's own offsets topic (``offsets.storage.topic`` in its config).
+
+        As Kafka's ``ConnectorOffsetBackingStore``: a task of that connector finds its offsets
+        there first, then in the worker's ``offset.storage.topic``. Exactly-once source tasks
+        write their offsets to the connector's topic in their transactions; a task started
+        again (here or on another worker) resumes from them.
+        """
+        tail = self._connector_tails.get(topic)
+        if tail is None:
+            tail = LogTail(
+                KafkaLog(
+                    self.log.client_config,
+                    topic,
+                    partitions=self.log.partitions,
+                    replication_factor=self.log.replication_factor,
+                    key_name="offsets.storage.topic",
+                )
+            )
+            self._connector_tails[topic] = tail
+        with self._flush_lock:
+            records = tail.read()
+        with self._lock:
+            for _, _, key, value in records:
+                self._apply(key, value, own_topic=True)
 
     def refresh(self) -> None:
         """Read what other workers committed since (before a connector starts here)."""
@@ -360,7 +466,7 @@ class KafkaOffsetStore(MemoryOffsetStore):
             for _, _, key, value in records:
                 self._apply(key, value)
 
-    def _apply(self, key: bytes | None, value: bytes | None) -> None:
+    def _apply(self, key: bytes | None, value: bytes | None, *, own_topic: bool = False) -> None:
         try:
             connector, partition = json.loads(key or b"")
             if not isinstance(connector, str):
@@ -375,6 +481,10 @@ class KafkaOffsetStore(MemoryOffsetStore):
             )
             return
         canonical = offset_key(connector, partition)
+        if own_topic:
+            self._own_topic_keys.add(canonical)
+        elif canonical in self._own_topic_keys:
+            return  # the connector's own offsets topic has it: that one wins
         if offset is None:
             self._data.pop(canonical, None)
         else:
@@ -403,6 +513,9 @@ class KafkaOffsetStore(MemoryOffsetStore):
 
     def close(self) -> None:
         self._tail.close()
+        for tail in self._connector_tails.values():
+            tail.close()
+        self._connector_tails.clear()
 
 
 def _status_value(status: Status) -> dict[str, Any]:
