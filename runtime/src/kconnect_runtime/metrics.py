@@ -80,6 +80,13 @@ class TaskMetrics:
     partition_count: int = 0
     record_lag_max: int = 0
     unassigned_rejoins: int = 0  # issue 20: fresh consumers after a group never assigned
+    # issue 24: since when (monotonic) the task's client has reached no broker, and whether
+    # that has lasted past broker.unreachable.timeout.ms (what /health reports).
+    broker_unreachable_since: float | None = None
+    broker_unreachable: bool = False
+    # issue 24: long work (snapshot, bulk load) reported by the task: rows done, estimate.
+    progress_done: int = 0
+    progress_total: int | None = None
     errors: ErrorMetrics = field(default_factory=ErrorMetrics)
 
     def pause_started(self) -> None:
@@ -90,6 +97,10 @@ class TaskMetrics:
         if self.paused_since is not None:
             self.paused_s += time.monotonic() - self.paused_since
             self.paused_since = None
+
+    def broker_unreachable_s(self) -> float:
+        since = self.broker_unreachable_since
+        return 0.0 if since is None else max(time.monotonic() - since, 0.0)
 
     def uptime_s(self) -> float:
         return max(time.monotonic() - self.started, 1e-9)
@@ -109,6 +120,8 @@ TASK_METRICS: list[tuple[str, str, str, str, _Getter]] = [
     ("connector-task-metrics", "offset-commit-max-time-ms", "gauge", "Maximum offset commit time", lambda m: m.offset_commit_ms.max),
     ("connector-task-metrics", "batch-size-avg", "gauge", "Average batch size", lambda m: m.batch_size.avg),
     ("connector-task-metrics", "batch-size-max", "gauge", "Maximum batch size", lambda m: m.batch_size.max),
+    ("connector-task-metrics", "broker-unreachable-seconds", "gauge", "kconnect: how long the task's Kafka client has reached no broker (0 while it reaches one)", lambda m: m.broker_unreachable_s()),
+    ("connector-task-metrics", "broker-unreachable", "gauge", "kconnect: 1 once no broker was reached for longer than broker.unreachable.timeout.ms", lambda m: int(m.broker_unreachable)),
     ("task-error-metrics", "total-record-failures", "counter", "Record processing failures, retries included", lambda m: m.errors.record_failures),
     ("task-error-metrics", "total-record-errors", "counter", "Records that failed for good", lambda m: m.errors.record_errors),
     ("task-error-metrics", "total-records-skipped", "counter", "Records skipped because of errors", lambda m: m.errors.records_skipped),
@@ -125,6 +138,8 @@ SOURCE_METRICS: list[tuple[str, str, str, str, _Getter]] = [
     ("source-task-metrics", "source-record-write-rate", "gauge", "Records written per second", lambda m: m.write_total / m.uptime_s()),
     ("source-task-metrics", "poll-batch-avg-time-ms", "gauge", "Average poll time", lambda m: m.poll_batch_ms.avg),
     ("source-task-metrics", "poll-batch-max-time-ms", "gauge", "Maximum poll time", lambda m: m.poll_batch_ms.max),
+    ("source-task-metrics", "progress-done", "gauge", "kconnect: rows of a snapshot or bulk load done, as the task reported", lambda m: m.progress_done),
+    ("source-task-metrics", "progress-total", "gauge", "kconnect: estimated rows of the task's snapshot or bulk load (0 when unknown)", lambda m: m.progress_total or 0),
     ("source-task-metrics", "source-record-active-count", "gauge", "Records polled but not yet acknowledged", lambda m: m.active_count),
 ]  # fmt: skip
 SINK_METRICS: list[tuple[str, str, str, str, _Getter]] = [

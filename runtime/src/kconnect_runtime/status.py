@@ -7,7 +7,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = ["ConnectorTaskId", "State", "Status", "TargetState"]
 
@@ -51,6 +51,8 @@ class Status:
     worker_id: str = ""
     generation: int = 0
     listener: Callable[[Status], None] | None = field(default=None, repr=False, compare=False)
+    # issue 24 (kconnect only): {"done": rows, "total": estimate or None} of long work.
+    progress: dict[str, int | None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -72,9 +74,11 @@ class Status:
         if listener is not None:
             listener(self)
 
-    def to_rest(self) -> dict[str, str]:
+    def to_rest(self) -> dict[str, Any]:
         with self._lock:
-            out = {"state": self.state.value, "worker_id": self.worker_id}
+            out: dict[str, Any] = {"state": self.state.value, "worker_id": self.worker_id}
             if self.trace:
                 out["trace"] = self.trace
+            if self.progress is not None:
+                out["progress"] = dict(self.progress)  # kconnect only (issue 24)
         return out

@@ -223,6 +223,19 @@ class SourceTask(Task):
         """Receive the task's context; called once, before ``start``."""
         self.context = context
 
+    def report_progress(self, done: int, total: int | None = None) -> None:
+        """Report the progress of a snapshot or bulk load: ``done`` rows of about ``total``.
+
+        kconnect shows it in the task's status (``progress``), metrics, log and CLI.
+        Cheap enough to call once per batch. A runtime opts in by giving its context a
+        ``report_progress(done, total)`` method (not part of :class:`SourceTaskContext`, so
+        contexts written before it still type-check); on others this does nothing, as it
+        does before ``initialize``.
+        """
+        report = getattr(getattr(self, "context", None), "report_progress", None)
+        if report is not None:
+            report(done, total)
+
     @abc.abstractmethod
     def poll(self) -> list[SourceRecord] | None:
         """The next batch of records, or None (or ``[]``) when there is nothing yet.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -424,6 +425,7 @@ class JdbcSourceTask(SourceTask):
     """
 
     def __init__(self) -> None:
+        self._progress: dict[int, list[Any]] = {}  # issue 24: bulk pass rows, total
         self._settings: _Settings | None = None
         self._queriers: list[Querier] = []
         self._conns: dict[int, Any] = {}
@@ -556,8 +558,16 @@ class JdbcSourceTask(SourceTask):
     def _read(self, querier: Querier) -> list[SourceRecord] | None:
         try:
             if querier.cursor is None:
-                querier.start_query(self._connection(querier))
+                conn = self._connection(querier)
+                self._progress[id(querier)] = [0, _bulk_total(querier, conn)]  # issue 24
+                querier.start_query(conn)
             records = querier.read(self._batch)
+            progress = self._progress.get(id(querier))
+            if progress is not None and progress[1] is not None:
+                # A bulk pass: rows read of the table's COUNT(*) at its start.
+                progress[0] += len(records or ())
+                total = progress[0] if querier.exhausted else max(progress[1], progress[0])
+                self.report_progress(progress[0], total)
             if querier.exhausted:
                 querier.end_query()
                 querier.next_run = time.monotonic() + self._poll_interval
@@ -601,3 +611,22 @@ class JdbcSourceTask(SourceTask):
                 querier.cursor = None
                 self._drop_connection(querier)
             self._conns.clear()
+
+
+def _bulk_total(querier: Querier, conn: Any) -> int | None:
+    """Rows in a bulk-mode table now (``SELECT COUNT(*)``), for progress; None otherwise."""
+    if querier.mode != c.MODE_BULK or querier.table is None:
+        return None
+    try:
+        cursor = conn.cursor()
+        try:
+            cursor.execute(f"SELECT COUNT(*) FROM {querier.dialect.table_sql(querier.table)}")
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        return int(row[0]) if row else None
+    except Exception as exc:  # progress is a nicety: never fail the read for it
+        log.debug("%s: cannot count rows for progress: %s", querier.name, exc)
+        with contextlib.suppress(Exception):
+            conn.rollback()
+        return None

@@ -241,7 +241,11 @@ def _describe_connector(client: ConnectClient, name: str) -> dict[str, Any]:
         "trace": connector.get("trace"),
         "config": _hide(config, _password_keys(client, config.get("connector.class"))),
         "tasks": [
-            {k: t.get(k) for k in ("id", "state", "worker_id", "trace") if t.get(k) is not None}
+            {
+                k: t.get(k)
+                for k in ("id", "state", "worker_id", "progress", "trace")
+                if t.get(k) is not None
+            }
             for t in status.get("tasks") or []
         ],
     }
@@ -280,6 +284,8 @@ def _connector_text(d: Mapping[str, Any]) -> str:
             f"    State:      {task.get('state', '')}",
             f"    Worker ID:  {task.get('worker_id', '')}",
         ]
+        if task.get("progress"):  # kconnect workers: a snapshot's or bulk load's progress
+            lines.append(f"    Progress:   {_progress_text(task['progress'])}")
         if task.get("trace"):
             lines += ["    Trace:", _indent(task["trace"], 6)]
     if "topics" in d:
@@ -616,13 +622,37 @@ def _state_rows(states: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]
                 "state": t.get("state"),
                 "worker_id": t.get("worker_id"),
                 "trace": t.get("trace"),
+                **({"progress": t["progress"]} if t.get("progress") else {}),
             }
             for t in states[name].get("tasks") or []
         ]
     return rows
 
 
+def _progress_text(progress: Mapping[str, Any]) -> str:
+    """``1200 of about 5000 rows (24 %)``, or ``1200 rows`` without an estimate (issue 24)."""
+    done, total = progress.get("done") or 0, progress.get("total")
+    if total:
+        return f"{done} of about {total} rows ({min(100.0, 100.0 * done / total):.0f} %)"
+    return f"{done} rows"
+
+
 def _rows_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    if any(r.get("progress") for r in rows):  # only then: other workers' tables stay as they are
+        return table(
+            ("CONNECTOR", "TASK", "STATE", "WORKER", "PROGRESS", "TRACE"),
+            [
+                (
+                    r["name"],
+                    "-" if r["task"] is None else r["task"],
+                    r["state"],
+                    r["worker_id"],
+                    _progress_text(r["progress"]) if r.get("progress") else "",
+                    _first_line(r["trace"]),
+                )
+                for r in rows
+            ],
+        )
     return table(
         ("CONNECTOR", "TASK", "STATE", "WORKER", "TRACE"),
         [

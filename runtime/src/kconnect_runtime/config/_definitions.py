@@ -267,8 +267,9 @@ WORKER_CONFIG = (
         "sessioned",
         ValidString.one_of("eager", "compatible", "sessioned"),
         importance=L,
-        documentation="Distributed: accepted for compatibility; kconnect workers always "
-        "rebalance incrementally (see docs/distributed.md).",
+        documentation="Distributed: 'eager' stops every connector and task on each rebalance "
+        "and assigns them afresh; 'compatible' and 'sessioned' rebalance incrementally (see "
+        "docs/distributed.md).",
     )
     .define(
         "topic.tracking.enable",

@@ -22,9 +22,18 @@ def load_properties(path: str | Path) -> dict[str, str]:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file {str(p)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"cannot read config file {str(p)!r}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(_not_text(p, exc)) from None
     return parse_properties(text, source=str(p))
+
+
+def _not_text(p: Path, exc: UnicodeDecodeError) -> str:
+    return (
+        f"config file {str(p)!r} is not UTF-8 text (byte {exc.start} is "
+        f"0x{exc.object[exc.start]:02x}): it is binary or damaged; restore it or write it again"
+    )
 
 
 def load_connector_config(path: str | Path) -> dict[str, str]:
@@ -40,6 +49,10 @@ def load_connector_config(path: str | Path) -> dict[str, str]:
         data: Any = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"connector config file {str(p)!r} does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {str(p)!r}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(_not_text(p, exc)) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     if not isinstance(data, dict):

@@ -87,15 +87,25 @@ class LivenessMonitor:
 
     def _loop(self) -> None:
         while True:
-            with self._lock:
-                runners = list(self._runners)
-            interval = 1.0
-            for runner in runners:
-                bound = liveness_timeout_s(runner)
-                if bound:
-                    interval = min(interval, max(bound / 4, 0.05))
-                self.check(runner, bound)
-            time.sleep(interval)
+            time.sleep(self._check_all())
+
+    def _check_all(self) -> float:
+        """Check every task once; how long to sleep before the next round.
+
+        The list of runners lives only during the round (issue 24): kept across the sleep,
+        it held every task ever watched alive, since the next round's list was taken from
+        the weak set while the previous list still referenced them: each deleted connector
+        leaked its task, pipeline and plugin objects (30-50 kB).
+        """
+        with self._lock:
+            runners = list(self._runners)
+        interval = 1.0
+        for runner in runners:
+            bound = liveness_timeout_s(runner)
+            if bound:
+                interval = min(interval, max(bound / 4, 0.05))
+            self.check(runner, bound)
+        return interval
 
     @staticmethod
     def check(runner: TaskRunner, bound_s: float) -> None:

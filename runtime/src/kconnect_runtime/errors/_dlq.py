@@ -10,6 +10,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Producer
 from kconnect_sdk import ConnectError
 
+from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.metrics import ErrorMetrics
 
 __all__ = ["DeadLetterQueue"]
@@ -41,13 +42,16 @@ class DeadLetterQueue:
         if self._producer is None:
             self._create_topic()
             self._producer = Producer(
-                {
-                    **self._settings,
-                    "bootstrap.servers": self._bootstrap,
-                    "enable.idempotence": True,
-                    "acks": "all",
-                    "linger.ms": 5,
-                }
+                kafka_logging(
+                    {
+                        **self._settings,
+                        "bootstrap.servers": self._bootstrap,
+                        "enable.idempotence": True,
+                        "acks": "all",
+                        "linger.ms": 5,
+                    },
+                    f"dead letter queue producer ({self.topic})",
+                )
             )
         return self._producer
 
@@ -57,7 +61,9 @@ class DeadLetterQueue:
             NewTopic,
         )
 
-        admin = AdminClient({"bootstrap.servers": self._bootstrap})
+        admin = AdminClient(
+            kafka_logging({"bootstrap.servers": self._bootstrap}, "dead letter queue admin client")
+        )
         if self.topic in admin.list_topics(timeout=10).topics:
             return
         futures = admin.create_topics(

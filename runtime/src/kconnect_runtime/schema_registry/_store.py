@@ -26,6 +26,8 @@ from typing import Any
 
 from kconnect_sdk import ConnectError
 
+from kconnect_runtime.logcontext import kafka_logging
+
 from ._compat import CompatibilityLevel, canonical
 
 __all__ = ["KafkaSchemaLog", "RegistryState", "SchemaVersion"]
@@ -151,7 +153,10 @@ class KafkaSchemaLog:
         self._lock = threading.Lock()
 
     def _conf(self) -> dict[str, Any]:
-        return {"bootstrap.servers": self.bootstrap_servers, **self.client_config}
+        return kafka_logging(  # issue 24: librdkafka's lines through logging
+            {"bootstrap.servers": self.bootstrap_servers, **self.client_config},
+            "schema registry client",
+        )
 
     def _ensure_topic(self) -> None:
         from confluent_kafka.admin import (  # type: ignore[attr-defined]  # stubs omit NewTopic

@@ -70,7 +70,7 @@ class FileOffsetStore(MemoryOffsetStore):
 
     def _load(self) -> None:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -79,17 +79,19 @@ class FileOffsetStore(MemoryOffsetStore):
                 name="offset.storage.file.filename",
             ) from None
         try:
+            text = raw.decode("utf-8")
             doc = json.loads(text) if text.strip() else {"offsets": []}
             for entry in doc["offsets"]:
                 connector, partition = entry["key"]
+                if not isinstance(connector, str):
+                    raise TypeError("an offset key does not start with a connector name")
                 self._data[offset_key(connector, partition)] = (
                     [connector, partition],
                     entry["value"],
                 )
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigError(
-                f"offset file {str(self.path)!r} is not a kconnect offset file ({exc}); "
-                "move it away to start from no offsets",
+                damaged_file_message("offset file", self.path, exc),
                 name="offset.storage.file.filename",
             ) from None
 
@@ -114,6 +116,25 @@ class FileOffsetStore(MemoryOffsetStore):
 
 
 OffsetStore = MemoryOffsetStore
+
+
+def damaged_file_message(what: str, path: Path, exc: BaseException) -> str:
+    """One sentence on a store file the worker cannot use: which file, what is wrong, what to do."""
+    if isinstance(exc, UnicodeDecodeError):
+        problem = f"is not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x}): it is binary or damaged"
+    elif isinstance(exc, json.JSONDecodeError):
+        problem = (
+            f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}): "
+            "it is truncated or damaged"
+        )
+    elif isinstance(exc, KeyError):
+        problem = f"is not a kconnect offset file (no {exc.args[0]!r} entry)"
+    else:
+        problem = f"is not a kconnect offset file ({exc})"
+    return (
+        f"{what} {str(path)!r} {problem}; restore it from a backup, or move it away to "
+        "start every source connector from no offsets (records may be read again)"
+    )
 
 
 class TaskOffsetReader:

@@ -1,0 +1,150 @@
+"""A broker that stops acknowledging: a warning naming the cause, no spinning, honest failure.
+
+Issue 24: a stalled broker left source tasks RUNNING without a word for minutes, then failed
+them advising ``errors.tolerance=all`` (which would drop records) for what is a
+connectivity problem, while one librdkafka thread of the producer spun a core.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from confluent_kafka import KafkaError
+from kconnect_runtime import EmbeddedBroker
+from kconnect_runtime.modes import free_port
+from kconnect_runtime.tasks._kafka_clients import delivery_failure_message
+from runtime_harness import file_source, kconnect, stop, worker_props, write_props
+from test_ops_broker_health import _create_topic, _health, _Lines, _wait
+
+
+def _thread_cpu(pid: int) -> dict[str, tuple[str, int]]:
+    """{thread id: (name, user+system clock ticks)} of a process."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+            name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        out[tid] = (name, int(fields[11]) + int(fields[12]))
+    return out
+
+
+@pytest.mark.integration
+@pytest.mark.chaos
+def test_stalled_broker_warns_once_with_the_cause_and_fails_without_advising_data_loss(
+    tmp_path: Path,
+) -> None:
+    broker = EmbeddedBroker()
+    bootstrap = broker.start()
+    _create_topic(bootstrap, "stall-topic")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("", encoding="utf-8")
+    props = worker_props(
+        tmp_path,
+        bootstrap,
+        listeners=url,
+        **{
+            "source.ack.stall.timeout.ms": "2000",
+            "broker.unreachable.timeout.ms": "600000",  # the broker is stalled, not gone
+            "producer.delivery.timeout.ms": "14000",
+        },
+    )
+    worker = write_props(tmp_path / "worker.properties", props)
+    source = write_props(
+        tmp_path / "src.properties", file_source("src", source_file, "stall-topic")
+    )
+    proc = kconnect("standalone", str(worker), str(source), cwd=tmp_path)
+    lines = _Lines(proc)
+    stopped = False
+    try:
+        _wait("a healthy worker", lambda: _health(url)[0] == 200, 90, lines)
+        with source_file.open("a", encoding="utf-8") as f:
+            f.writelines(f"before {i}\n" for i in range(100))
+        _wait(
+            "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 60, lines
+        )
+
+        process = broker._proc  # the Tansu process (no public handle: tests only)
+        assert process is not None
+        process.send_signal(signal.SIGSTOP)  # accepts connections, answers nothing
+        stopped = True
+        with source_file.open("a", encoding="utf-8") as f:
+            f.writelines(f"stalled {i} {'x' * 80}\n" for i in range(300_000))
+        warned = _wait(
+            "the stall warning",
+            lambda: lines.matching(r"have waited \d+ s for the brokers' acknowledgement"),
+            60,
+            lines,
+        )
+        assert "source.ack.stall.timeout.ms=2000" in warned[0]
+        assert "the brokers accept connections but do not answer" in warned[0], warned
+
+        # While the broker is stalled no librdkafka thread spins (with 5 requests in flight one
+        # took 20-36 % of a core here).
+        hz = os.sysconf("SC_CLK_TCK")
+        before, started = _thread_cpu(proc.pid), time.monotonic()
+        time.sleep(4)
+        after, elapsed = _thread_cpu(proc.pid), time.monotonic() - started
+        busy = {
+            name: (ticks - before.get(tid, (name, 0))[1]) / hz / elapsed
+            for tid, (name, ticks) in after.items()
+            if name.startswith("rdk:")
+        }
+        assert busy, after
+        assert max(busy.values()) < 0.10, busy
+        assert len(lines.matching(r"for the brokers' acknowledgement")) == 1, lines.text()[-4000:]
+
+        status = httpx.get(f"{url}/connectors/src/status", timeout=5).json()
+        assert "for the brokers' acknowledgement" in status["tasks"][0].get("trace", ""), status
+
+        trace = _wait(
+            "the delivery timeout to fail the task",
+            lambda: (
+                (s := httpx.get(f"{url}/connectors/src/status", timeout=5).json())["tasks"][0][
+                    "state"
+                ]
+                == "FAILED"
+                and s["tasks"][0]["trace"]
+            ),
+            90,
+            lines,
+        )
+        assert "errors.tolerance=all" not in trace, trace
+        assert "not of the record" in trace, trace
+        assert re.search(r"Local: Message timed out|timed out", trace), trace
+    finally:
+        if stopped and broker._proc is not None:
+            broker._proc.send_signal(signal.SIGCONT)
+        stop(proc)
+        broker.stop()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [KafkaError._MSG_TIMED_OUT, KafkaError._TRANSPORT, KafkaError.NOT_ENOUGH_REPLICAS],
+)
+def test_connectivity_failures_never_advise_errors_tolerance_all(code: int) -> None:
+    message = delivery_failure_message(
+        "connector 'c' task 0", "KAFKA_PRODUCE", KafkaError(code), "the brokers are unreachable"
+    )
+    assert "errors.tolerance" not in message
+    assert "none is lost" in message
+    assert "(the brokers are unreachable)" in message
+
+
+def test_a_record_the_broker_refuses_keeps_the_tolerance_hint() -> None:
+    message = delivery_failure_message(
+        "connector 'c' task 0", "KAFKA_PRODUCE", KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), None
+    )
+    assert "the broker refused a record" in message
+    assert "errors.tolerance=all" in message
