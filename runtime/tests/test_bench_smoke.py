@@ -4,6 +4,13 @@ A smoke run only, so the benchmarks never rot: each script runs as its own proce
 user runs it, with its small-size flags; the test asserts that it exits cleanly and prints
 a rate. It asserts nothing about time (figures from a shared CI machine mean nothing). A
 new ``bench/*.py`` must be added to ``BENCHES`` (a test checks that none is missing).
+
+The scripts spend most of their time waiting (a consumer group's first join, a
+SparkSession's start, a plugin host's handshake), not computing, so all the selected ones
+start together when the first of these tests runs, and each test waits for its own
+script's process: the whole smoke run takes about as long as its slowest script, not the
+sum of them all (about 60-90 s on the loaded 2-core development machine, against
+several minutes one after the other).
 """
 
 from __future__ import annotations
@@ -12,12 +19,15 @@ import os
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 BOOTSTRAP = "{bootstrap}"  # replaced by the session broker's address
+TIMEOUT_S = 840  # per script; generous, for a loaded machine (nothing asserts a time)
 
 # Script -> its small-size arguments. Scripts that take --bootstrap-servers share the
 # session's broker instead of starting one each.
@@ -44,6 +54,8 @@ BENCHES: dict[str, list[str]] = {
         "600",
         "--connectors",
         "2",
+        "--workers",
+        "2",  # the multi-worker path; 1 and 3 workers run the same code, each ~15 s more
         "--bootstrap-servers",
         BOOTSTRAP,
     ],
@@ -51,6 +63,70 @@ BENCHES: dict[str, list[str]] = {
 
 # A printed rate, as every benchmark reports: "123,456 records/s", "12.5 MB/s", ...
 _RATE = re.compile(r"\d[\d,.]*\s*(?:records|rows|lines|rec|MB)/s")
+
+_TEST_NAME = "test_benchmark_runs_at_small_size"
+
+
+class _Run:
+    """One benchmark script running in its own process, its output collected in files."""
+
+    def __init__(self, script: str, args: list[str], workdir: Path) -> None:
+        self.script = script
+        self.args = args
+        self.out_path = workdir / f"{script}.out"
+        self.err_path = workdir / f"{script}.err"
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with self.out_path.open("wb") as out, self.err_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                [sys.executable, str(BENCH / script), *args], stdout=out, stderr=err, env=env
+            )
+        self.started = time.monotonic()
+
+    def wait(self) -> tuple[int, str, str]:
+        """(exit code, stdout, stderr); a script past ``TIMEOUT_S`` is killed and fails."""
+        remaining = self.started + TIMEOUT_S - time.monotonic()
+        try:
+            code = self.process.wait(timeout=max(remaining, 1))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = -9
+        stdout = self.out_path.read_text(errors="replace")
+        stderr = self.err_path.read_text(errors="replace")
+        if code == -9 and remaining <= 1:
+            stderr += f"\n[killed after {TIMEOUT_S} s]"
+        return code, stdout, stderr
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _selected_scripts(session: pytest.Session) -> list[str]:
+    """The scripts whose smoke test this session runs (all of them, or those of ``-k``)."""
+    scripts = []
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        if getattr(item, "originalname", None) == _TEST_NAME and callspec is not None:
+            scripts.append(callspec.params["script"])
+    return scripts
+
+
+@pytest.fixture(scope="module")
+def bench_runs(
+    request: pytest.FixtureRequest, kafka: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, _Run]]:
+    """Every selected script started at once, on the session's broker; killed at the end."""
+    workdir = tmp_path_factory.mktemp("bench-smoke")
+    runs: dict[str, _Run] = {}
+    try:
+        for script in _selected_scripts(request.session):
+            args = [a.replace(BOOTSTRAP, kafka) for a in BENCHES[script]]
+            runs[script] = _Run(script, args, workdir)
+        yield runs
+    finally:
+        for run in runs.values():
+            run.kill()
 
 
 def test_every_benchmark_has_a_smoke_run() -> None:
@@ -64,17 +140,9 @@ def test_every_benchmark_has_a_smoke_run() -> None:
 @pytest.mark.integration
 @pytest.mark.timeout(900)  # start-up of Spark, plugin installs, broker joins: slow when loaded
 @pytest.mark.parametrize("script", sorted(BENCHES))
-def test_benchmark_runs_at_small_size(script: str, kafka: str) -> None:
-    args = [a.replace(BOOTSTRAP, kafka) for a in BENCHES[script]]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    result = subprocess.run(
-        [sys.executable, str(BENCH / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=840,
-        env=env,
-        check=False,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, f"{script} {' '.join(args)} failed:\n{output[-4000:]}"
-    assert _RATE.search(result.stdout), f"{script} printed no rate:\n{result.stdout[-4000:]}"
+def test_benchmark_runs_at_small_size(script: str, bench_runs: dict[str, _Run]) -> None:
+    run = bench_runs[script]
+    code, stdout, stderr = run.wait()
+    output = stdout + stderr
+    assert code == 0, f"{script} {' '.join(run.args)} failed:\n{output[-4000:]}"
+    assert _RATE.search(stdout), f"{script} printed no rate:\n{stdout[-4000:]}"

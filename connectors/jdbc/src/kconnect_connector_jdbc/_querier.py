@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import gc
 import logging
 from collections.abc import Mapping
 from typing import Any, Final
@@ -266,18 +265,10 @@ class Querier:
 
     def read(self, max_rows: int) -> list[SourceRecord]:
         """Up to ``max_rows`` records of the open query; sets ``exhausted`` at its end."""
-        # A batch allocates a few objects per column of every row, none of them in a
-        # reference cycle; left on, the cyclic collector runs over and over while the batch
-        # is built, which measured as more than half the time of a poll. It is paused for
-        # the batch only, and put back as it was.
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
-            return self._read(max_rows)
-        finally:
-            if paused:
-                gc.enable()
+        # The cyclic collector is the runtime's business: it raises the young-generation
+        # threshold for record batches for every task of the process (apply_gc_policy), where
+        # a plugin switching it off and on would race with the other tasks' threads.
+        return self._read(max_rows)
 
     def _read(self, max_rows: int) -> list[SourceRecord]:
         cursor, mapping = self.cursor, self.mapping

@@ -17,6 +17,7 @@ from kconnect_runtime.tasks import (
     SourcePipeline,
     TaskRunner,
     TaskSpec,
+    apply_gc_policy,
     build_pipeline,
 )
 
@@ -67,6 +68,7 @@ class LocalEngine:
     def start_task(self, spec: TaskSpec, status: Status) -> TaskRunner:
         if self._registry is None or self._offset_store is None:
             raise RuntimeError("LocalEngine.start_task before bind(): the worker binds its engine")
+        apply_gc_policy()  # once per process: batches of records, not a young heap per 700
         runner, pipeline = build_pipeline(
             spec, status, registry=self._registry, offset_store=self._offset_store
         )

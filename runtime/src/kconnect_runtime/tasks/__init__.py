@@ -19,7 +19,7 @@ from ._exactly_once import (  # issue 20
     transactional_id,
     validate_exactly_once,
 )
-from ._runner import TaskRunner
+from ._runner import TaskRunner, apply_gc_policy
 from ._sink import SinkContext, SinkPipeline
 from ._source import SourceContext, SourcePipeline
 from ._spec import TaskSpec
@@ -37,6 +37,7 @@ __all__ = [
     "TransactionBoundary",
     "TransformChain",
     "WorkerTransactionContext",
+    "apply_gc_policy",
     "build_converters",
     "build_pipeline",
     "exactly_once_enabled",

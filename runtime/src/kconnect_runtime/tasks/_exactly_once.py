@@ -230,6 +230,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
                 self.task_config,
                 TaskOffsetReader(self.offset_store, connector),
                 self.transactions,
+                progress=self.runner.report_progress,  # issue 24
             )
         )
         self.task.start(self.task_config)

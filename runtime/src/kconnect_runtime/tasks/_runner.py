@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -16,9 +17,50 @@ from kconnect_runtime.status import State, Status
 
 from ._spec import TaskSpec
 
-__all__ = ["TaskRunner"]
+__all__ = ["GC_GEN0_THRESHOLD", "TaskRunner", "apply_gc_policy"]
 
 log = logging.getLogger("kconnect.task")
+
+GC_GEN0_THRESHOLD = 50_000
+"""Young-generation threshold of the cyclic collector once tasks run (CPython's: 700).
+
+A batch of records allocates tens of thousands of small containers (record tuples, offset
+dicts, converted values) that all outlive the batch; at 700 the collector ran dozens of
+times per batch, each time walking objects that were all alive. Records hold no reference
+cycles, so collecting less often frees nothing later that matters; a pass over 50,000
+young objects takes a few milliseconds. Measured on the FileStream pipeline (200,000
+lines, CPU time of the worker process): source 0.75-0.87 s -> 0.65 s, sink 0.80-0.89 s
+-> 0.52-0.59 s (see docs/performance.md).
+"""
+
+_INTERPRETER_GEN0_THRESHOLD = 700  # CPython's default: only that is raised, never an app's own
+_gc_lock = threading.Lock()
+_gc_applied = threading.Event()
+
+
+def apply_gc_policy() -> bool:
+    """Tune the cyclic garbage collector for record batches, once per process.
+
+    Called by an engine before its first task runs. It collects once, then freezes what
+    start-up made (imported modules, plugin classes, configs: ``gc.freeze`` moves them out
+    of every later collection's walk) and raises the young-generation threshold to
+    :data:`GC_GEN0_THRESHOLD` when it is still the interpreter's default, so an embedding
+    application that tuned the collector keeps its settings. Returns True the first time.
+    The settings are process-wide (CPython has no per-thread collector). Objects frozen
+    are still freed by reference counting; only a reference cycle among them that becomes
+    garbage later stays (start-up objects live as long as the worker anyway).
+    """
+    with _gc_lock:
+        if _gc_applied.is_set():
+            return False
+        _gc_applied.set()
+    threshold = gc.get_threshold()
+    if threshold[0] == _INTERPRETER_GEN0_THRESHOLD:
+        gc.set_threshold(GC_GEN0_THRESHOLD, *threshold[1:])
+    gc.collect()
+    gc.freeze()
+    log.debug("garbage collector tuned for record batches: thresholds %s", gc.get_threshold())
+    return True
 
 
 class TaskRunner:
@@ -66,10 +108,26 @@ class TaskRunner:
         self._resumed.set()
         self._task_stopped = False
         self._stop_lock = threading.Lock()
+        self._progress_logged = float("-inf")  # issue 24
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    # -- issue 24: progress of long work (snapshots, bulk loads) ------------------------------
+    def report_progress(self, done: int, total: int | None = None) -> None:
+        """Record a task's progress: status (``progress``), metrics, and a log line at most
+        every :data:`PROGRESS_LOG_INTERVAL_S` (and when the work is done)."""
+        done = max(int(done), 0)
+        total = None if total is None else max(int(total), 0)
+        metrics = self.metrics
+        metrics.progress_done, metrics.progress_total = done, total
+        self.status.progress = {"done": done, "total": total}
+        at = time.monotonic()
+        finished = total is not None and done >= total
+        if finished or at - self._progress_logged >= PROGRESS_LOG_INTERVAL_S:
+            self._progress_logged = at
+            log.info("task %s progress: %s", self.name, describe_progress(done, total))
 
     @property
     def worker_props(self) -> Mapping[str, str]:
@@ -164,6 +222,17 @@ class TaskRunner:
 
     def counters(self) -> dict[str, Any]:
         return {"in": self.records_in, "out": self.records_out}
+
+
+PROGRESS_LOG_INTERVAL_S = 10.0
+"""At most one progress line per task this often (issue 24)."""
+
+
+def describe_progress(done: int, total: int | None) -> str:
+    """``1234 of about 5000 rows (25 %)`` or ``1234 rows`` when the total is unknown."""
+    if total:
+        return f"{done} of about {total} rows ({min(100.0, 100.0 * done / total):.0f} %)"
+    return f"{done} rows"
 
 
 def now() -> float:

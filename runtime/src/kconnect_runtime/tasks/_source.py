@@ -11,11 +11,13 @@ import collections
 import logging
 from collections.abc import Mapping
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 from kconnect_sdk import (
     ConnectError,
+    Headers,
     RecordMetadata,
     RetriableError,
     SourceRecord,
@@ -34,11 +36,26 @@ from kconnect_runtime.errors import (
 from kconnect_runtime.storage import OffsetStore, TaskOffsetReader, offset_key
 
 from ._chain import Converters, TransformChain
+from ._kafka_clients import (  # issue 24
+    AckStallWatch,
+    TaskKafkaClient,
+    delivery_failure_message,
+    kafka_logging,
+)
 from ._runner import TaskRunner, now
 
 __all__ = ["SourceContext", "SourcePipeline"]
 
 log = logging.getLogger("kconnect.source")
+
+# Record fields read for a whole batch in C (``map(_topic, records)``), not per record in Python.
+_key_item = attrgetter("topic", "key_schema", "key")
+_value_item = attrgetter("topic", "value_schema", "value")
+_topic = attrgetter("topic")
+_kafka_partition = attrgetter("kafka_partition")
+_headers = attrgetter("headers")
+_timestamp = attrgetter("timestamp")
+_source_partition = attrgetter("source_partition")
 
 _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]
 
@@ -46,9 +63,10 @@ _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] 
 class _InFlightBatch:
     """Records of one poll awaiting acknowledgement, and the offsets they will commit."""
 
-    __slots__ = ("count", "error", "offsets", "polled", "refused", "remaining")
+    __slots__ = ("count", "error", "offsets", "polled", "refused", "remaining", "sent")
 
     def __init__(self, count: int, offsets: _PartitionOffsets, polled: int) -> None:
+        self.sent = now()  # issue 24: how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
         self.remaining = count
         self.offsets = offsets
@@ -83,10 +101,12 @@ class SourceContext:
         configs: Mapping[str, str],
         reader: TaskOffsetReader,
         transactions: TransactionContext | None = None,  # issue 20
+        progress: Any = None,  # issue 24: the runner's report_progress
     ) -> None:
         self._configs = configs
         self._reader = reader
         self._transactions = transactions
+        self._progress = progress
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -99,6 +119,11 @@ class SourceContext:
     def transaction_context(self) -> TransactionContext | None:  # issue 20 (KIP-618)
         """Set only with exactly-once enabled and ``transaction.boundary=connector``."""
         return self._transactions
+
+    def report_progress(self, done: int, total: int | None = None) -> None:  # issue 24
+        """A snapshot's or bulk load's rows done, of about ``total``: status, metrics, log."""
+        if self._progress is not None:
+            self._progress(done, total)
 
 
 class SourcePipeline:
@@ -157,13 +182,19 @@ class SourcePipeline:
         self.errors: ErrorHandler = self.runner.error_handler(
             str(self.producer_config["bootstrap.servers"]), self.producer_config
         )
-        self.producer = Producer(self.producer_config)
+        self.kafka = TaskKafkaClient(self.runner, "producer", self.producer_config)  # issue 24
+        self.producer = Producer(self.kafka.config(self.producer_config))
+        self.ack_stall = AckStallWatch(self.runner, self.kafka)
 
     def start_task(self) -> None:
         """Initialize and start the plugin task on its connector's committed offsets."""
         connector = self.runner.id.connector
         self.task.initialize(
-            SourceContext(self.task_config, TaskOffsetReader(self.offset_store, connector))
+            SourceContext(
+                self.task_config,
+                TaskOffsetReader(self.offset_store, connector),
+                progress=self.runner.report_progress,  # issue 24
+            )
         )
         self.task.start(self.task_config)
 
@@ -187,6 +218,10 @@ class SourcePipeline:
         """Serve the producer's delivery reports, then collect the fully acknowledged batches."""
         self.producer.poll(timeout_s)
         self.collect_acks()
+        # issue 24: warn when acknowledgements stall, say when they flow again
+        self.ack_stall.observe(
+            self._in_flight[0].sent if self._in_flight else None, self.producer, self.active_topics
+        )
 
     def flush(self, timeout_s: float) -> int:
         """Wait for every record to be acknowledged; how many were not, after ``timeout_s``."""
@@ -232,12 +267,15 @@ class SourcePipeline:
         conv = self.converters
         if records:
             try:
-                keys = conv.key.from_connect_batch(
-                    [(r.topic, r.key_schema, r.key) for r in records]
-                )
-                values = conv.value.from_connect_batch(
-                    [(r.topic, r.value_schema, r.value) for r in records]
-                )
+                # (topic, schema, value) items read in C (attrgetter), one converter call each.
+                keys = conv.key.from_connect_batch(list(map(_key_item, records)))
+                values = conv.value.from_connect_batch(list(map(_value_item, records)))
+                if len(keys) != len(records) or len(values) != len(records):
+                    raise ConnectError(
+                        f"{self._label}: a converter returned {len(keys)} keys and "
+                        f"{len(values)} values for {len(records)} records; "
+                        "from_connect_batch must return one per item"
+                    )
             except Exception:
                 # Only a batch that failed pays for per-record conversion, to find the culprits.
                 records, keys, values = self._convert_one_by_one(records)
@@ -246,21 +284,37 @@ class SourcePipeline:
         self._in_flight.append(in_flight)
         if not count:
             return
-        topics = {r.topic for r in records}
-        if not topics <= self.active_topics:
+        topics = list(map(_topic, records))
+        if not self.active_topics.issuperset(topics):
             if self.topic_creation is not None:
-                self._ensure_topics(topics)
-            self.active_topics |= topics
-        produce = self.producer.produce
+                self._ensure_topics(set(topics))
+            self.active_topics.update(topics)
         ack = None
         if not self._wants_commit_record:
             ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.ack
+        partitions = list(map(_kafka_partition, records))
+        headers = list(map(_headers, records))
+        if (
+            ack is not None
+            and partitions.count(None) == count
+            and headers.count(Headers.EMPTY) == count
+        ):
+            # The usual batch: no headers, no chosen partition, no commit_record. One
+            # produce call per record with nothing built per record; a call that fails
+            # (full queue, refused) goes the general way below.
+            produce = self.producer.produce
+            for record, topic, key, value, ts in zip(
+                records, topics, keys, values, map(_timestamp, records), strict=True
+            ):
+                try:
+                    produce(topic, value, key, timestamp=ts or 0, on_delivery=ack)
+                except (BufferError, KafkaException):
+                    self._produce(record, {"key": key, "value": value}, ack, in_flight)
+            return
         for record, key, value in zip(records, keys, values, strict=True):
             kwargs: dict[str, Any] = {"key": key, "value": value}
             if record.kafka_partition is not None:
                 kwargs["partition"] = record.kafka_partition
-            if record.timestamp is not None:
-                kwargs["timestamp"] = record.timestamp
             if record.headers:
                 try:
                     kwargs["headers"] = conv.headers_to_kafka(record.topic, record.headers)
@@ -270,25 +324,33 @@ class SourcePipeline:
                     )
                     in_flight.skip()
                     continue
-            kwargs["on_delivery"] = ack or self._record_ack(in_flight, record)
-            while True:
-                try:
-                    produce(record.topic, **kwargs)
-                    break
-                except BufferError:
-                    # The local queue is full: serve delivery reports until there is room.
-                    self.producer.poll(0.05)
-                    self.collect_acks()
-                    self.runner.beat()
-                except KafkaException as exc:
-                    if not self.errors.tolerate_all:
-                        raise ConnectError(
-                            f"{self._label}: cannot produce to topic {record.topic!r} at stage "
-                            f"{Stage.KAFKA_PRODUCE}: {exc}"
-                        ) from exc
-                    self._record_failed(record, Stage.KAFKA_PRODUCE, class_name(Producer), exc)
-                    in_flight.skip()
-                    break
+            self._produce(record, kwargs, ack or self._record_ack(in_flight, record), in_flight)
+
+    def _produce(
+        self, record: SourceRecord, kwargs: dict[str, Any], ack: Any, in_flight: _InFlightBatch
+    ) -> None:
+        """Produce one record, waiting for room in a full queue; a refusal fails or skips it."""
+        if record.timestamp is not None:
+            kwargs["timestamp"] = record.timestamp
+        kwargs["on_delivery"] = ack
+        while True:
+            try:
+                self.producer.produce(record.topic, **kwargs)
+                return
+            except BufferError:
+                # The local queue is full: serve delivery reports until there is room.
+                self.producer.poll(0.05)
+                self.collect_acks()
+                self.runner.beat()
+            except KafkaException as exc:
+                if not self.errors.tolerate_all:
+                    raise ConnectError(
+                        f"{self._label}: cannot produce to topic {record.topic!r} at stage "
+                        f"{Stage.KAFKA_PRODUCE}: {exc}"
+                    ) from exc
+                self._record_failed(record, Stage.KAFKA_PRODUCE, class_name(Producer), exc)
+                in_flight.skip()
+                return
 
     def _convert_one_by_one(
         self, records: list[SourceRecord]
@@ -349,7 +411,12 @@ class SourcePipeline:
         )
 
         partitions, replication = self.topic_creation
-        admin = AdminClient({"bootstrap.servers": self.producer_config["bootstrap.servers"]})
+        admin = AdminClient(
+            kafka_logging(
+                {"bootstrap.servers": self.producer_config["bootstrap.servers"]},
+                f"admin client of source task {self.name}",
+            )
+        )
         existing = set(admin.list_topics(timeout=10).topics)
         to_create = [NewTopic(t, partitions, replication) for t in sorted(missing - existing)]
         if to_create:
@@ -435,6 +502,13 @@ class SourcePipeline:
     def _batch_offsets(batch: list[SourceRecord]) -> _PartitionOffsets:
         """The last offset of each source partition in the batch."""
         offsets: _PartitionOffsets = {}
+        if batch:
+            # One source partition for the whole batch (a file, a table): its last offset.
+            partitions = list(map(_source_partition, batch))
+            last = batch[-1]
+            partition = last.source_partition
+            if partition is not None and partitions.count(partition) == len(partitions):
+                return {offset_key("", partition): (partition, last.source_offset)}
         last_partition: Any = object()
         last_key = ""
         for record in batch:
@@ -455,10 +529,10 @@ class SourcePipeline:
         while self._in_flight and self._in_flight[0].remaining <= 0:
             done = self._in_flight.popleft()
             if done.error is not None:
-                raise ConnectError(
-                    f"{self._label}: the broker refused a record at stage {Stage.KAFKA_PRODUCE}: "
-                    f"{done.error.str()}; offsets after the last acknowledged record are not "
-                    "committed (errors.tolerance=all skips such records)"
+                raise ConnectError(  # issue 24: never advise dropping records for a timeout
+                    delivery_failure_message(
+                        self._label, str(Stage.KAFKA_PRODUCE), done.error, self.ack_stall.cause
+                    )
                 )
             for err, msg in done.refused:
                 self.errors.failed(
@@ -526,3 +600,4 @@ class SourcePipeline:
         close = getattr(self.producer, "close", None)
         if close is not None:
             close()
+        self.kafka.close()  # issue 24

@@ -28,7 +28,13 @@ from kconnect_runtime.metrics import ErrorMetrics
 from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG, PluginKind, PluginRegistry
 from kconnect_runtime.status import ConnectorTaskId, Status
 from kconnect_runtime.storage import MemoryOffsetStore, offset_key
-from kconnect_runtime.tasks import SinkPipeline, SourcePipeline, TaskSpec, build_pipeline
+from kconnect_runtime.tasks import (
+    SinkPipeline,
+    SourcePipeline,
+    TaskSpec,
+    apply_gc_policy,
+    build_pipeline,
+)
 
 __all__ = [
     "PartitionRange",
@@ -197,6 +203,7 @@ def _pipeline(
             f"connector {cycle.connector!r} task {cycle.task}: task_class() of a "
             f"{'sink' if sink else 'source'} connector must be a {want}"
         )
+    apply_gc_policy()  # once per Python worker process, as the local engine does
     _, pipeline = build_pipeline(spec, Status(worker_id=_EXECUTOR), registry=registry, **kwargs)
     return pipeline
 

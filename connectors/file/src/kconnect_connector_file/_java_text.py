@@ -1,0 +1,147 @@
+"""The text Java's ``PrintStream.println(Object)`` prints for a Connect value.
+
+Kafka's ``FileStreamSinkTask`` writes ``String.valueOf(record.value())``, so each value type
+prints as its Java class's ``toString``:
+
+- ``null``, ``true``/``false``, integers as decimal digits, strings as they are;
+- doubles and floats as ``Double.toString``/``Float.toString`` (``1.0E10``, ``0.001``);
+- decimals as ``BigDecimal.toString`` (``1.23E+5`` when the scale is negative, as Python's);
+- lists as ``AbstractCollection.toString``: ``[a, b]``;
+- maps as ``AbstractMap.toString``: ``{k=v, k2=v2}`` in **``HashMap`` iteration order**, the
+  map class converters build (JsonConverter, AvroConverter);
+- structs as ``Struct.toString``: ``Struct{a=1,b=x}`` with null fields left out;
+- Date, Time and Timestamp values as ``java.util.Date.toString`` in UTC
+  (``Thu Jan 01 00:00:00 UTC 1970``), the zone of a JVM started with ``TZ=UTC``.
+
+Bytes have no stable Java text (``[B@1b6d3586``, an identity hash); they print as Python's
+``bytes`` repr. ``HashMap`` order is reproduced for string, integer and boolean keys; a bucket
+that Java turned into a tree (eight or more colliding keys in a map of 64 buckets or more)
+may order differently.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from typing import Any, Final
+
+from kconnect_sdk import Schema, Struct, Type, Values
+
+__all__ = ["java_text"]
+
+_UTC: Final = dt.UTC
+_DOUBLE: Final = Schema.FLOAT64
+_FLOAT: Final = Schema.FLOAT32
+
+
+def java_text(value: Any, schema: Schema | None = None) -> str:
+    """``String.valueOf(value)`` as Kafka Connect's Java runtime would print it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        float32 = schema is not None and schema.type is Type.FLOAT32
+        return Values.convert_to_string(_FLOAT if float32 else _DOUBLE, value) or "null"
+    if isinstance(value, Struct):
+        parts = []
+        for field in value.schema.fields:
+            item = value.get(field.name)
+            if item is not None:
+                parts.append(f"{field.name}={java_text(item, field.schema)}")
+        return "Struct{" + ",".join(parts) + "}"
+    if isinstance(value, list | tuple):
+        element = schema.value_schema if schema is not None and schema.type is Type.ARRAY else None
+        return "[" + ", ".join(java_text(item, element) for item in value) + "]"
+    if isinstance(value, dict):
+        return _map_text(value, schema)
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return _date_text(value)
+    return str(value)
+
+
+def _map_text(value: dict[Any, Any], schema: Schema | None) -> str:
+    key_schema = value_schema = None
+    if schema is not None and schema.type is Type.MAP:
+        key_schema, value_schema = schema.key_schema, schema.value_schema
+    int32_keys = key_schema is not None and key_schema.type in (Type.INT8, Type.INT16, Type.INT32)
+    entries = list(value.items())
+    hashes = [_java_hash(key, int32_keys) for key, _ in entries]
+    if None not in hashes:
+        capacity = _hash_map_capacity(len(entries))
+        slots = [(h ^ (h >> 16)) & (capacity - 1) for h in hashes if h is not None]
+        # Iteration runs bucket by bucket; within a bucket, in insertion order (sort is stable).
+        entries = [entry for _, entry in sorted(zip(slots, entries, strict=True), key=_first)]
+    body = ", ".join(
+        f"{java_text(key, key_schema)}={java_text(item, value_schema)}" for key, item in entries
+    )
+    return "{" + body + "}"
+
+
+def _first(pair: tuple[int, Any]) -> int:
+    return pair[0]
+
+
+def _hash_map_capacity(size: int) -> int:
+    # A HashMap made with new HashMap<>() and filled by put(): 16 buckets, doubled whenever the
+    # size passes three quarters of them.
+    capacity = 16
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity
+
+
+def _java_hash(key: Any, int32: bool) -> int | None:
+    """``key.hashCode()`` as an unsigned 32-bit int, or None where it is not reproducible."""
+    if isinstance(key, bool):
+        return 1231 if key else 1237
+    if isinstance(key, str):
+        h = 0
+        data = key.encode("utf-16-be", "surrogatepass")
+        for i in range(0, len(data), 2):
+            h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+        return h
+    if isinstance(key, int):
+        if int32:
+            return key & 0xFFFFFFFF  # Integer.hashCode
+        bits = key & 0xFFFFFFFFFFFFFFFF  # Long.hashCode: (int) (value ^ (value >>> 32))
+        return (bits ^ (bits >> 32)) & 0xFFFFFFFF
+    return None
+
+
+_DAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS: Final = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+
+
+def _date_text(value: dt.datetime | dt.date | dt.time) -> str:
+    if isinstance(value, dt.datetime):
+        moment = value.astimezone(_UTC) if value.tzinfo is not None else value
+    elif isinstance(value, dt.date):
+        moment = dt.datetime(value.year, value.month, value.day)
+    else:
+        moment = dt.datetime.combine(dt.date(1970, 1, 1), value.replace(tzinfo=None))
+    return (
+        f"{_DAYS[moment.weekday()]} {_MONTHS[moment.month - 1]} {moment.day:02d} "
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} UTC {moment.year}"
+    )
