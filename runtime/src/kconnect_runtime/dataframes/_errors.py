@@ -25,7 +25,6 @@ from kconnect_runtime.errors import (
     Failure,
     Stage,
     class_name,
-    json_text,
     source_record_json,
 )
 from kconnect_runtime.metrics import ErrorMetrics
@@ -152,15 +151,7 @@ def source_record_failed(
     As on a worker: the DLQ record's value is the source record as JSON, and the context
     headers carry its source partition and offset as JSON text.
     """
-    failure = Failure(
-        stage,
-        exc,
-        executing,
-        topic=record.topic,
-        partition=json_text(record.source_partition),
-        offset=json_text(record.source_offset),
-        record=lambda: repr(record),
-    )
+    failure = Failure.of_source_record(stage, exc, executing, record)
     handler.failed(failure)
     handler.to_dlq(failure, None, source_record_json(record), None, record.timestamp)
 

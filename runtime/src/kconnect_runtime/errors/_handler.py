@@ -63,6 +63,21 @@ class Failure:
     offset: str | None = None
     record: Callable[[], str] | None = None  # rendered only when errors.log.include.messages
 
+    @classmethod
+    def of_source_record(
+        cls, stage: Stage, error: BaseException, executing_class: str, record: Any
+    ) -> Failure:
+        """A source record's failure: its source partition and offset as JSON text."""
+        return cls(
+            stage,
+            error,
+            executing_class,
+            topic=record.topic,
+            partition=json_text(record.source_partition),
+            offset=json_text(record.source_offset),
+            record=lambda: repr(record),
+        )
+
 
 class ErrorHandler:
     """One task's retry/tolerance/log/DLQ logic. Used on the task thread only."""

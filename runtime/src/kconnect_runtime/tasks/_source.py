@@ -30,7 +30,6 @@ from kconnect_runtime.errors import (
     Failure,
     Stage,
     class_name,
-    json_text,
     source_record_json,
 )
 from kconnect_runtime.storage import OffsetStore, TaskOffsetReader, offset_key
@@ -386,15 +385,7 @@ class SourcePipeline:
         The DLQ record's value is the source record as JSON; the partition and offset
         context headers carry the source partition and offset as JSON text.
         """
-        failure = Failure(
-            stage,
-            exc,
-            executing,
-            topic=record.topic,
-            partition=json_text(record.source_partition),
-            offset=json_text(record.source_offset),
-            record=lambda: repr(record),
-        )
+        failure = Failure.of_source_record(stage, exc, executing, record)
         self.errors.failed(failure)
         if stage is not Stage.KAFKA_PRODUCE:  # KIP-779 skips refused records; no DLQ for them
             self.errors.to_dlq(failure, None, source_record_json(record), None, record.timestamp)
