@@ -138,3 +138,32 @@ def test_struct_put_names_the_field_and_types() -> None:
 def test_struct_validate_reports_missing_required_fields() -> None:
     with pytest.raises(DataError, match='null used for required field: "id", schema type: INT64'):
         Struct(_order_schema()).validate()
+
+
+def test_replace_changes_only_what_is_named_and_validates_again() -> None:
+    from kconnect_sdk import Schema, SchemaBuilder, SchemaBuilderError
+
+    base = (
+        SchemaBuilder.struct()
+        .name("com.example.Row")
+        .version(2)
+        .doc("a row")
+        .parameter("k", "v")
+        .field("id", Schema.INT32)
+        .build()
+    )
+    optional = base.replace(optional=True)
+    assert optional.optional and not base.optional
+    assert (optional.name, optional.version, optional.doc, dict(optional.parameters)) == (
+        "com.example.Row",
+        2,
+        "a row",
+        {"k": "v"},
+    )
+    assert optional.fields == base.fields
+    assert optional.replace(optional=False) == base
+    assert dict(base.replace(parameters={"x": "y"}).parameters) == {"x": "y"}
+    with pytest.raises(SchemaBuilderError):
+        Schema.INT32.replace(default="not a number")
+    with pytest.raises(TypeError, match="unknown properties"):
+        base.replace(colour="red")

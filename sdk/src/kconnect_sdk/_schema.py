@@ -189,6 +189,29 @@ class Schema:
             set_(schema, attr, value)
         return schema
 
+    def replace(self, **changes: Any) -> Schema:
+        """A copy with some properties changed, e.g. ``schema.replace(optional=True)``.
+
+        Takes the keyword arguments of the constructor; the new schema is validated as any
+        other (a default must still suit it).
+        """
+        props: dict[str, Any] = {
+            "optional": self.optional,
+            "default": self.default,
+            "name": self.name,
+            "version": self.version,
+            "doc": self.doc,
+            "parameters": self.parameters,
+            "fields": self.fields,
+            "key_schema": self.key_schema,
+            "value_schema": self.value_schema,
+        }
+        unknown = set(changes) - props.keys()
+        if unknown:
+            raise TypeError(f"Schema.replace() got unknown properties: {sorted(unknown)}")
+        props.update(changes)
+        return Schema(self.type, **props)
+
     def field(self, name: str) -> Field | None:
         """The field called ``name``, or None. Raises DataError on a non-struct schema."""
         if self.type is not Type.STRUCT:

@@ -105,20 +105,7 @@ _MIXED: Final = _Mixed()
 
 
 def _optional(schema: Schema) -> Schema:
-    if schema.optional:
-        return schema
-    return Schema(
-        schema.type,
-        optional=True,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema if schema.optional else schema.replace(optional=True)
 
 
 def _common_schema(

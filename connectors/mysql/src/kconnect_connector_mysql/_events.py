@@ -462,35 +462,11 @@ class EventSchemas:
 
 
 def _with_parameter(schema: Schema, name: str, value: str) -> Schema:
-    return Schema(
-        schema.type,
-        optional=schema.optional,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters={**(schema.parameters or {}), name: value},
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema.replace(parameters={**(schema.parameters or {}), name: value})
 
 
 def _required(schema: Schema) -> Schema:
-    if not schema.optional:
-        return schema
-    return Schema(
-        schema.type,
-        optional=False,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema.replace(optional=False) if schema.optional else schema
 
 
 def _truncate(inner: Callable[[Any], Any] | None, n: int) -> Callable[[Any], Any]:

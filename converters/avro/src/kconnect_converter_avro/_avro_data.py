@@ -428,37 +428,11 @@ def _is_fixed_schema(schema: Schema) -> bool:
 
 
 def _non_optional(schema: Schema) -> Schema:
-    if not schema.optional:
-        return schema
-    return Schema(
-        schema.type,
-        optional=False,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema.replace(optional=False) if schema.optional else schema
 
 
 def _with_optional(schema: Schema) -> Schema:
-    if schema.optional:
-        return schema
-    return Schema(
-        schema.type,
-        optional=True,
-        default=schema.default,
-        name=schema.name,
-        version=schema.version,
-        doc=schema.doc,
-        parameters=schema.parameters,
-        fields=schema.fields,
-        key_schema=schema.key_schema,
-        value_schema=schema.value_schema,
-    )
+    return schema if schema.optional else schema.replace(optional=True)
 
 
 class _FromContext:
