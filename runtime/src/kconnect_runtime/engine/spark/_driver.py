@@ -2,13 +2,15 @@
 
 The worker process is the Spark driver and keeps the control plane (configs, status,
 connector instances, offsets). Each task gets a driver thread that runs it in cycles; one
-cycle is one Spark job of one Spark task, which rebuilds the task's pipeline on an executor
-from plain configs (see ``_executor``):
+cycle is one Spark job of one Spark task, which builds the task's pipeline on an executor
+from plain configs (see ``_executor``), or goes on with the started pipeline that executor
+process kept after the task's previous cycle, when the driver committed that cycle's result
+and ran no other cycle of the task since:
 
 - source: the driver passes the connector's committed offsets in; the Spark task starts a
-  fresh task object on them, polls a bounded batch, produces it with an idempotent
-  producer, waits for every acknowledgement and returns the last offsets. The driver
-  commits them to the offset store only after the job succeeded. A failed Spark task is
+  fresh task object on them (or goes on with the kept one, which stands exactly there),
+  polls a bounded batch, produces it with an idempotent producer, waits for every
+  acknowledgement and returns the last offsets it moved. The driver commits them to the offset store only after the job succeeded. A failed Spark task is
   retried by Spark from the same offsets; a job that fails for good fails the task.
 - sink: the driver plans, per topic partition, the range from the consumer group's
   committed offset (``connect-<name>``) to the high watermark (bounded); the Spark task
@@ -30,6 +32,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -129,6 +132,10 @@ class SparkEngine:
         # read (or commit) the same partition at once.
         self._in_flight: dict[str, set[tuple[str, int]]] = {}
         self._groups: dict[str, _GroupOffsets] = {}  # per sink task, used by its loop only
+        # Per task: the id of its last cycle whose result is committed. The next cycle
+        # carries it, so that the executor process that ran that cycle goes on with the
+        # started task it kept (see ``_executor._take``).
+        self._follows: weakref.WeakKeyDictionary[TaskRunner, str] = weakref.WeakKeyDictionary()
         self._registry: PluginRegistry | None = None
         self._offset_store: OffsetStore | None = None
 
@@ -160,7 +167,8 @@ class SparkEngine:
         )
         thread.daemon = True
         runner.thread = thread
-        # RUNNING from now: the task's cycles are scheduled (each starts the plugin task anew).
+        # RUNNING from now: the task's cycles are scheduled (each goes on with the started
+        # task its executor process kept, or starts it anew).
         runner.status.set(State.RUNNING)
         thread.start()
         return runner
@@ -289,6 +297,11 @@ class SparkEngine:
             ) from None
         return results[0]
 
+    def _follow(self, runner: TaskRunner) -> str:
+        """The cycle the task's next cycle follows, forgotten until that one is committed."""
+        with self._lock:
+            return self._follows.pop(runner, "")
+
     def _run_source(self, runner: TaskRunner) -> bool:
         connector = runner.id.connector
         spec = runner.spec
@@ -308,12 +321,16 @@ class SparkEngine:
             flush_timeout_s=spec.flush_timeout_s,
             topic_creation=spec.topic_creation,
             plugin_locations=self.plugin_locations,
+            follows=self._follow(runner),
         )
         result: SourceCycleResult = self._run_job(runner, run_source_cycle, plan)
         merge_error_counts(runner.metrics.errors, result.errors)
         if result.offsets:
             store.put(connector, {offset_key(connector, p): (p, o) for p, o in result.offsets})
             store.flush()
+        # Committed: the executor that ran this cycle may go on with the task it kept.
+        with self._lock:
+            self._follows[runner] = result.cycle_id
         runner.records_in += result.polled
         runner.records_out += result.produced
         return result.polled > 0
@@ -348,10 +365,14 @@ class SparkEngine:
                 ranges=tuple(ranges),
                 max_ms=self.sink_max_ms,
                 plugin_locations=self.plugin_locations,
+                follows=self._follow(runner),
             )
             result: SinkCycleResult = self._run_job(runner, run_sink_cycle, plan)
             merge_error_counts(runner.metrics.errors, result.errors)
             group.commit(result.commit)
+            # Committed: the executor that ran this cycle may go on with the task it kept.
+            with self._lock:
+                self._follows[runner] = result.cycle_id
             group.saw_high_watermarks(result.high_watermarks)
             runner.records_in += result.consumed
             runner.records_out += result.put

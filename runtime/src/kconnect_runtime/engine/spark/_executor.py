@@ -16,7 +16,9 @@ import dataclasses
 import functools
 import logging
 import os
+import threading
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +83,8 @@ class SourceCycle:
     flush_timeout_s: float
     topic_creation: tuple[int, int] | None = None
     plugin_locations: tuple[PluginLocation, ...] = ()
+    follows: str = ""
+    """The id of the task's last cycle whose result the driver committed ("" for none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,8 @@ class SourceCycleResult:
     (acknowledged by Kafka, or failed and tolerated)."""
     errors: dict[str, int] = field(default_factory=dict)
     """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
+    cycle_id: str = ""
+    """This cycle's id: the next cycle ``follows`` it once the driver committed its result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,8 @@ class SinkCycle:
     ranges: tuple[PartitionRange, ...]
     max_ms: int
     plugin_locations: tuple[PluginLocation, ...] = ()
+    follows: str = ""
+    """The id of the task's last cycle whose result the driver committed ("" for none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +137,8 @@ class SinkCycleResult:
     """(topic, partition, high watermark) as the cycle's fetches last saw them."""
     errors: dict[str, int] = field(default_factory=dict)
     """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
+    cycle_id: str = ""
+    """This cycle's id: the next cycle ``follows`` it once the driver committed its result."""
 
 
 # A reused Python worker runs many cycles; discovery reads every installed distribution's
@@ -208,8 +218,97 @@ def _pipeline(
     return pipeline
 
 
-def _error_counts(metrics: ErrorMetrics) -> dict[str, int]:
-    return {f.name: int(getattr(metrics, f.name)) for f in dataclasses.fields(metrics)}
+def _error_counts(metrics: ErrorMetrics, before: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The counters now, less ``before`` (a kept pipeline's counters at the cycle's start)."""
+    counts = {f.name: int(getattr(metrics, f.name)) for f in dataclasses.fields(metrics)}
+    if before:
+        for name, value in before.items():
+            if name != "last_error_timestamp":
+                counts[name] -= value
+    return counts
+
+
+# -- pipelines kept across cycles ---------------------------------------------------------
+# A reused Python worker keeps a task's started pipeline (plugin task, Kafka client,
+# converters, transforms) after a cycle that succeeded, so that the task's next cycle in this
+# process skips starting the task and creating its clients. The next cycle takes it only when
+# it ``follows`` that very cycle: the driver committed the kept cycle's result and ran no other
+# cycle of the task since (elsewhere, or one that failed), so the kept task stands exactly
+# where the committed offsets say. Any other cycle closes it and starts afresh from the
+# committed offsets, as every cycle did before. A cycle that fails closes its pipeline.
+# Pipelines nobody took for _KEEP_IDLE_S (a stopped, paused or deleted task) are closed.
+_KEEP_IDLE_S = 30.0
+
+
+@dataclass(slots=True)
+class _Kept:
+    pipeline: SourcePipeline | SinkPipeline
+    configs: tuple[Any, ...]
+    cycle_id: str
+    used: float
+
+
+_kept: dict[tuple[str, str, int], _Kept] = {}
+_kept_lock = threading.Lock()
+_reaper: list[threading.Thread] = []
+
+
+def _configs(cycle: SourceCycle | SinkCycle) -> tuple[Any, ...]:
+    return (
+        cycle.task_config,
+        cycle.connector_config,
+        cycle.worker_props,
+        cycle.plugin_locations,
+    )
+
+
+def _key(cycle: SourceCycle | SinkCycle) -> tuple[str, str, int]:
+    return (type(cycle).__name__, cycle.connector, cycle.task)
+
+
+def _take(cycle: SourceCycle | SinkCycle) -> SourcePipeline | SinkPipeline | None:
+    """The task's kept pipeline when this cycle follows the one that kept it; else None."""
+    with _kept_lock:
+        kept = _kept.pop(_key(cycle), None)
+    if kept is None:
+        return None
+    if cycle.follows and kept.cycle_id == cycle.follows and kept.configs == _configs(cycle):
+        return kept.pipeline
+    _close_quietly(kept.pipeline)
+    return None
+
+
+def _keep(cycle: SourceCycle | SinkCycle, pipeline: SourcePipeline | SinkPipeline) -> str:
+    """Keep ``pipeline`` for the task's next cycle in this process; the id that cycle follows."""
+    cycle_id = uuid.uuid4().hex
+    with _kept_lock:
+        old = _kept.pop(_key(cycle), None)
+        _kept[_key(cycle)] = _Kept(pipeline, _configs(cycle), cycle_id, time.monotonic())
+        if not _reaper:
+            reaper = threading.Thread(target=_reap, name="kconnect-spark-kept", daemon=True)
+            _reaper.append(reaper)
+            reaper.start()
+    if old is not None:
+        _close_quietly(old.pipeline)
+    return cycle_id
+
+
+def _reap() -> None:
+    while True:
+        time.sleep(_KEEP_IDLE_S / 6)
+        limit = time.monotonic() - _KEEP_IDLE_S
+        with _kept_lock:
+            idle = [key for key, kept in _kept.items() if kept.used < limit]
+            closing = [_kept.pop(key) for key in idle]
+        for kept in closing:
+            _close_quietly(kept.pipeline)
+
+
+def _close_quietly(pipeline: SourcePipeline | SinkPipeline) -> None:
+    try:
+        pipeline.close()
+    except Exception:
+        log.exception("task %s: closing its kept pipeline failed", pipeline.runner.name)
 
 
 def merge_error_counts(metrics: ErrorMetrics, counts: Mapping[str, int]) -> None:
@@ -221,40 +320,67 @@ def merge_error_counts(metrics: ErrorMetrics, counts: Mapping[str, int]) -> None
             setattr(metrics, name, getattr(metrics, name) + value)
 
 
+def _offset_items(offsets: _Offsets) -> list[str]:
+    """Each (partition, offset) pair as a comparable key."""
+    return [offset_key("", p) + "\x00" + offset_key("", o) for p, o in offsets]
+
+
+def _new_offsets(offsets: _Offsets, before: set[str]) -> _Offsets:
+    """The pairs of ``offsets`` that are not in ``before`` (moved in this cycle)."""
+    return tuple(
+        pair
+        for pair, item in zip(offsets, _offset_items(offsets), strict=True)
+        if item not in before
+    )
+
+
 def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
     """Run one source cycle on an executor.
 
-    Starts the task on the committed offsets, polls a bounded batch, sends it and waits for
-    every acknowledgement. Raises (failing the Spark task, which Spark retries) when a
-    record is neither acknowledged nor tolerated: the driver then commits nothing, and the
-    next attempt starts from the same offsets.
+    Starts the task on the committed offsets (or takes the task this process kept started
+    after the cycle this one follows), polls a bounded batch, sends it and waits for every
+    acknowledgement. Raises (failing the Spark task, which Spark retries) when a record is
+    neither acknowledged nor tolerated: the driver then commits nothing, and the next
+    attempt starts from the same offsets.
     """
-    store = MemoryOffsetStore()
-    store.put(
-        cycle.connector,
-        {offset_key(cycle.connector, p): (p, o) for p, o in cycle.committed},
-    )
     bootstrap = str(cycle.producer_config["bootstrap.servers"])
-    pipeline = _pipeline(
-        cycle,
-        cycle.producer_config,
-        sink=False,
-        offset_store=store,
-        known_topics={t for b, t in _known_topics if b == bootstrap},
-    )
-    assert isinstance(pipeline, SourcePipeline)
+    kept = _take(cycle)
+    if kept is None:
+        store = MemoryOffsetStore()
+        store.put(
+            cycle.connector,
+            {offset_key(cycle.connector, p): (p, o) for p, o in cycle.committed},
+        )
+        fresh = _pipeline(
+            cycle,
+            cycle.producer_config,
+            sink=False,
+            offset_store=store,
+            known_topics={t for b, t in _known_topics if b == bootstrap},
+        )
+        assert isinstance(fresh, SourcePipeline)
+        pipeline = fresh
+    else:
+        assert isinstance(kept, SourcePipeline)
+        pipeline = kept
     runner = pipeline.runner
+    runner.records_in = runner.records_out = 0
+    errors_before = _error_counts(runner.metrics.errors)
+    # A kept pipeline's committable offsets include its earlier cycles' (committed already).
+    offsets_before = set(_offset_items(pipeline.committable_offsets()))
     label = f"connector {cycle.connector!r} task {cycle.task}"
-    pipeline.open()
+    done = False
     try:
-        pipeline.start_task()
+        if kept is None:
+            pipeline.open()
+            pipeline.start_task()
         deadline = time.monotonic() + cycle.max_ms / 1000
         while runner.records_in < cycle.max_records and time.monotonic() < deadline:
             if not pipeline.poll_and_send():
-                # A source that had data and now has none is drained for this cycle; one
-                # that has produced nothing yet may still be warming up, so it gets the
-                # whole cycle.
-                if runner.records_in:
+                # A source that had data and now has none is drained for this cycle, and so
+                # is a kept one; one just started that has produced nothing yet may still be
+                # warming up, so it gets the whole cycle.
+                if runner.records_in or kept is not None:
                     break
                 continue
             pipeline.serve_acks()
@@ -273,44 +399,60 @@ def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
             pipeline.task.commit()
         except Exception:
             log.exception("%s: commit() raised", label)
-        return SourceCycleResult(
+        result = SourceCycleResult(
             runner.records_in,
             runner.records_out,
-            pipeline.committable_offsets(),
-            _error_counts(runner.metrics.errors),
+            _new_offsets(pipeline.committable_offsets(), offsets_before),
+            _error_counts(runner.metrics.errors, errors_before),
+            _keep(cycle, pipeline),
         )
+        done = True
+        return result
     finally:
         _known_topics.update((bootstrap, t) for t in pipeline.known_topics)
-        pipeline.close()
+        if not done:
+            pipeline.close()
 
 
 def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
     """Run one sink cycle on an executor: consume the planned ranges, put, pre-commit.
 
     Its consumer is assigned (never subscribed), so it joins no group: the driver owns the
-    group's offsets and commits what the cycle returns.
+    group's offsets and commits what the cycle returns. The started task and its consumer are
+    kept for the task's next cycle in this process (see ``_take``).
     """
-    pipeline = _pipeline(
-        cycle,
-        cycle.consumer_config,
-        sink=True,
-        offset_store=MemoryOffsetStore(),
-        # As Kafka Connect: a failed pre_commit is not a task failure. Nothing is
-        # committed, so the next cycle starts again from the last committed offsets.
-        rewind_on_failed_pre_commit=False,
-    )
-    assert isinstance(pipeline, SinkPipeline)
+    kept = _take(cycle)
+    if kept is None:
+        fresh = _pipeline(
+            cycle,
+            cycle.consumer_config,
+            sink=True,
+            offset_store=MemoryOffsetStore(),
+            # As Kafka Connect: a failed pre_commit is not a task failure. Nothing is
+            # committed, so the next cycle starts again from the last committed offsets.
+            rewind_on_failed_pre_commit=False,
+        )
+        assert isinstance(fresh, SinkPipeline)
+        pipeline = fresh
+    else:
+        assert isinstance(kept, SinkPipeline)
+        pipeline = kept
     runner = pipeline.runner
+    runner.records_in = runner.records_out = 0
+    errors_before = _error_counts(runner.metrics.errors)
     ends = {TopicPartition(r.topic, r.partition): r.end for r in cycle.ranges}
     starts = {TopicPartition(r.topic, r.partition): r.start for r in cycle.ranges}
     current = pipeline.current
-    pipeline.open(
-        # The end of a partition is where a range ends when it holds fewer records than the
-        # bound (some brokers' ListOffsets, which the driver plans with, lag).
-        {"enable.auto.commit": False, "enable.partition.eof": True}
-    )
+    current.clear()
+    done = False
     try:
-        pipeline.start_task()
+        if kept is None:
+            pipeline.open(
+                # The end of a partition is where a range ends when it holds fewer records
+                # than the bound (some brokers' ListOffsets, which the driver plans with, lag).
+                {"enable.auto.commit": False, "enable.partition.eof": True}
+            )
+            pipeline.start_task()
         tps = sorted(ends)
         pipeline.open_partitions(tps)
         for tp, offset in pipeline.take_seeks().items():
@@ -332,15 +474,22 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
                 pipeline.flush_errors()
                 commit = to_commit
         pipeline.close_partitions(tps)
-        return SinkCycleResult(
+        highs = pipeline.high_watermarks(tps)
+        # The next cycle assigns its own ranges; nothing is fetched for this one meanwhile.
+        pipeline.assign({})
+        result = SinkCycleResult(
             runner.records_in,
             runner.records_out,
             tuple((tp.topic, tp.partition, off) for tp, off in commit.items() if tp in ends),
-            pipeline.high_watermarks(tps),
-            _error_counts(runner.metrics.errors),
+            highs,
+            _error_counts(runner.metrics.errors, errors_before),
+            _keep(cycle, pipeline),
         )
+        done = True
+        return result
     finally:
-        pipeline.close()
+        if not done:
+            pipeline.close()
 
 
 def _consume_once(
