@@ -46,6 +46,17 @@ log = logging.getLogger(__name__)
 
 HOST_SCRIPT = Path(__file__).parent / "host" / "_plugin_host.py"
 """The plugin host script, run with a location's own interpreter."""
+# Runs HOST_SCRIPT (argv[1]) as a module rather than as ``__main__``, so that the
+# interpreter keeps its compiled bytecode in __pycache__ instead of compiling the host
+# again at every start; nothing is added to sys.path.
+_LAUNCHER = (
+    "import importlib.util as u, sys\n"
+    "s = u.spec_from_file_location('_kconnect_plugin_host', sys.argv[1])\n"
+    "m = u.module_from_spec(s)\n"
+    "sys.modules[s.name] = m\n"
+    "s.loader.exec_module(m)\n"
+    "sys.exit(m.main())\n"
+)
 CALL_TIMEOUT_CONFIG = "plugin.call.timeout.ms"
 DEFAULT_CALL_TIMEOUT_S = 60.0
 _STDERR_LINES = 200
@@ -114,7 +125,7 @@ class PluginProcess:
             env.pop(var, None)
         env["PYTHONUNBUFFERED"] = "1"
         self._proc = subprocess.Popen(
-            [str(python), "-I", str(HOST_SCRIPT)],
+            [str(python), "-I", "-c", _LAUNCHER, str(HOST_SCRIPT)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -209,8 +220,11 @@ class PluginProcess:
         self._gone = f"exited (code {code}) during {op!r}"
         return self._gone
 
-    def call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
+    def call(self, op: str, args: Mapping[str, Any] | None = None, blob: bytes = b"") -> Any:
         """Send one request and return its result (answering host callbacks meanwhile).
+
+        ``blob`` travels raw after the request (the host's op reads it as ``args["$blob"]``);
+        a reply with a binary tail returns a dict result holding the tail as ``"$blob"``.
 
         Raises:
             RetriableError: the plugin raised a RetriableError.
@@ -222,7 +236,7 @@ class PluginProcess:
                 raise self._failure(f"plugin host is not running (call {op!r}){why}")
             assert self._proc.stdin is not None
             try:
-                self._write({"op": op, "args": dict(args or {})})
+                self._write({"op": op, "args": dict(args or {})}, blob)
             except (BrokenPipeError, OSError):
                 raise self._failure(f"plugin host {self._exited(op)}") from None
             while True:
@@ -244,12 +258,15 @@ class PluginProcess:
                         raise DataError(detailed)
                     raise ConnectError(detailed)
                 self.last_effects: dict[str, Any] = frame.get("effects") or {}
-                return frame.get("ok")
+                ok = frame.get("ok")
+                if "$blob" in frame and isinstance(ok, dict):
+                    ok["$blob"] = frame["$blob"]
+                return ok
 
-    def _write(self, message: Any) -> None:
+    def _write(self, message: Any, blob: bytes = b"") -> None:
         assert self._proc.stdin is not None
         with self._write_lock:
-            write_frame(self._proc.stdin, message)
+            write_frame(self._proc.stdin, message, blob)
 
     def interrupt(self) -> None:
         """Have the host call the task's stop() now, even while a call is in flight."""

@@ -59,8 +59,11 @@ from ._process import (
 from .host._plugin_host import (
     _b64,
     _unb64,
+    pack_blobs,
     pack_records,
     pack_values,
+    topics_arg,
+    unpack_blobs,
     unpack_records,
     unpack_values,
 )
@@ -429,6 +432,10 @@ def is_isolated_connector(instance: object) -> bool:
 # Converters, header converters, transformations and predicates.
 
 
+# The config definitions of pipeline plugins, by (location, target, version).
+_CONFIG_DEFS: dict[tuple[str, str, str], Any] = {}
+
+
 class _IsolatedPluginMixin(_HostOwner):
     """Forwards a pipeline plugin's calls, a batch per call, to its own plugin host.
 
@@ -471,7 +478,14 @@ class _IsolatedPluginMixin(_HostOwner):
         self._call("configure", {"configs": settings, **extra})
 
     def config(self) -> ConfigDef:
-        return config_def_from_plain(self._call("config"))
+        # A plugin's config definition is the same for each of its instances: ask a host
+        # once per plugin version, so that validating a connector config (which asks every
+        # converter and transform for its definition) does not start a host each time.
+        key = (self.location, self.target, self.plugin_version)
+        plain = _CONFIG_DEFS.get(key)
+        if plain is None:
+            plain = _CONFIG_DEFS[key] = self._call("config")
+        return config_def_from_plain(plain)
 
     def version(self) -> str:
         if self._process is not None:
@@ -505,15 +519,19 @@ class _IsolatedConverter(_IsolatedPluginMixin, Converter):
         if not items:
             return []
         args = {
-            "topics": [topic for topic, _, _ in items],
+            **topics_arg([topic for topic, _, _ in items]),
             "values": pack_values((schema, value) for _, schema, value in items),
         }
-        return [_unb64(data) for data in self._call("from_connect_batch", args)]
+        # The host answers with the lengths in the reply and the bytes raw after it.
+        result = self._call("from_connect_batch", args)
+        return unpack_blobs(result["lengths"], result.get("$blob", b""))
 
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
         if not items:
             return []
-        result = self._call("to_connect_batch", {"items": [[t, _b64(d)] for t, d in items]})
+        lengths, blob = pack_blobs([data for _, data in items])
+        args = {**topics_arg([topic for topic, _ in items]), "lengths": lengths}
+        result = self._host().call("to_connect_batch", args, blob)
         return [SchemaAndValue(schema, value) for schema, value in unpack_values(result)]
 
 

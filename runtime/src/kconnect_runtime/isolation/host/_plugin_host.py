@@ -5,8 +5,10 @@ The runtime starts this file as a script with the location's ``bin/python``, so 
 import only the standard library and ``kconnect_sdk`` (never ``kconnect_runtime``, which
 the plugin's environment does not have). It speaks the isolation protocol on stdin/stdout:
 
-* frames are a 4-byte big-endian length followed by UTF-8 JSON;
-* the host speaks first: ``{"hello": {"protocol": 2, "sdk": "<version>", "python": ...}}``;
+* frames are a 4-byte big-endian length followed by UTF-8 JSON; when the length's top
+  bit is set, the frame carries a binary tail: a 4-byte length of the JSON, the JSON,
+  then raw bytes, which the reader hands over as the message's ``"$blob"``;
+* the host speaks first: ``{"hello": {"protocol": 3, "sdk": "<version>", "python": ...}}``;
 * the runtime then sends ``{"op": "load", "args": {"kind": ..., "target": "module:Class"}}``
   and afterwards one request per call, ``{"op": name, "args": {...}}``;
 * every request is answered by ``{"ok": result, "effects": {...}}`` or ``{"error":
@@ -15,15 +17,18 @@ the plugin's environment does not have). It speaks the isolation protocol on std
   host may ask the runtime for data (source offsets) with ``{"callback": name, "args"}``,
   which the runtime answers with ``{"result": ...}``.
 
-Records cross many per frame as a *record batch* (:func:`pack_records`): each distinct
-schema is written once per frame in a ``schemas`` table and records refer to it by index;
-a record is a positional row whose values are ``kconnect_sdk.plain.value_to_plain`` data (bytes
-as base64, decimals and timestamps tagged), so nothing is lost on the way. Converter
-bytes cross as base64 text. Anything the plugin prints goes to stderr so it cannot
-corrupt the protocol stream.
+Records cross many per frame as a *record batch* (:func:`pack_records`), in columns: each
+distinct schema is written once per frame in a ``schemas`` table, each record field is a
+list with an item per record (or one ``{"=": v}`` when every record has ``v``), and keys
+and values are ``kconnect_sdk.plain.value_to_plain`` data (bytes as base64, decimals and
+timestamps tagged) except that a Struct of an all-scalar schema is the bare array of its
+field values, so nothing is lost on the way. Converter bytes cross raw in the binary tail,
+their lengths in the JSON (:func:`pack_blobs`). Anything the plugin prints goes to stderr
+so it cannot corrupt the protocol stream.
 
-Protocol 2 (this file) added the record-batch shape, the converter, header converter,
-transformation and predicate kinds, and ``describe``.
+Protocol 2 added the record-batch shape, the converter, header converter, transformation
+and predicate kinds, and ``describe``; protocol 3 (this file) the binary tail, columnar
+record and value batches, and raw converter bytes.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ from kconnect_sdk import (
 )
 from kconnect_sdk.plain import schema_from_plain, schema_to_plain, value_from_plain, value_to_plain
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # Frames are written by Python's json on both ends; orjson (the runtime has it, a plugin
 # location may) only speeds up reading them.
@@ -81,6 +86,9 @@ try:
 except ImportError:
     _orjson_loads = None
 _HEADER = struct.Struct(">I")
+# The top bit of a frame's length word marks a frame with a binary tail.
+_BLOB_FLAG = 0x80000000
+_SIZE_MASK = 0x7FFFFFFF
 
 # Plugin kinds a host loads (the runtime's PluginKind values, plus the task kinds).
 CONNECTOR_KINDS = frozenset({"connector", "source", "sink"})
@@ -94,15 +102,26 @@ _BASES: dict[str, type] = {
 
 
 def read_frame(stream: IO[bytes]) -> Any:
-    """The next message on ``stream``, or None at end of stream."""
+    """The next message on ``stream``, or None at end of stream.
+
+    A frame with a binary tail (see :func:`write_frame`) gives its message with the tail
+    under the ``"$blob"`` key.
+    """
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         return None
-    (size,) = _HEADER.unpack(header)
+    (word,) = _HEADER.unpack(header)
+    size = word & _SIZE_MASK
     body = stream.read(size)
     if len(body) < size:
         return None
-    return _loads(body)
+    if not word & _BLOB_FLAG:
+        return _loads(body)
+    (json_size,) = _HEADER.unpack_from(body)
+    end = _HEADER.size + json_size
+    message = _loads(body[_HEADER.size : end])
+    message["$blob"] = body[end:]
+    return message
 
 
 def _loads(body: bytes) -> Any:
@@ -118,13 +137,55 @@ def encode_json(message: Any) -> bytes:
     return json.dumps(message, separators=(",", ":"), default=str).encode()
 
 
-def write_frame(stream: IO[bytes], message: Any) -> None:
-    write_raw(stream, encode_json(message))
+def write_frame(stream: IO[bytes], message: Any, blob: bytes = b"") -> None:
+    """Write ``message``; a non-empty ``blob`` travels raw after it (no base64, no JSON)."""
+    write_raw(stream, encode_json(message), blob)
 
 
-def write_raw(stream: IO[bytes], body: bytes) -> None:
-    stream.write(_HEADER.pack(len(body)) + body)
+def write_raw(stream: IO[bytes], body: bytes, blob: bytes = b"") -> None:
+    if blob:
+        size = _HEADER.size + len(body) + len(blob)
+        if size > _SIZE_MASK:
+            raise ValueError(f"a frame of {size} bytes is too large for the plugin protocol")
+        stream.write(_HEADER.pack(size | _BLOB_FLAG) + _HEADER.pack(len(body)) + body)
+        stream.write(blob)
+    else:
+        stream.write(_HEADER.pack(len(body)) + body)
     stream.flush()
+
+
+def pack_blobs(items: Sequence[bytes | None]) -> tuple[list[int], bytes]:
+    """Byte strings as their lengths (-1 for None, the tombstone) and their concatenation."""
+    lengths = [-1 if data is None else len(data) for data in items]
+    if None in items:
+        return lengths, b"".join([data for data in items if data is not None])
+    return lengths, b"".join(items)  # type: ignore[arg-type]  # no None among them
+
+
+def unpack_blobs(lengths: Sequence[int], blob: bytes) -> list[bytes | None]:
+    """The byte strings :func:`pack_blobs` wrote."""
+    out: list[bytes | None] = []
+    append = out.append
+    at = 0
+    for size in lengths:
+        if size < 0:
+            append(None)
+        else:
+            end = at + size
+            append(blob[at:end])
+            at = end
+    if at != len(blob):
+        raise ValueError(f"frame blob holds {len(blob)} bytes, its lengths say {at}")
+    return out
+
+
+class Blob:
+    """An operation's result with a binary tail: ``result`` as JSON, ``blob`` raw after it."""
+
+    __slots__ = ("blob", "result")
+
+    def __init__(self, result: Any, blob: bytes) -> None:
+        self.result, self.blob = result, blob
 
 
 class Encoded(bytes):
@@ -181,27 +242,30 @@ def _flat_struct(schema: Schema) -> bool:
 
 
 def _encoder() -> Callable[[Any, Schema | None], Any]:
-    """``value_to_plain`` with fast paths for scalars and all-scalar structs (same output)."""
+    """``value_to_plain`` with fast paths for scalars and all-scalar structs.
+
+    A Struct of an all-scalar schema crosses as the bare JSON array of its field values;
+    any other non-scalar value of such a schema is wrapped as ``{"$plain": ...}`` so the
+    two never mix up. Every other value is exactly what ``value_to_plain`` writes.
+    """
     flat: dict[int, tuple[Schema, bool]] = {}
 
     def encode(value: Any, schema: Schema | None) -> Any:
         kind = type(value)
         if kind in _SCALARS:
             return value
-        if kind is Struct and value.schema is schema and schema is not None:
-            known = flat.get(id(schema))
-            if known is None or known[0] is not schema:
-                known = flat[id(schema)] = (schema, _flat_struct(schema))
-            if known[1]:
-                # Exactly what value_to_plain writes for such a struct, without a call per field.
-                return {"$struct": list(value._values)}
-        return value_to_plain(value, schema)
+        if schema is None or schema.type is not Type.STRUCT:
+            return value_to_plain(value, schema)
+        known = flat.get(id(schema))
+        if known is None or known[0] is not schema:
+            known = flat[id(schema)] = (schema, _flat_struct(schema))
+        if not known[1]:
+            return value_to_plain(value, schema)
+        if kind is Struct and value.schema is schema:
+            return list(value._values)
+        return {"$plain": value_to_plain(value, schema)}
 
     return encode
-
-
-def _identity(data: Any) -> Any:
-    return data
 
 
 def _decoder_for(schema: Schema | None) -> Callable[[Any], Any]:
@@ -210,14 +274,14 @@ def _decoder_for(schema: Schema | None) -> Callable[[Any], Any]:
         size = len(schema.fields)
 
         def flat_struct(data: Any) -> Any:
-            if type(data) is dict and len(data) == 1:
-                items = data.get("$struct")
-                if type(items) is list and len(items) == size:
-                    struct = Struct.__new__(Struct)
-                    struct.schema = schema
-                    struct._values = items  # a fresh list from the frame: the struct owns it
-                    return struct
-            return value_from_plain(data, schema)
+            if type(data) is list and len(data) == size:
+                struct = Struct.__new__(Struct)
+                struct.schema = schema
+                struct._values = data  # a fresh list from the frame: the struct owns it
+                return struct
+            if type(data) in _SCALARS:
+                return data
+            return value_from_plain(data["$plain"], schema)
 
         return flat_struct
 
@@ -235,7 +299,10 @@ def _offset_to_plain(data: Mapping[str, Any] | None) -> Any:
     """A source partition or offset: a flat str-keyed dict crosses as a JSON object."""
     if data is None:
         return None
-    if type(data) is dict and all(type(k) is str and type(v) in _SCALARS for k, v in data.items()):
+    if type(data) is dict:
+        for key, value in data.items():
+            if type(key) is not str or type(value) not in _SCALARS:
+                return [value_to_plain(data)]
         return data
     return [value_to_plain(data)]
 
@@ -293,118 +360,210 @@ def _headers_from_row(row: Sequence[Sequence[Any]], schemas: Sequence[Schema | N
     return Headers(out)
 
 
-def pack_records(records: Iterable[SourceRecord | SinkRecord]) -> dict[str, Any]:
-    """A batch of records as one JSON-serialisable record batch (schemas sent once)."""
-    table = SchemaTable()
+def _column(items: list[Any]) -> Any:
+    """A batch column: ``{"=": v}`` when every item is ``v``, else the list itself."""
+    if items and items.count(items[0]) == len(items):
+        first = items[0]
+        # 1 == True == 1.0: only a value of one type stands for the whole column.
+        if all(type(item) is type(first) for item in items) if type(first) is not str else True:
+            return {"=": first}
+    return items
+
+
+def _expand(column: Any, count: int) -> list[Any]:
+    if type(column) is dict:
+        return [column["="]] * count
+    if len(column) != count:
+        raise ValueError(f"a record batch column has {len(column)} items for {count} records")
+    return list(column)
+
+
+def _encoded_column(
+    schemas: list[Schema | None], values: list[Any], table: SchemaTable
+) -> tuple[Any, list[Any]]:
     index = table.index
+    indexes = [index(schema) for schema in schemas]
     encode = _encoder()
-    rows: list[list[Any]] = []
-    last_partition: Any = None
-    last_partition_plain: Any = None
-    for r in records:
-        row = [
-            r.topic,
-            r.kafka_partition,
-            index(r.key_schema),
-            encode(r.key, r.key_schema),
-            index(r.value_schema),
-            encode(r.value, r.value_schema),
-            r.timestamp,
-            _headers_row(r.headers, table) if r.headers else [],
-        ]
-        if isinstance(r, SinkRecord):
-            row += [
-                r.kafka_offset,
-                r.timestamp_type.value,
-                r.original_topic,
-                r.original_kafka_partition,
-                r.original_kafka_offset,
-            ]
-        elif isinstance(r, SourceRecord):
-            # A task usually reuses one partition object for a whole batch.
-            if r.source_partition is not last_partition:
-                last_partition = r.source_partition
-                last_partition_plain = _offset_to_plain(last_partition)
-            row += [last_partition_plain, _offset_to_plain(r.source_offset)]
+    return _column(indexes), [encode(v, schema) for v, schema in zip(values, schemas, strict=True)]
+
+
+def _decoded_column(
+    column: Any, values: Sequence[Any], schemas: Sequence[Schema | None]
+) -> tuple[list[Schema | None], list[Any]]:
+    if type(column) is dict:  # one schema for the whole column
+        shared = column["="]
+        schema = None if shared is None else schemas[shared]
+        decode = _decoder_for(schema)
+        return [schema] * len(values), [decode(v) for v in values]
+    decoders = _decoders(schemas)
+    schemaless = _decoder_for(None)
+    out_schemas: list[Schema | None] = []
+    out_values: list[Any] = []
+    for i, value in zip(column, values, strict=True):
+        if i is None:
+            out_schemas.append(None)
+            out_values.append(schemaless(value))
         else:
-            raise TypeError(f"not a SourceRecord or SinkRecord: {type(r).__name__}")
-        rows.append(row)
-    return {"schemas": table.plain, "records": rows}
+            out_schemas.append(schemas[i])
+            out_values.append(decoders[i](value))
+    return out_schemas, out_values
+
+
+def pack_records(records: Iterable[SourceRecord | SinkRecord]) -> dict[str, Any]:
+    """A batch of records as one JSON-serialisable record batch, in columns.
+
+    Each distinct schema is written once (``schemas``); every record field is a column, a
+    list with an item per record or ``{"=": v}`` when all records share ``v``. All the
+    records of a batch are SourceRecords (``"kind": "source"``) or all SinkRecords.
+    """
+    rows = records if isinstance(records, list) else list(records)
+    if all(isinstance(r, SourceRecord) for r in rows):
+        kind = "source"
+    elif all(isinstance(r, SinkRecord) for r in rows):
+        kind = "sink"
+    else:
+        bad = [type(r).__name__ for r in rows if not isinstance(r, SourceRecord | SinkRecord)]
+        raise TypeError(
+            f"not a SourceRecord or SinkRecord: {bad[0]}"
+            if bad
+            else "a record batch mixes SourceRecords and SinkRecords"
+        )
+    table = SchemaTable()
+    fields = list(zip(*rows, strict=True)) if rows else [() for _ in range(13)]
+    key_index, keys = _encoded_column(list(fields[2]), list(fields[3]), table)
+    value_index, values = _encoded_column(list(fields[4]), list(fields[5]), table)
+    headers = list(fields[7])
+    batch: dict[str, Any] = {
+        "kind": kind,
+        "count": len(rows),
+        "topic": _column(list(fields[0])),
+        "partition": _column(list(fields[1])),
+        "key_index": key_index,
+        "key": keys,
+        "value_index": value_index,
+        "value": values,
+        "timestamp": _column(list(fields[6])),
+    }
+    if any(headers):
+        batch["headers"] = [_headers_row(h, table) if h else [] for h in headers]
+    if kind == "source":
+        plain_partitions: list[Any] = []
+        last: Any = None
+        last_plain: Any = None
+        for partition in fields[8]:
+            # A task usually reuses one partition object for a whole batch.
+            if partition is not last:
+                last, last_plain = partition, _offset_to_plain(partition)
+            plain_partitions.append(last_plain)
+        batch["source_partition"] = _column(plain_partitions)
+        batch["source_offset"] = [_offset_to_plain(o) for o in fields[9]]
+    else:
+        batch["offset"] = list(fields[8])
+        batch["timestamp_type"] = _column([t.value for t in fields[9]])
+        batch["original_topic"] = _column(list(fields[10]))
+        batch["original_partition"] = _column(list(fields[11]))
+        batch["original_offset"] = list(fields[12])
+    batch["schemas"] = table.plain
+    return batch
 
 
 def unpack_records(batch: Mapping[str, Any]) -> list[Any]:
     """The records of a batch written by :func:`pack_records`."""
     schemas = schemas_from_plain(batch["schemas"])
-    decoders = _decoders(schemas)
-    schemaless = _decoder_for(None)
-    out: list[Any] = []
-    for row in batch["records"]:
-        topic, partition, ks_index, key, vs_index, value, timestamp, headers, *rest = row
-        if ks_index is None:
-            key_schema, key = None, schemaless(key)
-        else:
-            key_schema, key = schemas[ks_index], decoders[ks_index](key)
-        if vs_index is None:
-            value_schema, value = None, schemaless(value)
-        else:
-            value_schema, value = schemas[vs_index], decoders[vs_index](value)
-        header_values = _headers_from_row(headers, schemas) if headers else Headers.EMPTY
-        if len(rest) == 2:
-            out.append(
-                SourceRecord(
-                    topic=topic,
-                    kafka_partition=partition,
-                    key_schema=key_schema,
-                    key=key,
-                    value_schema=value_schema,
-                    value=value,
-                    timestamp=timestamp,
-                    headers=header_values,
-                    source_partition=_offset_from_plain(rest[0]),
-                    source_offset=_offset_from_plain(rest[1]),
-                )
-            )
-        else:
-            offset, ts_type, original_topic, original_partition, original_offset = rest
-            out.append(
-                SinkRecord(
-                    topic=topic,
-                    kafka_partition=partition,
-                    key_schema=key_schema,
-                    key=key,
-                    value_schema=value_schema,
-                    value=value,
-                    timestamp=timestamp,
-                    headers=header_values,
-                    kafka_offset=offset,
-                    timestamp_type=TimestampType(ts_type),
-                    original_topic=original_topic,
-                    original_kafka_partition=original_partition,
-                    original_kafka_offset=original_offset,
-                )
-            )
-    return out
+    count = int(batch["count"])
+    key_schemas, keys = _decoded_column(batch["key_index"], batch["key"], schemas)
+    value_schemas, values = _decoded_column(batch["value_index"], batch["value"], schemas)
+    if "headers" in batch:
+        headers = [
+            _headers_from_row(row, schemas) if row else Headers.EMPTY for row in batch["headers"]
+        ]
+    else:
+        headers = [Headers.EMPTY] * count
+    common = (
+        _expand(batch["topic"], count),
+        _expand(batch["partition"], count),
+        key_schemas,
+        keys,
+        value_schemas,
+        values,
+        _expand(batch["timestamp"], count),
+        headers,
+    )
+    new = tuple.__new__
+    if batch["kind"] == "source":
+        partitions = [_offset_from_plain(p) for p in _expand(batch["source_partition"], count)]
+        offsets = [_offset_from_plain(o) for o in _expand(batch["source_offset"], count)]
+        return [
+            new(SourceRecord, fields) for fields in zip(*common, partitions, offsets, strict=True)
+        ]
+    ts_types = [TimestampType(t) for t in _expand(batch["timestamp_type"], count)]
+    return [
+        new(SinkRecord, fields)
+        for fields in zip(
+            *common,
+            _expand(batch["offset"], count),
+            ts_types,
+            _expand(batch["original_topic"], count),
+            _expand(batch["original_partition"], count),
+            _expand(batch["original_offset"], count),
+            strict=True,
+        )
+    ]
 
 
 def pack_values(items: Iterable[tuple[Schema | None, Any]]) -> dict[str, Any]:
-    """``(schema, value)`` pairs as one JSON-serialisable batch (schemas sent once)."""
+    """``(schema, value)`` pairs as one JSON-serialisable batch, in columns.
+
+    ``schemas`` lists each distinct schema once, ``values`` the encoded values and
+    ``index`` each value's schema index (one number when all share one schema).
+    """
     table = SchemaTable()
+    index = table.index
     encode = _encoder()
-    rows = [[table.index(schema), encode(value, schema)] for schema, value in items]
-    return {"schemas": table.plain, "values": rows}
+    indexes: list[int | None] = []
+    values: list[Any] = []
+    add_index, add_value = indexes.append, values.append
+    for schema, value in items:
+        add_index(index(schema))
+        add_value(encode(value, schema))
+    shared: Any = indexes
+    if indexes and indexes.count(indexes[0]) == len(indexes):
+        shared = indexes[0] if indexes[0] is not None else -1
+    return {"schemas": table.plain, "index": shared, "values": values}
 
 
 def unpack_values(batch: Mapping[str, Any]) -> list[tuple[Schema | None, Any]]:
+    """The ``(schema, value)`` pairs of a batch written by :func:`pack_values`."""
     schemas = schemas_from_plain(batch["schemas"])
+    values = batch["values"]
+    shared = batch["index"]
+    if type(shared) is int:  # one schema for all (-1: none)
+        schema = schemas[shared] if shared >= 0 else None
+        decode = _decoder_for(schema)
+        return [(schema, decode(value)) for value in values]
     decoders = _decoders(schemas)
     schemaless = _decoder_for(None)
     out: list[tuple[Schema | None, Any]] = []
-    for index, value in batch["values"]:
-        if index is None:
+    for i, value in zip(shared, values, strict=True):
+        if i is None:
             out.append((None, schemaless(value)))
         else:
-            out.append((schemas[index], decoders[index](value)))
+            out.append((schemas[i], decoders[i](value)))
     return out
+
+
+def topics_arg(topics: Sequence[str]) -> dict[str, Any]:
+    """A batch's topics for a request: one ``topic`` when they are all the same."""
+    first = topics[0] if topics else ""
+    if topics.count(first) == len(topics):
+        return {"topic": first}
+    return {"topics": list(topics)}
+
+
+def _topics(args: Mapping[str, Any], count: int) -> Sequence[str]:
+    if "topic" in args:
+        return [str(args["topic"])] * count
+    return list(args["topics"])
 
 
 def _sdk_version() -> str:
@@ -429,7 +588,19 @@ class _Channel:
         self._write_lock = threading.Lock()
 
     def start_reader(self) -> None:
-        threading.Thread(target=self._read, daemon=True, name="plugin-host-rx").start()
+        self._reader = threading.Thread(target=self._read, daemon=True, name="plugin-host-rx")
+        self._reader.start()
+
+    def wait_eof(self, timeout_s: float) -> None:
+        """Wait (at most ``timeout_s``) for the reader to see the end of stdin.
+
+        A reader thread still blocked in ``read`` holds stdin's buffer lock, and the
+        interpreter's exit then waits a one-second grace period for it: the runtime closes
+        stdin right after ``exit``, so this returns at once and the host exits at once.
+        """
+        reader = getattr(self, "_reader", None)
+        if reader is not None:
+            reader.join(timeout_s)
 
     def _read(self) -> None:
         while True:
@@ -456,9 +627,9 @@ class _Channel:
     def send(self, message: Any) -> None:
         self.send_raw(encode_json(message))
 
-    def send_raw(self, body: bytes) -> None:
+    def send_raw(self, body: bytes, blob: bytes = b"") -> None:
         with self._write_lock:
-            write_raw(self.tx, body)
+            write_raw(self.tx, body, blob)
 
     def callback(self, name: str, args: Mapping[str, Any]) -> Any:
         self.send({"callback": name, "args": dict(args)})
@@ -872,13 +1043,16 @@ class Host:
         self.obj.close()
 
     def op_from_connect_batch(self, args: Mapping[str, Any]) -> Any:
-        topics = args["topics"]
         values = unpack_values(args["values"])
+        topics = _topics(args, len(values))
         items = [(t, schema, value) for t, (schema, value) in zip(topics, values, strict=True)]
-        return [_b64(data) for data in self.obj.from_connect_batch(items)]
+        # The bytes go back raw after the reply, not as base64 text inside it.
+        lengths, blob = pack_blobs(self.obj.from_connect_batch(items))
+        return Blob({"lengths": lengths}, blob)
 
     def op_to_connect_batch(self, args: Mapping[str, Any]) -> Any:
-        items = [(topic, _unb64(data)) for topic, data in args["items"]]
+        datas = unpack_blobs(args["lengths"], args.get("$blob", b""))
+        items = list(zip(_topics(args, len(datas)), datas, strict=True))
         return pack_values(self.obj.to_connect_batch(items))
 
     def op_from_connect_headers(self, args: Mapping[str, Any]) -> Any:
@@ -923,9 +1097,13 @@ def main() -> int:
     while True:
         request = channel.next()
         if request is None or request.get("op") == "exit":
+            channel.wait_eof(2.0)
             return 0
+        args = request.get("args", {})
+        if "$blob" in request:
+            args["$blob"] = request["$blob"]
         try:
-            result = host.handle(request["op"], request.get("args", {}))
+            result = host.handle(request["op"], args)
         except BaseException as exc:  # every failure goes back to the runtime
             if isinstance(exc, SystemExit):
                 raise
@@ -946,7 +1124,10 @@ def main() -> int:
             )
             continue
         effects = host.sink_context.take_effects() if host.sink_context else {}
-        if isinstance(result, Encoded):
+        if isinstance(result, Blob):
+            reply = {"ok": result.result, "effects": effects}
+            channel.send_raw(encode_json(reply), result.blob)
+        elif isinstance(result, Encoded):
             channel.send_raw(b'{"ok":%s,"effects":%s}' % (result, encode_json(effects)))
         else:
             channel.send({"ok": result, "effects": effects})
