@@ -46,8 +46,15 @@ def spark() -> Iterator[Any]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     try:
+        from pyspark import SparkContext
         from pyspark.sql import SparkSession
 
+        # getOrCreate() would hand back a session another module started (the testkit's
+        # kc_spark runs local[2]: one attempt per Spark task), and this module's retry tests
+        # need Spark to retry. That session is stopped here; kc_spark starts it again.
+        active = SparkContext._active_spark_context
+        if active is not None and active.master != MASTER:
+            active.stop()
         session = (
             SparkSession.builder.master(MASTER)
             .appName("kconnect-tests")
@@ -63,6 +70,7 @@ def spark() -> Iterator[Any]:
             + (" [CI=true]" if os.environ.get("CI") == "true" else ""),
             pytrace=False,
         )
+    assert session.sparkContext.master == MASTER, session.sparkContext.master
     session.sparkContext.setLogLevel("ERROR")
     try:
         yield session
