@@ -20,7 +20,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from kconnect_runtime import Distributed
 from kconnect_runtime.modes import free_port
 from kconnect_runtime.tasks import transactional_id
-from runtime_harness import SESSION_TIMEOUT, file_source, wait_for
+from runtime_harness import SESSION_TIMEOUT, distributed_props, file_source, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -74,24 +74,17 @@ class CountedConnector(SourceConnector):
 
 
 def _props(kafka: str, group: str, port: int, support: str) -> dict[str, str]:
-    return {
-        "bootstrap.servers": kafka,
-        "group.id": group,
-        "config.storage.topic": f"{group}-configs",
-        "offset.storage.topic": f"{group}-offsets",
-        "status.storage.topic": f"{group}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "consumer.session.timeout.ms": SESSION_TIMEOUT,
-        "session.timeout.ms": SESSION_TIMEOUT,
-        "heartbeat.interval.ms": "1000",
-        "offset.flush.interval.ms": "500",
-        "exactly.once.source.support": support,
-        "listeners": f"http://127.0.0.1:{port}",
-    }
+    return distributed_props(
+        kafka,
+        group,
+        port,
+        **{
+            "session.timeout.ms": SESSION_TIMEOUT,
+            "heartbeat.interval.ms": "1000",
+            "offset.flush.interval.ms": "500",
+            "exactly.once.source.support": support,
+        },
+    )
 
 
 class Worker:

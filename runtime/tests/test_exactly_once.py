@@ -25,7 +25,7 @@ from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.tasks import transactional_id
 from kconnect_runtime.worker import validate_connector
 from kconnect_sdk import ConfigError
-from runtime_harness import SESSION_TIMEOUT, file_source, wait_for
+from runtime_harness import distributed_props, file_source, wait_for
 
 # Kafka's messages (connect/runtime DistributedHerder), as data.
 NOT_ENABLED = "This worker does not have exactly-once source support enabled."
@@ -43,21 +43,7 @@ NO_BOUNDARIES = (
 
 
 def _distributed_props(kafka: str, group: str, port: int = 0, **extra: str) -> dict[str, str]:
-    return {
-        "bootstrap.servers": kafka,
-        "group.id": group,
-        "config.storage.topic": f"{group}-configs",
-        "offset.storage.topic": f"{group}-offsets",
-        "status.storage.topic": f"{group}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "consumer.session.timeout.ms": SESSION_TIMEOUT,
-        "listeners": f"http://127.0.0.1:{port}",
-        **extra,
-    }
+    return distributed_props(kafka, group, port, **extra)
 
 
 def _errors(infos: dict[str, Any]) -> dict[str, list[str]]:
