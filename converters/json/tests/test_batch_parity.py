@@ -84,6 +84,23 @@ def test_flat_struct_batch_matches_one_by_one(
     assert converter.from_connect_batch(items) == one_by_one(converter, items)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("small", 128), ("small", -129), ("id", 2**63), ("level", 2**31)]
+)
+def test_int_out_of_its_range_in_a_batch_fails_as_one_by_one(field: str, value: int) -> None:
+    """Values filled in directly (no Struct.put check): the batch must not write what the
+    record alone refuses."""
+    bad = flat()
+    bad._values[FLAT.field(field).index] = value  # type: ignore[union-attr]
+    c = JsonConverter()
+    c.configure({"schemas.enable": "false"}, False)
+    with pytest.raises(DataError, match="out of range") as caught:
+        c.from_connect_batch([("t", FLAT, flat()), ("t", FLAT, bad)])
+    with pytest.raises(DataError) as single:
+        c.from_connect_data("t", FLAT, bad)
+    assert str(caught.value) == str(single.value)
+
+
 def test_java_text_of_doubles_in_a_whole_batch() -> None:
     c = JsonConverter()
     c.configure({"schemas.enable": "false"}, False)

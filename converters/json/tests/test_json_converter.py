@@ -324,3 +324,38 @@ def test_a_header_literal_parsed_by_values_is_written_as_kafkas_float() -> None:
     parsed = Values.parse_string("1.1")
     data = _converter().from_connect_header("t", "h", parsed.schema, parsed.value)
     assert data == b'{"schema":{"type":"float","optional":false},"payload":1.1}'
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(float("nan"), b'"NaN"'), (float("inf"), b'"Infinity"'), (float("-inf"), b'"-Infinity"')],
+)
+def test_non_finite_doubles_are_written_as_jacksons_strings(value: float, text: bytes) -> None:
+    """Jackson (``QUOTE_NON_NUMERIC_NUMBERS``, on by default) writes ``Double.toString`` in
+    quotes for what JSON has no number for; orjson alone would write ``null``."""
+    schema = (
+        SchemaBuilder.struct()
+        .field("d", Schema.FLOAT64)
+        .field("f", Schema.FLOAT32)
+        .field("o", Schema.OPTIONAL_FLOAT64)
+        .build()
+    )
+    struct = Struct(schema).put("d", value).put("f", value).put("o", value)
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.from_connect_data("t", Schema.FLOAT64, value) == text
+    assert conv.from_connect_data("t", Schema.FLOAT32, value) == text
+    expected = b'{"d":%s,"f":%s,"o":%s}' % (text, text, text)
+    assert conv.from_connect_data("t", schema, struct) == expected
+    assert conv.from_connect_batch([("t", schema, struct)] * 3) == [expected] * 3
+    # ... and read back as the value they stand for, one by one and in a batch.
+    back = _converter()
+    written = _converter().from_connect_data("t", schema, struct)
+    for sv in [back.to_connect_data("t", written), *back.to_connect_batch([("t", written)] * 2)]:
+        got = [sv.value.get(name) for name in ("d", "f", "o")]
+        assert [repr(v) for v in got] == [repr(value)] * 3
+
+
+def test_a_string_in_a_double_field_is_still_an_error() -> None:
+    data = b'{"schema":{"type":"double","optional":false},"payload":"nan"}'
+    with pytest.raises(DataError, match="expected a JSON number, found string"):
+        _converter().to_connect_data("t", data)

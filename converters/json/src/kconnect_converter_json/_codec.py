@@ -13,6 +13,7 @@ import binascii
 import datetime as _dt
 import decimal as _decimal
 import math
+import os
 import re
 import struct
 from collections.abc import Callable, Mapping
@@ -39,6 +40,23 @@ __all__ = [
 ]
 
 Fn = Callable[[Any], Any]
+
+
+def _load_speedups() -> Any:
+    """The compiled fast paths (``kconnect_speedups._json``), or None: not installed, or
+    turned off with ``KCONNECT_SPEEDUPS=0``."""
+    if os.environ.get("KCONNECT_SPEEDUPS", "").strip() == "0":
+        return None
+    try:
+        from kconnect_speedups import _json
+    except ImportError:
+        return None
+    return _json
+
+
+SPEEDUPS: Any = _load_speedups()
+"""``kconnect_speedups._json`` when the compiled fast paths are in use, else None (the
+pure-Python code runs; same bytes). Tests set it to run both paths."""
 
 FAST_ENCODERS = True
 """Whether codecs compiled from now on write structs through generated code and decimals
@@ -163,12 +181,28 @@ class Codec:
         decode: parsed JSON value (None allowed) -> Connect value.
     """
 
-    __slots__ = ("_batch", "_batch_read", "decode", "encode", "encode_value", "exact", "schema")
+    __slots__ = (
+        "_batch",
+        "_batch_read",
+        "_compiler",
+        "_native",
+        "decode",
+        "encode",
+        "encode_value",
+        "exact",
+        "schema",
+    )
 
     def __init__(
-        self, schema: Schema, encode: Fn, decode: Fn, encode_value: Fn | None = None
+        self,
+        schema: Schema,
+        encode: Fn,
+        decode: Fn,
+        encode_value: Fn | None = None,
+        compiler: _Compiler | None = None,
     ) -> None:
         self.schema = schema
+        self._compiler = compiler  # for the compiled encoder: the settings' null handling
         self.encode = encode
         self.decode = decode
         # The encoder of a non-null value (``encode`` less its null check).
@@ -178,6 +212,21 @@ class Codec:
         self.exact = has_decimal(schema)
         self._batch: StructBatchEncoder | bool | None = False  # False: not built yet
         self._batch_read: StructBatchDecoder | bool | None = False
+        self._native: Any = False  # False: not built yet; None: none
+
+    def native_encoder(self, escape: Callable[[bytes], bytes]) -> Any:
+        """The compiled whole-batch encoder of this struct schema
+        (``kconnect_speedups._json.FlatEncoder``), or None: no speedups, or a schema it
+        does not write. ``escape`` gives JSON text (a field name, a default) as the
+        converter writes it."""
+        if SPEEDUPS is None or self._compiler is None:
+            return None
+        found = self._native
+        if found is False:
+            found = self._native = _native_struct_encoder(
+                SPEEDUPS, self.schema, self._compiler, escape, {}
+            )
+        return found
 
     def batch_encoder(self) -> StructBatchEncoder | None:
         """The whole-batch encoder of this struct schema, or None when it has none."""
@@ -214,7 +263,14 @@ def compile_codec(schema: Schema, settings: JsonConverterSettings) -> Codec:
     """Build the codec of ``schema`` under ``settings``."""
     compiler = _Compiler(settings)
     encode = compiler.encoder(schema)
-    return Codec(schema, encode, compiler.decoder(schema), compiler.value_encoder(schema))
+    return Codec(
+        schema,
+        encode,
+        compiler.decoder(schema),
+        compiler.value_encoder(schema),
+        # The compiled encoder is a fast encoder too: none in the reference mode.
+        compiler if FAST_ENCODERS else None,
+    )
 
 
 def has_decimal(schema: Schema | None) -> bool:
@@ -757,7 +813,15 @@ class StructBatchEncoder:
     exact per-record path, so the bytes are always the per-record encoder's bytes.
     """
 
-    __slots__ = ("_build", "_double_columns", "_expected", "_none_ok", "_schema", "_width")
+    __slots__ = (
+        "_build",
+        "_double_columns",
+        "_expected",
+        "_int_columns",
+        "_none_ok",
+        "_schema",
+        "_width",
+    )
 
     def __init__(
         self,
@@ -772,6 +836,13 @@ class StructBatchEncoder:
         self._expected = expected
         self._none_ok = none_ok
         self._double_columns = double_columns
+        # Each int field's index and range: a connector that fills a Struct's values
+        # directly can hold an int its type cannot, which the per-record encoder refuses.
+        self._int_columns = tuple(
+            (f.index, *_INT_TYPES[f.schema.type])
+            for f in schema.fields
+            if f.schema.type in _INT_TYPES
+        )
         self._width = len(expected)
 
     @classmethod
@@ -804,6 +875,10 @@ class StructBatchEncoder:
             return None
         if not _classes_match(list(map(type, flat)), self._expected, self._none_ok, n):
             return None
+        for i, lo, hi in self._int_columns:
+            column = list(filter(None, flat[i::width]))  # nulls (and zeros) dropped
+            if column and (min(column) < lo or max(column) > hi):
+                return None
         for i in self._double_columns:
             # Zeros (and nulls) dropped: the rest must be where Python's and Java's text
             # agree; NaN fails the comparisons and so takes the exact path too.
@@ -814,6 +889,84 @@ class StructBatchEncoder:
             return self._build(rows)
         except (orjson.JSONEncodeError, ValueError):
             return None
+
+
+_NATIVE_KINDS: Final[Mapping[Type, int]] = {
+    Type.INT8: 0,
+    Type.INT16: 1,
+    Type.INT32: 2,
+    Type.INT64: 3,
+    Type.FLOAT64: 4,
+    Type.BOOLEAN: 5,
+    Type.STRING: 6,
+}
+
+
+def _native_struct_encoder(
+    speedups: Any,
+    schema: Schema,
+    compiler: _Compiler,
+    escape: Callable[[bytes], bytes],
+    memo: dict[int, Any],
+) -> Any:
+    """A ``FlatEncoder`` writing Structs of ``schema`` as the Python encoders do, or None
+    when a field is of a kind it does not write (arrays, maps, FLOAT32, Connect's logical
+    types but Decimal in base64).
+
+    Ints, doubles, booleans and strings are written in C; a nested struct by its own
+    encoder (one per schema object: Debezium's ``before`` and ``after`` share it); bytes
+    and Decimals by the Python function that gives their base64 text. A null is written
+    as the field's default where the Python encoder writes the default
+    (``replace.null.with.default`` and a default), as ``null`` where it writes null (an
+    optional field), and anything else hands the batch back to Python.
+    """
+    if schema.type is not Type.STRUCT or not schema.fields:
+        return None
+    found = memo.get(id(schema))
+    if found is not None:
+        return found[1]
+    keys: list[bytes] = []
+    kinds: list[int] = []
+    nullable: list[bool] = []
+    defaults: list[bytes | None] = []
+    extras: list[Any] = []
+    for i, f in enumerate(schema.fields):
+        fs = f.schema
+        keys.append((b"{" if i == 0 else b",") + escape(orjson.dumps(f.name)) + b":")
+        extra: Any = None
+        if fs.name == Decimal.LOGICAL_NAME:
+            from_text = compiler.decimal_bytes_encoder(fs)
+            if from_text is None:
+                return None
+            kind, extra = 8, (_decimal.Decimal, from_text)
+        elif fs.name in _LOGICAL_NAMES:
+            return None
+        elif fs.type is Type.BYTES:
+            kind, extra = 8, (bytes, _b64)
+        elif fs.type is Type.STRUCT:
+            extra = _native_struct_encoder(speedups, fs, compiler, escape, memo)
+            if extra is None:
+                return None
+            kind = 7
+        elif fs.type in _NATIVE_KINDS:
+            kind = _NATIVE_KINDS[fs.type]
+        else:
+            return None
+        default: bytes | None = None
+        if compiler.replace_null and fs.default is not None:
+            try:
+                default = escape(orjson.dumps(compiler.value_encoder(fs)(fs.default)))
+            except (DataError, orjson.JSONEncodeError, TypeError, ValueError):
+                return None
+        kinds.append(kind)
+        nullable.append(fs.optional)
+        defaults.append(default)
+        extras.append(extra)
+    encoder = speedups.FlatEncoder(
+        schema, tuple(keys), tuple(kinds), tuple(nullable), Struct, tuple(defaults), tuple(extras)
+    )
+    memo[id(schema)] = (schema, encoder)  # the schema kept alive with its id
+    return encoder
 
 
 def _flat_fields(schema: Schema) -> tuple[list[type], list[bool]] | None:
@@ -1004,9 +1157,28 @@ def java_double(value: float) -> Any:
     ``10000000.0`` or ``1.5e-05``: those few values become a raw JSON fragment.
     """
     magnitude = abs(value)
-    if 1e-3 <= magnitude < 1e7 or magnitude == 0.0 or not math.isfinite(magnitude):
+    if 1e-3 <= magnitude < 1e7 or magnitude == 0.0:
         return value
+    if not math.isfinite(magnitude):
+        return _non_finite(value)
     return orjson.Fragment(_scientific(value))
+
+
+# Jackson quotes what JSON has no number for (``QUOTE_NON_NUMERIC_NUMBERS``, on by default in
+# the ObjectMapper Kafka's JsonSerializer uses): a NaN or infinite FLOAT32/FLOAT64 is written
+# as the string ``Double.toString`` gives, where orjson would write ``null``.
+_NAN: Final = orjson.Fragment(b'"NaN"')
+_INFINITY: Final = orjson.Fragment(b'"Infinity"')
+_MINUS_INFINITY: Final = orjson.Fragment(b'"-Infinity"')
+
+
+_NON_FINITE_TEXT: Final = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+def _non_finite(value: float) -> Any:
+    if math.isnan(value):
+        return _NAN
+    return _INFINITY if value > 0 else _MINUS_INFINITY
 
 
 def _scientific(value: float) -> bytes:
@@ -1083,8 +1255,10 @@ def java_float(value: float) -> Any:
         single: float = _unpack_f32(_pack_f32(value))[0]
     except OverflowError as exc:
         raise DataError(f"{value!r} is out of range for FLOAT32") from exc
-    if single == 0.0 or not math.isfinite(single):
+    if single == 0.0:
         return single
+    if not math.isfinite(single):
+        return _non_finite(single)
     packed = _pack_f32(single)
     text = repr(single)
     for precision in range(1, 10):
@@ -1193,6 +1367,11 @@ def _float_decoder(schema: Schema) -> Fn:
         if type(value) is int or type(value) is _decimal.Decimal:
             # float(Decimal) rounds correctly, as parsing the text as a double would.
             return float(value)
+        if type(value) is str and value in _NON_FINITE_TEXT:
+            # What the encoder (and Jackson) writes for a NaN or infinite double. Kafka's
+            # converter reads any string in a number field as 0.0 (JsonNode.doubleValue());
+            # these three read back as the value they stand for, any other string is an error.
+            return _NON_FINITE_TEXT[value]
         raise DataError(
             f"Invalid value for {_type_label(schema)}: expected a JSON number, found {_kind(value)}"
         )

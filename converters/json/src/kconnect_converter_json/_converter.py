@@ -26,6 +26,7 @@ from kconnect_sdk import (
     Type,
 )
 
+from . import _codec
 from ._codec import (
     Codec,
     _Compiler,
@@ -58,9 +59,6 @@ _starts_with: Final = bytes.startswith
 _ends_with: Final = bytes.endswith
 _third: Final = itemgetter(2)
 _join: Final = b"".join
-_dumps_schemaless: Final = partial(
-    orjson.dumps, default=schemaless_default, option=_SCHEMALESS_OPTIONS
-)
 # Python errors a bad input can raise deep inside conversion; each becomes a DataError.
 _INPUT_ERRORS: Final = (TypeError, ValueError, ArithmeticError, RecursionError, AttributeError)
 
@@ -250,6 +248,15 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None and value is None:
             return None
         try:
+            if schema is not None and type(value) is Struct and _codec.SPEEDUPS is not None:
+                encoding = self._encoding(schema)
+                native = encoding.codec.native_encoder(_java_escapes)
+                if native is not None:
+                    found = native.encode(
+                        (value,), encoding.prefix if self.settings.schemas_enable else None
+                    )
+                    if found is not None:
+                        return found[0]  # type: ignore[no-any-return]
             if not self.settings.schemas_enable:
                 return self._payload(schema, value, doubles)
             if schema is None:
@@ -280,6 +287,27 @@ class JsonConverter(Converter, HeaderConverter):
         if items:
             # The usual batch: one schema (or none) for every record; written whole.
             schema = items[0][1]
+            if schema is None and _codec.SPEEDUPS is not None:
+                # Compiled loop of orjson.dumps over schemaless values, screens included.
+                dumped = _codec.SPEEDUPS.encode_schemaless(
+                    items, orjson.dumps, schemaless_default, _SCHEMALESS_OPTIONS
+                )
+                if dumped is not None:
+                    return self._schemaless_texts(dumped[0], dumped[1])
+            if _codec.SPEEDUPS is not None:
+                # Compiled: every check, Java's escapes and the envelope join in C; the
+                # batch may hold tombstones (no schema, no value), as Debezium's does.
+                first = schema
+                if first is None and items[0][2] is None and len(items) > 1:
+                    first = items[1][1]  # a batch that starts with a tombstone
+                native = None if first is None else self._native_encoder(first)
+                if native is not None and first is not None:
+                    written: list[Any] | None = native.encode_items(
+                        items,
+                        self._encoding(first).prefix if self.settings.schemas_enable else None,
+                    )
+                    if written is not None:
+                        return written
             if all(map(is_, map(_second, items), repeat(schema))):
                 whole = self._same_schema_batch(schema, list(map(_third, items)))
                 if whole is not None:
@@ -320,6 +348,26 @@ class JsonConverter(Converter, HeaderConverter):
                     out[i] = java_doubles(out[i])  # type: ignore[arg-type]
         return out
 
+    def _native_encoder(self, schema: Schema) -> Any:
+        """The compiled batch encoder of ``schema`` (a flat struct), or None."""
+        try:
+            encoding = self._encoding(schema)
+        except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
+            return None  # the per-record path raises it, naming the topic
+        return encoding.codec.native_encoder(_java_escapes)
+
+    def _schemaless_texts(self, out: list[bytes], flags: int) -> list[Any]:
+        """orjson's texts of schemaless values, with the compiled screens' ``flags``
+        (1: a double Java writes in scientific notation may be there, 2: a backslash), as
+        the converter writes them."""
+        if flags & 1:
+            out = list(map(java_doubles, out))
+        if flags & 2:
+            out = list(map(_java_escapes, out))
+        if self.settings.schemas_enable:
+            return list(map(b"".join, zip(repeat(_NULL_SCHEMA_PREFIX), out, repeat(b"}"))))
+        return out
+
     def _same_schema_batch(self, schema: Schema | None, values: list[Any]) -> list[Any] | None:
         """The bytes of ``values`` (all of ``schema``) when the batch can be written whole.
 
@@ -330,10 +378,16 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None:
             if any(map(is_, values, repeat(None))):
                 return None
+            dumps, options = orjson.dumps, _SCHEMALESS_OPTIONS
             try:
-                out = list(map(_dumps_schemaless, values))
+                # Keywords passed in the call: a partial with keywords merges a dict per call.
+                out = [dumps(v, default=schemaless_default, option=options) for v in values]
             except TypeError:  # also orjson.JSONEncodeError
                 return None
+            speedups = _codec.SPEEDUPS
+            if speedups is not None:
+                # Both screens in one compiled pass over the texts, no joined copy.
+                return self._schemaless_texts(out, speedups.screen(out))
             if maybe_scientific(b"\n".join(out)):
                 out = list(map(java_doubles, out))
             prefix = _NULL_SCHEMA_PREFIX
@@ -434,6 +488,17 @@ class JsonConverter(Converter, HeaderConverter):
         """Deserialise many ``(topic, data)``; same results as one by one."""
         loads = orjson.loads
         if not self.settings.schemas_enable:
+            speedups = _codec.SPEEDUPS
+            if speedups is not None:
+                try:
+                    # One compiled loop: loads and the SchemaAndValue per record, tombstones
+                    # included; a record orjson refuses takes the paths below.
+                    found: list[SchemaAndValue] = speedups.decode_schemaless(
+                        items, loads, SchemaAndValue, _NULL
+                    )
+                    return found
+                except orjson.JSONDecodeError:
+                    pass
             try:
                 # All in C: no Python code per record (a tombstone makes loads raise).
                 return list(map(_make_sv, zip(repeat(None), map(loads, map(_second, items)))))

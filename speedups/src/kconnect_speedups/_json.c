@@ -1,0 +1,1216 @@
+/*
+ * kconnect_speedups._json: compiled fast paths of kconnect-converter-json.
+ *
+ * FlatEncoder writes the JSON text of many Structs of one schema (fields int8..int64,
+ * float64, boolean, string; nested structs through a child FlatEncoder; bytes and decimals
+ * through a Python function giving their base64 text; nulls as null or as a pre-encoded
+ * default) directly into bytes, with the text JsonConverter's pure-Python path produces:
+ * keys pre-encoded by the caller, strings with orjson's escapes in Jackson's upper-case
+ * hex, doubles as Java's Double.toString. On anything unexpected (another class, an int
+ * out of the field's range, a null in a required field, NaN or an infinity, a lone
+ * surrogate, a function that raises) encode() returns None and the caller takes the
+ * pure-Python path, which gives the bytes or the error.
+ *
+ * decode_schemaless() is the schemaless batch decode: SchemaAndValue(None, loads(data))
+ * per (topic, data) item, the null SchemaAndValue for a tombstone.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Field kinds; the caller's codes. */
+enum {
+    K_INT8 = 0,
+    K_INT16 = 1,
+    K_INT32 = 2,
+    K_INT64 = 3,
+    K_FLOAT64 = 4,
+    K_BOOLEAN = 5,
+    K_STRING = 6,
+    K_STRUCT = 7, /* a nested Struct, written by the child FlatEncoder in extras */
+    K_CALL = 8,   /* extras holds (class, fn): a value of exactly that class is written
+                     as the JSON string fn(value) returns (base64 of bytes, decimals) */
+    K_NKINDS = 9
+};
+
+/* ---------------------------------------------------------------------------------- */
+/* Output buffer                                                                        */
+
+typedef struct {
+    char *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+} Buf;
+
+static int
+buf_reserve(Buf *b, Py_ssize_t extra)
+{
+    if (b->len + extra <= b->cap) {
+        return 0;
+    }
+    Py_ssize_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *data = PyMem_Realloc(b->data, (size_t)cap);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = data;
+    b->cap = cap;
+    return 0;
+}
+
+static inline void
+buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    memcpy(b->data + b->len, s, (size_t)n);
+    b->len += n;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Integers                                                                             */
+
+/* Writes v in decimal at b (room for 20 bytes reserved). */
+static void
+put_int(Buf *b, long long v)
+{
+    char tmp[24];
+    int i = 24;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--i] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        tmp[--i] = '-';
+    }
+    buf_put(b, tmp + i, 24 - i);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Doubles, as Java's Double.toString                                                   */
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17};
+
+/*
+ * The shortest round-trip text of a finite v with 1e-3 <= |v| < 1e7 (what repr writes),
+ * without dtoa, when it can be proven: for the smallest k such that c = round(v * 10^k)
+ * reads back as v (c / 10^k == v; both operands exact, so the division rounds like
+ * strtod), as long as 10^k * ulp(v) <= 1/4. Under that bound at most one k-digit decimal
+ * reads back as v, so it is repr's choice at its digit count, and the rounding error of
+ * v * 10^k cannot move round() off it; and no smaller k had a candidate, by the same
+ * argument. Returns the number of bytes written to out (room for 32), or 0: use repr.
+ */
+static int
+short_double(double v, char *out)
+{
+    double a = fabs(v);
+    int e;
+    frexp(a, &e);
+    double ulp = ldexp(1.0, e - 53);
+    for (int k = 0; k < 18; k++) {
+        double scale = POW10[k];
+        if (scale * ulp > 0.25) {
+            return 0;
+        }
+        double m = a * scale;
+        if (m >= 9007199254740992.0) { /* 2^53: c no longer exact */
+            return 0;
+        }
+        double c = nearbyint(m);
+        if (c / scale != a) {
+            continue;
+        }
+        /* Write c with a point k digits from the right ("c.0" when k is 0). */
+        char digits[24];
+        int n = 0;
+        unsigned long long u = (unsigned long long)c;
+        do {
+            digits[n++] = (char)('0' + (int)(u % 10));
+            u /= 10;
+        } while (u);
+        /* digits holds c reversed; pad so there is a digit before the point. */
+        while (n <= k) {
+            digits[n++] = '0';
+        }
+        int pos = 0;
+        if (v < 0) {
+            out[pos++] = '-';
+        }
+        for (int i = n - 1; i >= k; i--) {
+            out[pos++] = digits[i];
+        }
+        out[pos++] = '.';
+        if (k == 0) {
+            out[pos++] = '0';
+        }
+        else {
+            for (int i = k - 1; i >= 0; i--) {
+                out[pos++] = digits[i];
+            }
+        }
+        return pos;
+    }
+    return 0;
+}
+
+/*
+ * v (finite) as Java writes it, into out (room for 40 bytes). Inside [1e-3, 1e7) and at
+ * zero this is repr's text; outside it Java's "d.dddEn" with repr's digits.
+ * Returns the length, or -1 with an exception set.
+ */
+static int
+java_double(double v, char *out)
+{
+    double a = fabs(v);
+    if (a == 0.0) {
+        if (signbit(v)) {
+            memcpy(out, "-0.0", 4);
+            return 4;
+        }
+        memcpy(out, "0.0", 3);
+        return 3;
+    }
+    int inside = a >= 1e-3 && a < 1e7;
+    if (inside) {
+        int n = short_double(v, out);
+        if (n > 0) {
+            return n;
+        }
+    }
+    char *r = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (r == NULL) {
+        return -1;
+    }
+    size_t rlen = strlen(r);
+    if (inside) {
+        /* repr writes plain notation for 1e-4 <= |v| < 1e16. */
+        if (rlen > 39) {
+            PyMem_Free(r);
+            PyErr_SetString(PyExc_ValueError, "unexpected repr of a double");
+            return -1;
+        }
+        memcpy(out, r, rlen);
+        PyMem_Free(r);
+        return (int)rlen;
+    }
+    /* Collect the significant digits and the decimal exponent of the first one. */
+    char digits[40];
+    int nd = 0;
+    int point = -1;   /* digits before the point, once seen */
+    int exp10 = 0;    /* the "e" part */
+    int leading = 1;  /* still skipping leading zeros */
+    int skipped = 0;  /* leading zeros after the point */
+    const char *p = r;
+    if (*p == '-') {
+        p++;
+    }
+    for (; *p; p++) {
+        char ch = *p;
+        if (ch == '.') {
+            point = nd;
+        }
+        else if (ch == 'e' || ch == 'E') {
+            exp10 = atoi(p + 1);
+            break;
+        }
+        else if (ch >= '0' && ch <= '9') {
+            if (leading && ch == '0') {
+                if (point >= 0) {
+                    skipped++;
+                }
+                continue;
+            }
+            leading = 0;
+            if (nd < 39) {
+                digits[nd++] = ch;
+            }
+        }
+    }
+    PyMem_Free(r);
+    if (nd == 0) {
+        PyErr_SetString(PyExc_ValueError, "unexpected repr of a double");
+        return -1;
+    }
+    if (point < 0) {
+        point = nd;
+    }
+    /* value = 0.d1d2... * 10^(point - skipped + exp10); Java's exponent is one less. */
+    int power = point - skipped + exp10 - 1;
+    while (nd > 1 && digits[nd - 1] == '0') {
+        nd--;
+    }
+    int pos = 0;
+    if (v < 0) {
+        out[pos++] = '-';
+    }
+    out[pos++] = digits[0];
+    out[pos++] = '.';
+    if (nd == 1) {
+        out[pos++] = '0';
+    }
+    else {
+        memcpy(out + pos, digits + 1, (size_t)(nd - 1));
+        pos += nd - 1;
+    }
+    pos += snprintf(out + pos, 8, "E%d", power);
+    return pos;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Strings, escaped as orjson does with Jackson's upper-case hex                        */
+
+/* 0: copy; 1: \uXXXX; other: the letter after the backslash. */
+static char ESCAPE[128];
+
+static void
+init_escapes(void)
+{
+    for (int c = 0; c < 0x20; c++) {
+        ESCAPE[c] = 1;
+    }
+    ESCAPE['\b'] = 'b';
+    ESCAPE['\t'] = 't';
+    ESCAPE['\n'] = 'n';
+    ESCAPE['\f'] = 'f';
+    ESCAPE['\r'] = 'r';
+    ESCAPE['"'] = '"';
+    ESCAPE['\\'] = '\\';
+}
+
+static const char HEX[] = "0123456789ABCDEF";
+
+static inline void
+put_ascii_char(Buf *b, unsigned int c)
+{
+    char e = ESCAPE[c];
+    char *o = b->data + b->len;
+    if (e == 0) {
+        o[0] = (char)c;
+        b->len += 1;
+    }
+    else if (e == 1) {
+        o[0] = '\\';
+        o[1] = 'u';
+        o[2] = '0';
+        o[3] = '0';
+        o[4] = HEX[c >> 4];
+        o[5] = HEX[c & 15];
+        b->len += 6;
+    }
+    else {
+        o[0] = '\\';
+        o[1] = e;
+        b->len += 2;
+    }
+}
+
+/* Writes s as a JSON string. Returns 0, 1 for a lone surrogate (no JSON form), or -1. */
+static int
+put_string(Buf *b, PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (buf_reserve(b, n * 6 + 2) < 0) {
+        return -1;
+    }
+    b->data[b->len++] = '"';
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const unsigned char *u = (const unsigned char *)data;
+        if (PyUnicode_IS_ASCII(s)) {
+            /* Copy runs that need no escape in one go. */
+            Py_ssize_t start = 0;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                if (ESCAPE[u[i]]) {
+                    buf_put(b, (const char *)u + start, i - start);
+                    put_ascii_char(b, u[i]);
+                    start = i + 1;
+                }
+            }
+            buf_put(b, (const char *)u + start, n - start);
+        }
+        else {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                unsigned int c = u[i];
+                if (c < 0x80) {
+                    put_ascii_char(b, c);
+                }
+                else {
+                    char *o = b->data + b->len;
+                    o[0] = (char)(0xC0 | (c >> 6));
+                    o[1] = (char)(0x80 | (c & 0x3F));
+                    b->len += 2;
+                }
+            }
+        }
+    }
+    else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            char *o = b->data + b->len;
+            if (c < 0x80) {
+                put_ascii_char(b, c);
+            }
+            else if (c < 0x800) {
+                o[0] = (char)(0xC0 | (c >> 6));
+                o[1] = (char)(0x80 | (c & 0x3F));
+                b->len += 2;
+            }
+            else if (c < 0x10000) {
+                if (c >= 0xD800 && c <= 0xDFFF) {
+                    return 1;
+                }
+                o[0] = (char)(0xE0 | (c >> 12));
+                o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+                o[2] = (char)(0x80 | (c & 0x3F));
+                b->len += 3;
+            }
+            else {
+                o[0] = (char)(0xF0 | (c >> 18));
+                o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+                o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+                o[3] = (char)(0x80 | (c & 0x3F));
+                b->len += 4;
+            }
+        }
+    }
+    b->data[b->len++] = '"';
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* FlatEncoder                                                                          */
+
+static PyObject *STR_SCHEMA;  /* "schema" */
+static PyObject *STR_VALUES;  /* "_values" */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *schema;
+    PyObject *struct_type;      /* the Struct class: items must be of exactly this class */
+    Py_ssize_t schema_offset;   /* its "schema" and "_values" slots, or -1: use getattr */
+    Py_ssize_t values_offset;
+    Py_ssize_t width;
+    PyObject **keys;      /* bytes: '{"name":' for the first field, ',"name":' after */
+    unsigned char *kinds;
+    unsigned char *nullable;
+    PyObject **defaults;  /* bytes written for a null (the field's default), or NULL */
+    PyObject **extras;    /* per kind: the child encoder, (class, fn), or NULL */
+    Py_ssize_t keys_len;  /* total length of the keys */
+    int ready;            /* __init__ completed */
+} FlatEncoder;
+
+static PyTypeObject FlatEncoderType;
+
+/* The offset of the __slots__ member ``name`` of tp (an object slot), or -1. */
+static Py_ssize_t
+slot_offset(PyTypeObject *tp, PyObject *name)
+{
+    PyObject *descr = _PyType_Lookup(tp, name); /* borrowed */
+    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
+        return -1;
+    }
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    if (member->type != T_OBJECT_EX || (member->flags & READONLY)) {
+        return -1;
+    }
+    return member->offset;
+}
+
+static void
+FlatEncoder_dealloc(FlatEncoder *self)
+{
+    if (self->keys != NULL) {
+        for (Py_ssize_t i = 0; i < self->width; i++) {
+            Py_XDECREF(self->keys[i]);
+        }
+        PyMem_Free(self->keys);
+    }
+    if (self->defaults != NULL) {
+        for (Py_ssize_t i = 0; i < self->width; i++) {
+            Py_XDECREF(self->defaults[i]);
+        }
+        PyMem_Free(self->defaults);
+    }
+    if (self->extras != NULL) {
+        for (Py_ssize_t i = 0; i < self->width; i++) {
+            Py_XDECREF(self->extras[i]);
+        }
+        PyMem_Free(self->extras);
+    }
+    PyMem_Free(self->kinds);
+    PyMem_Free(self->nullable);
+    Py_XDECREF(self->schema);
+    Py_XDECREF(self->struct_type);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+FlatEncoder_init(FlatEncoder *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"schema", "keys",     "kinds", "nullable", "struct_type",
+                             "defaults", "extras", NULL};
+    PyObject *schema, *keys, *kinds, *nullable, *struct_type;
+    PyObject *defaults = Py_None, *extras = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!O!O!|OO:FlatEncoder", kwlist, &schema,
+                                     &PyTuple_Type, &keys, &PyTuple_Type, &kinds,
+                                     &PyTuple_Type, &nullable, &PyType_Type, &struct_type,
+                                     &defaults, &extras)) {
+        return -1;
+    }
+    if (self->keys != NULL) {
+        PyErr_SetString(PyExc_TypeError, "FlatEncoder is already initialised");
+        return -1;
+    }
+    Py_ssize_t width = PyTuple_GET_SIZE(keys);
+    if (width == 0 || PyTuple_GET_SIZE(kinds) != width ||
+        PyTuple_GET_SIZE(nullable) != width) {
+        PyErr_SetString(PyExc_ValueError,
+                        "keys, kinds and nullable must be non-empty and of one length");
+        return -1;
+    }
+    if ((defaults != Py_None &&
+         (!PyTuple_Check(defaults) || PyTuple_GET_SIZE(defaults) != width)) ||
+        (extras != Py_None && (!PyTuple_Check(extras) || PyTuple_GET_SIZE(extras) != width))) {
+        PyErr_SetString(PyExc_ValueError, "defaults and extras must be tuples like keys");
+        return -1;
+    }
+    self->defaults = PyMem_Calloc((size_t)width, sizeof(PyObject *));
+    self->extras = PyMem_Calloc((size_t)width, sizeof(PyObject *));
+    if (self->defaults == NULL || self->extras == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->keys = PyMem_Calloc((size_t)width, sizeof(PyObject *));
+    self->kinds = PyMem_Malloc((size_t)width);
+    self->nullable = PyMem_Malloc((size_t)width);
+    if (self->keys == NULL || self->kinds == NULL || self->nullable == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->width = width;
+    self->keys_len = 0;
+    for (Py_ssize_t i = 0; i < width; i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i);
+        if (!PyBytes_CheckExact(key)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be bytes");
+            return -1;
+        }
+        Py_INCREF(key);
+        self->keys[i] = key;
+        self->keys_len += PyBytes_GET_SIZE(key);
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, i));
+        if (kind == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (kind < 0 || kind >= K_NKINDS) {
+            PyErr_Format(PyExc_ValueError, "unknown field kind %ld", kind);
+            return -1;
+        }
+        self->kinds[i] = (unsigned char)kind;
+        if (defaults != Py_None && PyTuple_GET_ITEM(defaults, i) != Py_None) {
+            PyObject *d = PyTuple_GET_ITEM(defaults, i);
+            if (!PyBytes_CheckExact(d)) {
+                PyErr_SetString(PyExc_TypeError, "defaults must be bytes or None");
+                return -1;
+            }
+            Py_INCREF(d);
+            self->defaults[i] = d;
+        }
+        PyObject *extra = extras == Py_None ? Py_None : PyTuple_GET_ITEM(extras, i);
+        if (kind == K_STRUCT) {
+            if (!PyObject_TypeCheck(extra, &FlatEncoderType) || !((FlatEncoder *)extra)->ready) {
+                PyErr_SetString(PyExc_TypeError, "a struct field needs its FlatEncoder");
+                return -1;
+            }
+        }
+        else if (kind == K_CALL) {
+            if (!PyTuple_Check(extra) || PyTuple_GET_SIZE(extra) != 2 ||
+                !PyType_Check(PyTuple_GET_ITEM(extra, 0)) ||
+                !PyCallable_Check(PyTuple_GET_ITEM(extra, 1))) {
+                PyErr_SetString(PyExc_TypeError, "a call field needs (class, function)");
+                return -1;
+            }
+        }
+        else {
+            extra = NULL;
+        }
+        if (extra != NULL) {
+            Py_INCREF(extra);
+            self->extras[i] = extra;
+        }
+        int truth = PyObject_IsTrue(PyTuple_GET_ITEM(nullable, i));
+        if (truth < 0) {
+            return -1;
+        }
+        self->nullable[i] = (unsigned char)truth;
+    }
+    Py_INCREF(schema);
+    Py_XSETREF(self->schema, schema);
+    Py_INCREF(struct_type);
+    Py_XSETREF(self->struct_type, struct_type);
+    self->schema_offset = slot_offset((PyTypeObject *)struct_type, STR_SCHEMA);
+    self->values_offset = slot_offset((PyTypeObject *)struct_type, STR_VALUES);
+    if (self->schema_offset < 0 || self->values_offset < 0) {
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        self->schema_offset = self->values_offset = -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static const long long INT_LO[] = {-128LL, -32768LL, -2147483648LL, LLONG_MIN};
+static const long long INT_HI[] = {127LL, 32767LL, 2147483647LL, LLONG_MAX};
+
+/* Appends one Struct's JSON object to b. Returns 0, 1 for "not this path", or -1. */
+static int
+encode_one(FlatEncoder *self, PyObject *st, Buf *b)
+{
+    PyObject *values;
+    if (Py_TYPE(st) != (PyTypeObject *)self->struct_type) {
+        return 1;
+    }
+    if (self->schema_offset >= 0) {
+        /* The Struct's own slots, read as its member descriptors would. */
+        PyObject *schema = *(PyObject **)((char *)st + self->schema_offset);
+        if (schema != self->schema) {
+            return 1;
+        }
+        values = *(PyObject **)((char *)st + self->values_offset);
+        if (values == NULL) {
+            return 1;
+        }
+        Py_INCREF(values);
+    }
+    else {
+        PyObject *schema = PyObject_GetAttr(st, STR_SCHEMA);
+        if (schema == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+        Py_DECREF(schema); /* only its identity is compared; the Struct keeps it alive */
+        if (schema != self->schema) {
+            return 1;
+        }
+        values = PyObject_GetAttr(st, STR_VALUES);
+        if (values == NULL) {
+            PyErr_Clear();
+            return 1;
+        }
+    }
+    int rc = 1;
+    if (!PyList_CheckExact(values) || PyList_GET_SIZE(values) != self->width) {
+        goto done;
+    }
+    if (buf_reserve(b, self->keys_len + 1) < 0) {
+        rc = -1;
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < self->width; i++) {
+        /* Only a K_CALL function runs Python code, which could change the list: its size
+         * is checked again, and the value held while it is written. */
+        if (PyList_GET_SIZE(values) != self->width) {
+            goto done;
+        }
+        PyObject *v = PyList_GET_ITEM(values, i);
+        PyObject *key = self->keys[i];
+        if (buf_reserve(b, PyBytes_GET_SIZE(key) + 48) < 0) {
+            rc = -1;
+            goto done;
+        }
+        buf_put(b, PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key));
+        if (v == Py_None) {
+            PyObject *d = self->defaults[i];
+            if (d != NULL) {
+                if (buf_reserve(b, PyBytes_GET_SIZE(d)) < 0) {
+                    rc = -1;
+                    goto done;
+                }
+                buf_put(b, PyBytes_AS_STRING(d), PyBytes_GET_SIZE(d));
+                continue;
+            }
+            if (!self->nullable[i]) {
+                goto done;
+            }
+            buf_put(b, "null", 4);
+            continue;
+        }
+        int kind = self->kinds[i];
+        switch (kind) {
+        case K_INT8:
+        case K_INT16:
+        case K_INT32:
+        case K_INT64: {
+            if (!PyLong_CheckExact(v)) {
+                goto done;
+            }
+            int overflow;
+            long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+            if (overflow || (x == -1 && PyErr_Occurred())) {
+                PyErr_Clear();
+                goto done;
+            }
+            if (x < INT_LO[kind] || x > INT_HI[kind]) {
+                goto done;
+            }
+            put_int(b, x);
+            break;
+        }
+        case K_FLOAT64: {
+            if (!PyFloat_CheckExact(v)) {
+                goto done;
+            }
+            double d = PyFloat_AS_DOUBLE(v);
+            if (!isfinite(d)) {
+                goto done;
+            }
+            int n = java_double(d, b->data + b->len);
+            if (n < 0) {
+                rc = -1;
+                goto done;
+            }
+            b->len += n;
+            break;
+        }
+        case K_BOOLEAN:
+            if (v == Py_True) {
+                buf_put(b, "true", 4);
+            }
+            else if (v == Py_False) {
+                buf_put(b, "false", 5);
+            }
+            else {
+                goto done;
+            }
+            break;
+        case K_STRING: {
+            if (!PyUnicode_CheckExact(v)) {
+                goto done;
+            }
+            int s = put_string(b, v);
+            if (s != 0) {
+                rc = s;
+                goto done;
+            }
+            break;
+        }
+        case K_STRUCT: {
+            Py_INCREF(v);
+            int s = encode_one((FlatEncoder *)self->extras[i], v, b);
+            Py_DECREF(v);
+            if (s != 0) {
+                rc = s;
+                goto done;
+            }
+            break;
+        }
+        case K_CALL: {
+            PyObject *extra = self->extras[i];
+            if (Py_TYPE(v) != (PyTypeObject *)PyTuple_GET_ITEM(extra, 0)) {
+                goto done;
+            }
+            Py_INCREF(v);
+            PyObject *text = PyObject_CallOneArg(PyTuple_GET_ITEM(extra, 1), v);
+            Py_DECREF(v);
+            if (text == NULL) {
+                /* The Python path raises it, naming the record. */
+                PyErr_Clear();
+                goto done;
+            }
+            int s = PyUnicode_CheckExact(text) ? put_string(b, text) : 1;
+            Py_DECREF(text);
+            if (s != 0) {
+                rc = s;
+                goto done;
+            }
+            break;
+        }
+        default:
+            goto done;
+        }
+    }
+    if (buf_reserve(b, 1) < 0) {
+        rc = -1;
+        goto done;
+    }
+    b->data[b->len++] = '}';
+    rc = 0;
+done:
+    Py_DECREF(values);
+    return rc;
+}
+
+/* encode() and encode_items(): items are Structs, or (topic, schema, Struct) tuples. */
+static PyObject *
+encode_batch(FlatEncoder *self, PyObject *const *args, Py_ssize_t nargs, int triples)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "encode(items, prefix=None)");
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_TypeError, "FlatEncoder is not initialised");
+        return NULL;
+    }
+    PyObject *prefix = nargs > 1 ? args[1] : Py_None;
+    const char *pre = NULL;
+    Py_ssize_t pre_len = 0;
+    if (prefix != Py_None) {
+        if (!PyBytes_CheckExact(prefix)) {
+            PyErr_SetString(PyExc_TypeError, "prefix must be bytes or None");
+            return NULL;
+        }
+        pre = PyBytes_AS_STRING(prefix);
+        pre_len = PyBytes_GET_SIZE(prefix);
+    }
+    PyObject *seq = PySequence_Fast(args[0], "items must be a sequence");
+    if (seq == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    Buf b = {NULL, 0, 0};
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        b.len = 0;
+        /* seq is a tuple or a list we hold; a K_CALL function could shrink a list. */
+        if (i >= PySequence_Fast_GET_SIZE(seq)) {
+            rc = 1;
+            break;
+        }
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        Py_INCREF(item); /* a K_CALL function may run Python code */
+        PyObject *st = item;
+        if (triples) {
+            if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 3 &&
+                PyTuple_GET_ITEM(item, 1) == Py_None && PyTuple_GET_ITEM(item, 2) == Py_None) {
+                /* A tombstone: no schema, no value, no bytes. */
+                Py_DECREF(item);
+                Py_INCREF(Py_None);
+                PyList_SET_ITEM(out, i, Py_None);
+                continue;
+            }
+            if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 3 ||
+                PyTuple_GET_ITEM(item, 1) != self->schema) {
+                Py_DECREF(item);
+                rc = 1;
+                break;
+            }
+            st = PyTuple_GET_ITEM(item, 2);
+        }
+        rc = encode_one(self, st, &b);
+        Py_DECREF(item);
+        if (rc != 0) {
+            break;
+        }
+        PyObject *bytes;
+        if (pre == NULL) {
+            bytes = PyBytes_FromStringAndSize(b.data, b.len);
+        }
+        else {
+            bytes = PyBytes_FromStringAndSize(NULL, pre_len + b.len + 1);
+            if (bytes != NULL) {
+                char *o = PyBytes_AS_STRING(bytes);
+                memcpy(o, pre, (size_t)pre_len);
+                memcpy(o + pre_len, b.data, (size_t)b.len);
+                o[pre_len + b.len] = '}';
+            }
+        }
+        if (bytes == NULL) {
+            rc = -1;
+            break;
+        }
+        PyList_SET_ITEM(out, i, bytes);
+    }
+    PyMem_Free(b.data);
+    Py_DECREF(seq);
+    if (rc != 0) {
+        Py_DECREF(out);
+        if (rc < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
+static PyObject *
+FlatEncoder_encode(FlatEncoder *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return encode_batch(self, args, nargs, 0);
+}
+
+static PyObject *
+FlatEncoder_encode_items(FlatEncoder *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return encode_batch(self, args, nargs, 1);
+}
+
+static PyMethodDef FlatEncoder_methods[] = {
+    {"encode", (PyCFunction)(void (*)(void))FlatEncoder_encode, METH_FASTCALL,
+     "encode(structs, prefix=None) -> list[bytes] | None\n\n"
+     "Each Struct's JSON text (prefix + text + '}' when prefix is given), or None when a "
+     "struct or value is not one this encoder writes."},
+    {"encode_items", (PyCFunction)(void (*)(void))FlatEncoder_encode_items, METH_FASTCALL,
+     "encode_items(items, prefix=None) -> list[bytes] | None\n\n"
+     "As encode() for (topic, schema, struct) tuples, each of this encoder's schema; a "
+     "tombstone (topic, None, None) gives None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FlatEncoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kconnect_speedups._json.FlatEncoder",
+    .tp_basicsize = sizeof(FlatEncoder),
+    .tp_dealloc = (destructor)FlatEncoder_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "FlatEncoder(schema, keys, kinds, nullable, struct_type, defaults=None, "
+              "extras=None): JSON text of Structs of one schema.",
+    .tp_methods = FlatEncoder_methods,
+    .tp_init = (initproc)FlatEncoder_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ---------------------------------------------------------------------------------- */
+/* Module functions                                                                     */
+
+static PyObject *
+format_double(PyObject *module, PyObject *arg)
+{
+    double d = PyFloat_AsDouble(arg);
+    if (d == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (!isfinite(d)) {
+        PyErr_SetString(PyExc_ValueError, "not a finite double");
+        return NULL;
+    }
+    char out[48];
+    int n = java_double(d, out);
+    if (n < 0) {
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize(out, n);
+}
+
+static PyObject *
+short_double_py(PyObject *module, PyObject *arg)
+{
+    double d = PyFloat_AsDouble(arg);
+    if (d == -1.0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    char out[48];
+    double a = fabs(d);
+    if (!(a >= 1e-3 && a < 1e7)) {
+        Py_RETURN_NONE;
+    }
+    int n = short_double(d, out);
+    if (n == 0) {
+        Py_RETURN_NONE;
+    }
+    return PyBytes_FromStringAndSize(out, n);
+}
+
+static PyObject *
+decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "decode_schemaless(items, loads, sv_type, null_sv)");
+        return NULL;
+    }
+    PyObject *items = args[0], *loads = args[1], *sv_type = args[2], *null_sv = args[3];
+    if (!PyType_Check(sv_type) || !PyType_IsSubtype((PyTypeObject *)sv_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "sv_type must be a tuple subclass");
+        return NULL;
+    }
+    PyTypeObject *tp = (PyTypeObject *)sv_type;
+    PyObject *seq = PySequence_Fast(items, "items must be a sequence");
+    if (seq == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    vectorcallfunc call = PyVectorcall_Function(loads);
+    /* The loop allocates three containers per record (the parsed object, its values, the
+     * SchemaAndValue) and makes no cycles; letting the collector scan them every 700
+     * allocations costs about a tenth of the loop. It runs once, after the batch, instead.
+     * No Python code of ours runs in between, so no other code sees the collector off. */
+    int gc_was_enabled = PyGC_Disable();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *data;
+        if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 2) {
+            data = PyTuple_GET_ITEM(item, 1);
+            Py_INCREF(data);
+        }
+        else {
+            data = PySequence_GetItem(item, 1);
+            if (data == NULL) {
+                goto fail;
+            }
+        }
+        PyObject *sv;
+        if (data == Py_None) {
+            Py_DECREF(data);
+            Py_INCREF(null_sv);
+            sv = null_sv;
+        }
+        else {
+            PyObject *node = call != NULL ? call(loads, &data, 1, NULL)
+                                          : PyObject_CallOneArg(loads, data);
+            Py_DECREF(data);
+            if (node == NULL) {
+                goto fail;
+            }
+            sv = tp->tp_alloc(tp, 2);
+            if (sv == NULL) {
+                Py_DECREF(node);
+                goto fail;
+            }
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(sv, 0, Py_None);
+            PyTuple_SET_ITEM(sv, 1, node);
+        }
+        PyList_SET_ITEM(out, i, sv);
+    }
+    if (gc_was_enabled) {
+        PyGC_Enable();
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    if (gc_was_enabled) {
+        PyGC_Enable();
+    }
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* Python's maybe_scientific screen of one JSON text (kconnect_converter_json._codec):
+ * with every digit as 0, "." and "e" kept and every other byte a space, whether the text
+ * holds "0e", "00000000." or " 0.000", or starts with "0.000". */
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+#define IS_OTHER(c) (!IS_DIGIT(c) && (c) != '.' && (c) != 'e')
+
+static int
+maybe_scientific(const unsigned char *d, Py_ssize_t n)
+{
+    Py_ssize_t run = 0; /* digits just before i */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = d[i];
+        if (IS_DIGIT(c)) {
+            run++;
+            continue;
+        }
+        if (c == 'e') {
+            if (run > 0) {
+                return 1;
+            }
+        }
+        else if (c == '.') {
+            if (run >= 8) {
+                return 1;
+            }
+            /* " 0.000" (one digit after another byte), or "0.000" at the start */
+            if (run == 1 && i + 3 < n && IS_DIGIT(d[i + 1]) && IS_DIGIT(d[i + 2]) &&
+                IS_DIGIT(d[i + 3]) && (i == 1 || IS_OTHER(d[i - 2]))) {
+                return 1;
+            }
+        }
+        run = 0;
+    }
+    return 0;
+}
+
+static PyObject *
+screen(PyObject *module, PyObject *arg)
+{
+    PyObject *seq = PySequence_Fast(arg, "screen() needs a sequence of bytes");
+    if (seq == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    long flags = 0;
+    for (Py_ssize_t i = 0; i < n && flags != 3; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyBytes_Check(item)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "screen() needs a sequence of bytes");
+            return NULL;
+        }
+        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(item);
+        Py_ssize_t len = PyBytes_GET_SIZE(item);
+        if (!(flags & 1) && maybe_scientific(d, len)) {
+            flags |= 1;
+        }
+        if (!(flags & 2) && memchr(d, '\\', (size_t)len) != NULL) {
+            flags |= 2;
+        }
+    }
+    Py_DECREF(seq);
+    return PyLong_FromLong(flags);
+}
+
+static PyObject *KWNAMES_DUMPS; /* ("default", "option") */
+
+static PyObject *
+encode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "encode_schemaless(items, dumps, default, option)");
+        return NULL;
+    }
+    PyObject *dumps = args[1];
+    PyObject *seq = PySequence_Fast(args[0], "items must be a sequence");
+    if (seq == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    long flags = 0;
+    PyObject *call[4] = {NULL, NULL, args[2], args[3]}; /* [0] free for vectorcall */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i >= PySequence_Fast_GET_SIZE(seq)) { /* dumps ran Python code (default) */
+            goto hand_back;
+        }
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 3 ||
+            PyTuple_GET_ITEM(item, 1) != Py_None || PyTuple_GET_ITEM(item, 2) == Py_None) {
+            goto hand_back;
+        }
+        Py_INCREF(item);
+        call[1] = PyTuple_GET_ITEM(item, 2);
+        PyObject *text = PyObject_Vectorcall(dumps, call + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                             KWNAMES_DUMPS);
+        Py_DECREF(item);
+        if (text == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear(); /* the per-record path writes it or names the record */
+                goto hand_back;
+            }
+            goto fail;
+        }
+        if (!PyBytes_Check(text)) {
+            Py_DECREF(text);
+            goto hand_back;
+        }
+        const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(text);
+        Py_ssize_t len = PyBytes_GET_SIZE(text);
+        if (!(flags & 1) && maybe_scientific(d, len)) {
+            flags |= 1;
+        }
+        if (!(flags & 2) && memchr(d, '\\', (size_t)len) != NULL) {
+            flags |= 2;
+        }
+        PyList_SET_ITEM(out, i, text);
+    }
+    Py_DECREF(seq);
+    PyObject *result = Py_BuildValue("(Nl)", out, flags);
+    return result;
+hand_back:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(seq);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"encode_schemaless", (PyCFunction)(void (*)(void))encode_schemaless, METH_FASTCALL,
+     "encode_schemaless(items, dumps, default, option) -> (list[bytes], flags) | None\n\n"
+     "dumps(value, default=default, option=option) of each (topic, None, value) item and "
+     "the screen() flags of the texts; None when an item has a schema or no value, or "
+     "dumps raises a TypeError."},
+    {"screen", (PyCFunction)screen, METH_O,
+     "screen(texts) -> int: bit 1 when any text may hold a double Java writes in "
+     "scientific notation (the converter's maybe_scientific screen, text by text), bit 2 "
+     "when any holds a backslash."},
+    {"format_double", (PyCFunction)format_double, METH_O,
+     "format_double(v) -> bytes: v as Java's Double.toString writes it (v finite)."},
+    {"short_double", (PyCFunction)short_double_py, METH_O,
+     "short_double(v) -> bytes | None: the fast path's text of v, None where it defers "
+     "to repr (for tests)."},
+    {"decode_schemaless", (PyCFunction)(void (*)(void))decode_schemaless, METH_FASTCALL,
+     "decode_schemaless(items, loads, sv_type, null_sv) -> list\n\n"
+     "sv_type((None, loads(data))) for each (topic, data) in items; null_sv for a None "
+     "data. Exceptions of loads propagate."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "kconnect_speedups._json",
+    .m_doc = "Compiled fast paths of kconnect-converter-json.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__json(void)
+{
+    init_escapes();
+    STR_SCHEMA = PyUnicode_InternFromString("schema");
+    STR_VALUES = PyUnicode_InternFromString("_values");
+    /* Interned, as keyword names are: orjson compares them by identity. */
+    PyObject *kw_default = PyUnicode_InternFromString("default");
+    PyObject *kw_option = PyUnicode_InternFromString("option");
+    if (kw_default == NULL || kw_option == NULL) {
+        Py_XDECREF(kw_default);
+        Py_XDECREF(kw_option);
+        return NULL;
+    }
+    KWNAMES_DUMPS = PyTuple_Pack(2, kw_default, kw_option);
+    Py_DECREF(kw_default);
+    Py_DECREF(kw_option);
+    if (KWNAMES_DUMPS == NULL) {
+        return NULL;
+    }
+    if (STR_SCHEMA == NULL || STR_VALUES == NULL) {
+        return NULL;
+    }
+    if (PyType_Ready(&FlatEncoderType) < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&FlatEncoderType);
+    if (PyModule_AddObject(m, "FlatEncoder", (PyObject *)&FlatEncoderType) < 0) {
+        Py_DECREF(&FlatEncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
