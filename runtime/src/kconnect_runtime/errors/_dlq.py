@@ -44,6 +44,9 @@ class DeadLetterQueue:
             self._producer = Producer(
                 kafka_logging(
                     {
+                        # Java's partitioner (a user's producer setting wins): a failed
+                        # record's key lands where Java's DLQ producer would put it.
+                        "partitioner": "murmur2_random",
                         **self._settings,
                         "bootstrap.servers": self._bootstrap,
                         "enable.idempotence": True,

@@ -82,6 +82,11 @@ _PRODUCER_DEFAULTS: dict[str, Any] = {
     "batch.num.messages": 10000,
     "queue.buffering.max.messages": 500000,
     "queue.buffering.max.kbytes": 1048576,
+    # Java's default partitioner (murmur2 of the key bytes, a random partition for null keys)
+    # instead of librdkafka's CRC32 one: a keyed record lands on the partition Kafka
+    # Connect would write it to, so consumers and a pipeline moved from the JVM see each
+    # key's records in the same partition, in order.
+    "partitioner": "murmur2_random",
 }
 _CONSUMER_DEFAULTS: dict[str, Any] = {
     # A sink may start before its topics exist; librdkafka's default (5 min) would leave it
