@@ -261,6 +261,21 @@ def test_jdbc_bulk_read_equals_the_table(spark: Any, kc_mariadb: Any) -> None:
         rows.unpersist()
 
 
+def test_a_bulk_read_ends_when_the_source_says_it_has_read_everything(
+    spark: Any, kc_mariadb: Any
+) -> None:
+    """The JDBC task says when its pass is done (``SourceTask.finished``): the read ends
+    then, not after ``kconnect.read.idle.ms`` of empty polls (here far longer than the test)."""
+    _, config = make_jdbc_table(kc_mariadb, 25_000)
+    config = {**config, "batch.max.rows": "4000", "kconnect.read.idle.ms": "120000"}
+    df = spark.read.format("kconnect").options(**config).load()
+    started = time.monotonic()
+    ids = [r.id for r in df.select("value.id").collect()]
+    elapsed = time.monotonic() - started
+    assert sorted(ids) == list(range(1, 25_001))
+    assert elapsed < 90, f"the read waited for kconnect.read.idle.ms ({elapsed:.0f} s)"
+
+
 # -- S3 sink --------------------------------------------------------------------------------
 
 S3_SCHEMA = {

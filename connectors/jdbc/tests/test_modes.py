@@ -32,6 +32,39 @@ def test_bulk_copies_the_whole_table_every_poll(db: Any, run_task: Any, config_f
     assert sorted(_ids(second)) == [1, 2, 3]
 
 
+def test_finished_once_every_table_was_read_through(
+    db: Any, run_task: Any, config_for: Any
+) -> None:
+    """``finished()`` (what a DataFrame batch read stops on) turns True only when each table
+    has been read to its end once: here two tables, the larger over several polls."""
+    big, small = db.table("fin_big"), db.table("fin_small")
+    for table in (big, small):
+        db.execute(f"CREATE TABLE {table} ({db.pk}, name VARCHAR(20) NOT NULL)")
+    db.executemany(f"INSERT INTO {big} (name) VALUES (?)", [(f"r{i}",) for i in range(7)])
+    db.executemany(f"INSERT INTO {small} (name) VALUES (?)", [("s",)])
+    runner = run_task(
+        config_for(
+            db,
+            **{
+                "mode": "bulk",
+                "table.whitelist": f"{big},{small}",
+                "topic.prefix": "fin-",
+                "batch.max.rows": "3",
+                "poll.interval.ms": "3600000",
+            },
+        )
+    )
+    assert not runner.task.finished()
+    records: list[Any] = []
+    deadline = time.monotonic() + 10
+    while not runner.task.finished():
+        assert time.monotonic() < deadline, f"not finished after {len(records)} records"
+        assert len(records) < 8, "every row was returned but the task is not finished"
+        records.extend(runner.task.poll() or [])
+    assert len(records) == 8
+    assert [r.topic for r in records].count(f"fin-{small}") == 1
+
+
 def test_incrementing_emits_new_rows_once_and_resumes(
     db: Any, run_task: Any, config_for: Any
 ) -> None:

@@ -30,21 +30,58 @@ Where things are (each folder is a layer; a layer imports only the layers below 
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from kconnect_sdk import PluginKind
 
 from ._version import __version__
-from .config import load_connector_config, load_properties, parse_properties
-from .isolation import (
-    HOST_SCRIPT,
-    IsolatedSinkTask,
-    IsolatedSourceTask,
-    location_python,
-    pack_records,
-    unpack_records,
-)
-from .modes import Distributed, EmbeddedBroker, Standalone
-from .plugins import PluginDesc, PluginRegistry, install_plugin
-from .worker import Worker
+
+if TYPE_CHECKING:
+    from .config import load_connector_config, load_properties, parse_properties
+    from .isolation import (
+        HOST_SCRIPT,
+        IsolatedSinkTask,
+        IsolatedSourceTask,
+        location_python,
+        pack_records,
+        unpack_records,
+    )
+    from .modes import Distributed, EmbeddedBroker, Standalone
+    from .plugins import PluginDesc, PluginRegistry, install_plugin
+    from .worker import Worker
+
+# Imported on first use (PEP 562): a process that needs one layer (a Spark executor's
+# Python worker running the DataFrame data source, a plugin host) does not pay for the
+# REST API and the distributed mode (about 0.6 s of imports).
+_LAZY = {
+    "load_connector_config": "config",
+    "load_properties": "config",
+    "parse_properties": "config",
+    "HOST_SCRIPT": "isolation",
+    "IsolatedSinkTask": "isolation",
+    "IsolatedSourceTask": "isolation",
+    "location_python": "isolation",
+    "pack_records": "isolation",
+    "unpack_records": "isolation",
+    "Distributed": "modes",
+    "EmbeddedBroker": "modes",
+    "Standalone": "modes",
+    "PluginDesc": "plugins",
+    "PluginRegistry": "plugins",
+    "install_plugin": "plugins",
+    "Worker": "worker",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HOST_SCRIPT",

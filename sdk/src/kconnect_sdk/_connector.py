@@ -245,6 +245,18 @@ class SourceTask(Task):
         take effect promptly. After ``stop`` was called it should return quickly.
         """
 
+    def finished(self) -> bool:
+        """Whether every record of a source that ends has been returned by ``poll``.
+
+        For sources read to an end: a bulk query's pass over its tables, a snapshot taken
+        with nothing to follow. True lets a runtime that reads a source to its end (the
+        kconnect DataFrame batch read, ``spark.read.format("kconnect")``) stop polling at
+        once instead of waiting for ``kconnect.read.idle.ms`` of empty polls. The worker's
+        Kafka pipeline never asks; a task whose source does not end keeps the default,
+        False. Called on the task thread, between polls; it must be cheap.
+        """
+        return False
+
     def commit(self) -> None:
         """Called on the task thread after the runtime committed this task's offsets.
 

@@ -426,6 +426,7 @@ class JdbcSourceTask(SourceTask):
 
     def __init__(self) -> None:
         self._progress: dict[int, list[Any]] = {}  # issue 24: bulk pass rows, total
+        self._read_through: set[int] = set()  # queriers that have read to their end once
         self._settings: _Settings | None = None
         self._queriers: list[Querier] = []
         self._conns: dict[int, Any] = {}
@@ -439,6 +440,7 @@ class JdbcSourceTask(SourceTask):
 
     def start(self, props: Mapping[str, str]) -> None:
         self._stopping.clear()
+        self._read_through = set()
         settings = _Settings(props)
         self._settings = settings
         cfg = settings.cfg
@@ -569,6 +571,7 @@ class JdbcSourceTask(SourceTask):
                 total = progress[0] if querier.exhausted else max(progress[1], progress[0])
                 self.report_progress(progress[0], total)
             if querier.exhausted:
+                self._read_through.add(id(querier))
                 querier.end_query()
                 querier.next_run = time.monotonic() + self._poll_interval
             self._failures = 0
@@ -599,6 +602,14 @@ class JdbcSourceTask(SourceTask):
             )
             querier.next_run = time.monotonic() + self._settings.backoff_s
             return None
+
+    def finished(self) -> bool:
+        """True once each table (or the query) has been read through once since ``start``.
+
+        A DataFrame batch read (``spark.read.format("kconnect")``) of a bulk table ends
+        there instead of after ``kconnect.read.idle.ms``; the Kafka pipeline never asks.
+        """
+        return bool(self._queriers) and len(self._read_through) >= len(self._queriers)
 
     def _fail_query(self, querier: Querier) -> None:
         querier.reset()

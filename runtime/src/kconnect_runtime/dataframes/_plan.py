@@ -327,6 +327,17 @@ class SourceRun:
 
         return transform_tolerant(self.errors, self.transforms, records, failed)
 
+    def finished(self) -> bool:
+        """Whether the task says it has returned every record (``SourceTask.finished``)."""
+        assert isinstance(self.task, SourceTask)
+        try:
+            return bool(self.task.finished())
+        except Exception as exc:
+            raise ConnectError(
+                f"connector {self.plan.name!r} task {self.index}: SourceTask.finished failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
     def commit(self) -> None:
         assert isinstance(self.task, SourceTask)
         self.task.commit()

@@ -9,6 +9,7 @@ catalogue's converter makes of them (``json``, ``avro``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -26,6 +27,22 @@ __all__ = ["EVOLUTION_MODES", "RowEncoder", "SchemaChanged", "row_schema"]
 
 EVOLUTION = "kconnect.schema.evolution"
 EVOLUTION_MODES = ("fail", "project")
+
+# ``RowEncoder._encode`` transposes records with ``zip(*records)``: the fields in this order.
+_FIELDS = (
+    "topic",
+    "kafka_partition",
+    "key_schema",
+    "key",
+    "value_schema",
+    "value",
+    "timestamp",
+    "headers",
+    "source_partition",
+    "source_offset",
+)
+if SourceRecord._fields != _FIELDS:  # pragma: no cover - an SDK that reordered its fields
+    raise ImportError(f"SourceRecord's fields are {SourceRecord._fields}, expected {_FIELDS}")
 
 HEADERS_TYPE = pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
 
@@ -120,7 +137,7 @@ def _flat_maps_json(values: list[Any]) -> pa.Array | None:
         if not isinstance(key, str) or any(c in '"\\' or c < " " for c in key):
             return None
         try:
-            column = [v[key] for v in values]  # ...with the same keys (a KeyError if not)
+            column = list(map(itemgetter(key), values))  # ...same keys (a KeyError if not)
         except KeyError:
             return None
         kinds = set(map(type, column))
@@ -210,20 +227,22 @@ class RowEncoder:
             )
         self._checked[key] = same
 
-    def _column(self, which: str, fmt: str, records: Sequence[SourceRecord]) -> pa.Array:
+    def _column(
+        self,
+        which: str,
+        fmt: str,
+        records: Sequence[SourceRecord],
+        *,
+        topics: Sequence[str],
+        schemas: Sequence[Schema | None],
+        all_values: Sequence[Any],
+    ) -> pa.Array:
         want = self.target.field(which).type
         stage = Stage.KEY_CONVERTER if which == "key" else Stage.VALUE_CONVERTER
         if fmt != "connect":
             conv = self.converters.key if which == "key" else self.converters.value
             try:
-                if which == "key":
-                    data = conv.from_connect_batch(
-                        [(r.topic, r.key_schema, r.key) for r in records]
-                    )
-                else:
-                    data = conv.from_connect_batch(
-                        [(r.topic, r.value_schema, r.value) for r in records]
-                    )
+                data = conv.from_connect_batch(list(zip(topics, schemas, all_values, strict=True)))
             except Exception as exc:
                 raise _EncodeError(
                     f"connector {self.plan.name!r}: {class_name(conv)} cannot convert a {which} "
@@ -235,12 +254,6 @@ class RowEncoder:
         # Runs of records that share a schema object convert in one call.
         pieces: list[pa.Array] = []
         n = len(records)
-        if which == "key":
-            schemas = [r.key_schema for r in records]
-            all_values = [r.key for r in records]
-        else:
-            schemas = [r.value_schema for r in records]
-            all_values = [r.value for r in records]
         one_schema = schemas.count(schemas[0]) == n  # identity first: C speed for one object
         start = 0
         while start < n:
@@ -252,7 +265,7 @@ class RowEncoder:
                 end = start + 1
                 while end < n and schemas[end] is schema:
                     end += 1
-            values = all_values if (start, end) == (0, n) else all_values[start:end]
+            values = list(all_values) if (start, end) == (0, n) else list(all_values[start:end])
             if schema is None and values.count(None) == len(values):
                 # Tombstones (and null keys) carry no schema: null in whatever type the
                 # query reads, not a schema change.
@@ -307,8 +320,27 @@ class RowEncoder:
     def _encode(self, records: Sequence[SourceRecord]) -> pa.RecordBatch:
         plan = self.plan
         header_conv = self.converters.header
+        if not records:
+            return pa.RecordBatch.from_pylist([], schema=self.target)
+        # A SourceRecord is a tuple: one C-level transpose gives every field's column.
+        (
+            topics,
+            _,
+            key_schemas,
+            keys,
+            value_schemas,
+            values,
+            times,
+            all_headers,
+            source_partitions,
+            source_offsets,
+        ) = zip(*records, strict=True)
         empty = Headers.EMPTY
-        with_headers = [i for i, r in enumerate(records) if r.headers is not empty and r.headers]
+        with_headers = (
+            []
+            if all_headers.count(empty) == len(all_headers)
+            else [i for i, h in enumerate(all_headers) if h is not empty and h]
+        )
         headers: list[Any] = [None] * len(records) if with_headers else []
         for i in with_headers:
             r = records[i]
@@ -327,15 +359,24 @@ class RowEncoder:
                     Stage.HEADER_CONVERTER,
                     class_name(header_conv),
                 ) from exc
-        partitions = _json_column([r.source_partition for r in records])
-        offsets = _json_column([r.source_offset for r in records])
-        timestamps = pa.array([r.timestamp for r in records], type=pa.int64())
+        partitions = _json_column(list(source_partitions))
+        offsets = _json_column(list(source_offsets))
+        timestamps = pa.array(times, type=pa.int64())
         columns = [
-            pa.array([r.topic for r in records], type=pa.string()),
+            pa.array(topics, type=pa.string()),
             partitions,
             offsets,
-            self._column("key", plan.key_format, records),
-            self._column("value", plan.value_format, records),
+            self._column(
+                "key", plan.key_format, records, topics=topics, schemas=key_schemas, all_values=keys
+            ),
+            self._column(
+                "value",
+                plan.value_format,
+                records,
+                topics=topics,
+                schemas=value_schemas,
+                all_values=values,
+            ),
             pa.array(headers, type=HEADERS_TYPE)
             if with_headers
             else pa.nulls(len(records), type=HEADERS_TYPE),

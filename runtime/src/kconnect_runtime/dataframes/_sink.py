@@ -40,6 +40,7 @@ from kconnect_sdk import (
 )
 
 from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name
+from kconnect_runtime.tasks import apply_gc_policy
 
 from ._errors import report_skipped, transform_tolerant
 from ._plan import ConnectorPlan
@@ -457,6 +458,7 @@ def write_partition(
     logged and sent to the dead letter queue as configured (``all``); a row that failed to
     decode is not one the sink must report durable.
     """
+    apply_gc_policy()  # a Spark Python worker: tuned for record batches as a task's process
     index = spark_partition % len(plan.task_configs)
     config = {**plan.connector_config, **plan.task_configs[index]}
     errors = plan.error_handler(index)

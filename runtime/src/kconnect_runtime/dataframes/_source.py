@@ -1,9 +1,10 @@
 """Reading a source connector into a DataFrame: batch and streaming readers.
 
 Batch (``spark.read``): each of the connector's tasks is one input partition; an executor
-starts the task and polls it until it has been idle for ``kconnect.read.idle.ms`` (the
-source has ended: a JDBC bulk query read, a file at its end, a CDC snapshot with
-``snapshot.mode=initial_only`` taken).
+starts the task and polls it until the task says it has returned everything
+(``SourceTask.finished()``: the JDBC source after its pass over its tables) or, for tasks
+that cannot tell, until it has been idle for ``kconnect.read.idle.ms`` (the source has
+ended: a file at its end, a CDC snapshot with ``snapshot.mode=initial_only`` taken).
 
 Streaming (``spark.readStream``): Spark's offsets are the tasks' source partition → offset
 maps. The driver keeps each task running (started on the offsets the query starts from) and
@@ -30,6 +31,7 @@ import pyarrow as pa
 from kconnect_sdk import ConnectError, SourceRecord
 
 from kconnect_runtime.storage import offset_key
+from kconnect_runtime.tasks import apply_gc_policy
 
 from ._errors import report_skipped
 from ._plan import ConnectorPlan, SourceRun
@@ -55,7 +57,11 @@ def _spark_type(arrow: pa.DataType) -> Any:
 def read_batch_partition(
     plan: ConnectorPlan, target: pa.Schema, index: int
 ) -> Iterator[pa.RecordBatch]:
-    """Run task ``index`` until its source is idle; yield its rows as record batches."""
+    """Run task ``index`` until it is finished or its source is idle; yield its rows as
+    record batches. Runs in a Spark Python worker: the collector is tuned for record batches
+    there as the spark engine's executors do (``apply_gc_policy``; measured on 500,000
+    simple rows: 1.27-1.34 CPU-s with CPython's defaults, 0.55-0.58 CPU-s tuned)."""
+    apply_gc_policy()
     idle_s = plan.own_int(IDLE_MS, 2000) / 1000
     start_s = plan.own_int(START_MS, 30000) / 1000
     rows = plan.own_int(BATCH_ROWS, 10000)
@@ -67,15 +73,16 @@ def read_batch_partition(
         last = time.monotonic()
         while True:
             polled, records = run.poll()
-            now = time.monotonic()
             if polled:
                 seen = True
-                last = now
+                last = time.monotonic()
                 pending.extend(records)
                 if len(pending) >= rows:
                     yield from encoder.encode_chunks(pending, rows)
                     pending = []
-            elif now - last >= (idle_s if seen else start_s):
+            elif time.monotonic() - last >= (idle_s if seen else start_s):
+                break
+            if run.finished():
                 break
         if pending:
             yield from encoder.encode_chunks(pending, rows)
@@ -276,6 +283,10 @@ class StreamCore:
         return {"tasks": {str(i): [] for i in range(len(self.plan.task_configs))}}
 
     def _start(self, start: dict[str, Any]) -> None:
+        # Spark runs a Python stream reader in a process of its own (its streaming source
+        # runner), never the user's: tuned for record batches as the executors are (400,000
+        # simple rows polled and encoded: 2.4-2.6 -> 1.5-1.6 CPU-s).
+        apply_gc_policy()
         for i in range(len(self.plan.task_configs)):
             offsets = _task_offsets(start, i)
             self._position[i] = dict(offsets)
@@ -372,6 +383,7 @@ def read_stream_partition(
         reader = pa.ipc.open_stream(partition.data)
         yield from reader
         return
+    apply_gc_policy()  # in a Spark Python worker, as for a batch read
     yield from _replay(plan, target, partition)
 
 
