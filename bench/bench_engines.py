@@ -42,11 +42,70 @@ def _worker_props(tmp: Path, bootstrap: str, engine: str, master: str) -> dict[s
     }
 
 
-def _line_count(path: Path) -> int:
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
+def _import_executor(_: int) -> int:
+    import kconnect_runtime.engine.spark._executor as executor
+
+    return len(executor.__all__)
+
+
+class _LineCounter:
+    """Lines in a growing file, reading only what was appended since the last call (reading
+    the whole file every 20 ms took a good part of a core from the engines being timed)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.read = 0
+        self.lines = 0
+
+    def __call__(self) -> int:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.read)
+                chunk = f.read()
+        except FileNotFoundError:
+            return 0
+        self.read += len(chunk)
+        self.lines += chunk.count(b"\n")
+        return self.lines
+
+
+def _worker(props: dict[str, str], bootstrap: str, engine: Engine, offsets: Path) -> Worker:
+    """A worker on ``engine`` with the benchmark's settings (both measures use the same)."""
+    return Worker(
+        props,
+        registry=PluginRegistry.discover(),
+        offset_store=FileOffsetStore(offsets),
+        bootstrap_servers=bootstrap,
+        engine=engine,
+        commit_interval_ms=1000,
+        consumer_session_timeout_ms=6000,
+        shutdown_timeout_ms=30000,
+    )
+
+
+def _file_pipeline(
+    worker: Worker, prefix: str, engine: Engine, *, source: Path, sink: Path, topic: str
+) -> None:
+    """FileStreamSource ``<prefix>src-<engine>`` into a one-partition ``topic``, and
+    FileStreamSink ``<prefix>sink-<engine>`` out of it."""
+    worker.create_connector(
+        {
+            "name": f"{prefix}src-{engine.name}",
+            "connector.class": "FileStreamSource",
+            "file": str(source),
+            "topic": topic,
+            "topic.creation.default.partitions": "1",
+            "topic.creation.default.replication.factor": "1",
+        }
+    )
+    worker.create_connector(
+        {
+            "name": f"{prefix}sink-{engine.name}",
+            "connector.class": "FileStreamSink",
+            "file": str(sink),
+            "topics": topic,
+        }
+    )
 
 
 def run_pipeline(
@@ -61,38 +120,13 @@ def run_pipeline(
     """Seconds from connector creation until the sink file holds every line."""
     sink_file = tmp / f"out-{engine.name}.txt"
     topic = f"bench-{engine.name}-{uuid.uuid4().hex[:6]}"
-    worker = Worker(
-        props,
-        registry=PluginRegistry.discover(),
-        offset_store=FileOffsetStore(tmp / f"offsets-{engine.name}.json"),
-        bootstrap_servers=bootstrap,
-        engine=engine,
-        commit_interval_ms=1000,
-        consumer_session_timeout_ms=6000,
-        shutdown_timeout_ms=30000,
-    )
+    worker = _worker(props, bootstrap, engine, tmp / f"offsets-{engine.name}.json")
     started = time.perf_counter()
     try:
-        worker.create_connector(
-            {
-                "name": f"src-{engine.name}",
-                "connector.class": "FileStreamSource",
-                "file": str(source_file),
-                "topic": topic,
-                "topic.creation.default.partitions": "1",
-                "topic.creation.default.replication.factor": "1",
-            }
-        )
-        worker.create_connector(
-            {
-                "name": f"sink-{engine.name}",
-                "connector.class": "FileStreamSink",
-                "file": str(sink_file),
-                "topics": topic,
-            }
-        )
+        _file_pipeline(worker, "", engine, source=source_file, sink=sink_file, topic=topic)
         deadline = started + 600
-        while _line_count(sink_file) < lines:
+        line_count = _LineCounter(sink_file)
+        while line_count() < lines:
             if time.perf_counter() > deadline:
                 raise SystemExit(f"{engine.name}: the sink file did not fill within 600 s")
             for name in (f"src-{engine.name}", f"sink-{engine.name}"):
@@ -108,10 +142,58 @@ def run_pipeline(
     return elapsed
 
 
+def measure_latency(
+    tmp: Path, bootstrap: str, *, count: int, engine: Engine, props: dict[str, str]
+) -> list[float]:
+    """Seconds from appending one line to an idle source file until the sink file has it."""
+    source_file = tmp / f"latency-in-{engine.name}.txt"
+    sink_file = tmp / f"latency-out-{engine.name}.txt"
+    source_file.write_text("first\n", encoding="utf-8")
+    topic = f"latency-{engine.name}-{uuid.uuid4().hex[:6]}"
+    worker = _worker(props, bootstrap, engine, tmp / f"latency-offsets-{engine.name}.json")
+    line_count = _LineCounter(sink_file)
+    out: list[float] = []
+    try:
+        _file_pipeline(worker, "latency-", engine, source=source_file, sink=sink_file, topic=topic)
+        for i in range(count + 1):
+            if i:
+                # Idle for a while (both tasks back in their idle loops), then one line.
+                time.sleep(1.5 + (i % 4) * 0.37)
+                with source_file.open("a", encoding="utf-8") as f:
+                    f.write(f"line {i}\n")
+            appended = time.perf_counter()
+            deadline = appended + 60
+            while line_count() < i + 1:
+                if time.perf_counter() > deadline:
+                    raise SystemExit(f"{engine.name}: line {i} did not arrive within 60 s")
+                time.sleep(0.005)
+            if i:
+                out.append(time.perf_counter() - appended)
+    finally:
+        worker.stop()
+    return out
+
+
+def _latency_summary(seconds: list[float]) -> str:
+    ordered = sorted(seconds)
+    median = ordered[len(ordered) // 2]
+    return f"median {median * 1000:.0f} ms, max {ordered[-1] * 1000:.0f} ms ({len(ordered)} lines)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=200_000)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument(
+        "--trace", action="store_true", help="print every spark cycle's breakdown (ms)"
+    )
+    parser.add_argument(
+        "--latency",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N single lines through idle connectors on each engine",
+    )
     parser.add_argument(
         "--set",
         action="append",
@@ -142,6 +224,13 @@ def main() -> None:
                 engine=LocalEngine(),
                 props=local_props,
             )
+            local_latency = (
+                measure_latency(
+                    tmp, bootstrap, count=args.latency, engine=LocalEngine(), props=local_props
+                )
+                if args.latency
+                else []
+            )
 
             spark_props = _worker_props(tmp, bootstrap, "spark", args.master)
             spark_props.update(kv.split("=", 1) for kv in args.set)
@@ -150,11 +239,24 @@ def main() -> None:
             session_s = time.perf_counter() - session_started
             try:
                 spark.session.sparkContext.setLogLevel("ERROR")
-                floor_s = spark.measure_empty_cycle(repeat=10)  # also warms the Python workers
+                floor_s = spark.measure_empty_cycle(repeat=10)
+                # A long-running worker's Python workers (one per core) have imported the
+                # engine's executor side already.
+                slots = spark.session.sparkContext.defaultParallelism
+                spark.session.sparkContext.parallelize(range(slots), slots).map(
+                    _import_executor
+                ).collect()
                 spark_s = run_pipeline(
                     tmp, bootstrap, source_file, lines=args.lines, engine=spark, props=spark_props
                 )
                 stats: Any = spark.stats
+                spark_latency = (
+                    measure_latency(
+                        tmp, bootstrap, count=args.latency, engine=spark, props=spark_props
+                    )
+                    if args.latency
+                    else []
+                )
             finally:
                 spark.close()
     finally:
@@ -175,6 +277,54 @@ def main() -> None:
         f"{stats.seconds:.2f} s in cycles"
     )
     print(f"  SparkSession start (not in the figures above): {session_s:.1f} s")
+    if args.latency:
+        print("  one line through idle connectors (append -> in the sink file):")
+        print(f"    local engine: {_latency_summary(local_latency)}")
+        print(f"    spark engine: {_latency_summary(spark_latency)}")
+    print_breakdown([t for t in stats.traces if not t.task.startswith("latency-")])
+    if args.trace:
+        for t in stats.traces:
+            phases = " ".join(f"{name}={seconds * 1000:.0f}" for name, seconds in t.phases)
+            print(
+                f"    {t.kind:<6} {t.records:>7} gap={t.gap * 1000:.0f} plan={t.plan * 1000:.0f} "
+                f"submit={t.to_executor * 1000:.0f} exec={t.executor * 1000:.0f} "
+                f"({phases}) result={t.from_executor * 1000:.0f} commit={t.commit * 1000:.0f}"
+            )
+
+
+def print_breakdown(traces: list[Any]) -> None:
+    """Per task kind: where the spark run's wall time went (driver clock, seconds summed)."""
+    for kind in ("source", "sink"):
+        mine = [t for t in traces if t.kind == kind]
+        if not mine:
+            continue
+        busy = [t for t in mine if t.records]
+        phases: dict[str, float] = {}
+        for t in mine:
+            for name, seconds in t.phases:
+                phases[name] = phases.get(name, 0.0) + seconds
+        total = sum(
+            t.gap + t.plan + t.to_executor + t.executor + t.from_executor + t.commit for t in mine
+        )
+        sizes = sorted(t.records for t in busy)
+        print(
+            f"  {kind} cycles: {len(mine)} ({len(busy)} moved records; records per busy cycle "
+            f"min {sizes[0] if sizes else 0:,} max {sizes[-1] if sizes else 0:,}), "
+            f"{total:.2f} s from the first cycle's start to the last one's end"
+        )
+        parts = {
+            "between cycles (idle pauses)": sum(t.gap for t in mine),
+            "driver planning": sum(t.plan for t in mine),
+            "job submission -> executor": sum(t.to_executor for t in mine),
+            "on the executor": sum(t.executor for t in mine),
+            "executor -> driver result": sum(t.from_executor for t in mine),
+            "offset commit": sum(t.commit for t in mine),
+        }
+        for name, seconds in parts.items():
+            share = seconds / total if total else 0.0
+            print(f"    {name:<30} {seconds:6.2f} s  {share:6.1%}")
+        executor = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items())
+        print(f"    executor phases: {executor}")
 
 
 if __name__ == "__main__":

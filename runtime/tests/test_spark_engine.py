@@ -154,7 +154,8 @@ def test_file_to_kafka_to_file_on_spark_loses_nothing_and_restarts_without_dupli
     # Cycles smaller than the file, so the 100,000 lines take several cycles on each side.
     limits = {"spark.source.batch.max.records": "40000", "spark.sink.batch.max.records": "30000"}
 
-    worker = _spark_worker(tmp_path, kafka, spark, **limits)
+    engines: list[SparkEngine] = []
+    worker = _spark_worker(tmp_path, kafka, spark, engine=engines, **limits)
     try:
         worker.create_connector(file_source(src, source_file, topic))
         worker.create_connector(file_sink(sink, sink_file, topic))
@@ -170,6 +171,13 @@ def test_file_to_kafka_to_file_on_spark_loses_nothing_and_restarts_without_dupli
     assert sink_file.read_text(encoding="utf-8") == first
     assert worker.progress()[src] == ("source", 100_000, 100_000)
     assert worker.progress()[sink] == ("sink", 100_000, 100_000)
+    # A full cycle is followed by a bigger one (spark.cycle.growth.max, 8 by default), and
+    # no cycle ever moves more than 8 x spark.*.batch.max.records.
+    cycles = [t for t in engines[0].stats.traces if t.records]
+    source_sizes = [t.records for t in cycles if t.kind == "source"]
+    assert sum(source_sizes) == 100_000
+    assert max(source_sizes) > 40_000, source_sizes
+    assert all(t.records <= 8 * 30_000 for t in cycles if t.kind == "sink")
 
     # A clean stop committed everything: a restart moves only the new lines, once.
     more = "".join(f"more {i}\n" for i in range(500))
@@ -549,6 +557,35 @@ def test_the_worker_config_accepts_engine_spark_and_its_cycle_settings() -> None
     assert parsed["spark.master"] == "local[*]"
     with pytest.raises(ConfigError, match="engine"):
         parse_worker_config({**BASE, "engine": "flink"})
+
+
+@pytest.mark.integration
+def test_an_idle_sink_wakes_when_records_arrive_not_after_the_idle_pause(
+    tmp_path: Path, kafka: str, spark: Any
+) -> None:
+    topic, sink = _name("spark-wake"), _name("sink")
+    sink_file = tmp_path / "out.txt"
+    make_topic(kafka, topic)
+    engines: list[SparkEngine] = []
+    # An idle pause far longer than the wait below: only the watermark check can wake it.
+    worker = _spark_worker(
+        tmp_path, kafka, spark, engine=engines, **{"spark.cycle.idle.ms": "60000"}
+    )
+    try:
+        worker.create_connector(file_sink(sink, sink_file, topic))
+        wait_for(lambda: engines[0].stats.empty_cycles >= 1, 30, "the sink to find nothing to read")
+        produce(kafka, topic, [b"late"])
+        wait_for(lambda: line_count(sink_file) >= 1, 20, "the record, well before the 60 s pause")
+    finally:
+        worker.stop()
+    assert sink_file.read_text(encoding="utf-8") == "late\n"
+
+
+def test_cycle_growth_is_a_worker_setting() -> None:
+    parsed = parse_worker_config({**BASE, "engine": "spark"})
+    assert parsed["spark.cycle.growth.max"] == 8
+    with pytest.raises(ConfigError, match=r"spark\.cycle\.growth\.max"):
+        parse_worker_config({**BASE, "engine": "spark", "spark.cycle.growth.max": "0"})
 
 
 def test_a_bad_cycle_setting_names_the_key() -> None:

@@ -85,6 +85,8 @@ def test_killing_the_driver_mid_stream_then_restarting_delivers_every_line(
     limits = {
         "spark.source.batch.max.records": str(batch),
         "spark.sink.batch.max.records": str(batch),
+        # Cycles of a fixed size, so that one repeated cycle is at most `batch` lines.
+        "spark.cycle.growth.max": "1",
     }
     worker = write_props(
         tmp_path / "worker.properties", worker_props(tmp_path, kafka, **SPARK, **limits)

@@ -82,6 +82,22 @@ SPARK_ENGINE_CONFIG: Final = (
         "moved no record.",
     )
     .define(
+        "spark.cycle.growth.max",
+        ConfigType.INT,
+        8,
+        Range.at_least(1),
+        importance=Importance.LOW,
+        documentation="engine=spark: a cycle that ended on its bound with records still "
+        "coming (a full batch, or a source still producing when spark.source.batch.max.ms "
+        "was up) is followed at once by one with twice the bounds, up to this factor times "
+        "spark.source.batch.max.records / spark.source.batch.max.ms (source) or "
+        "spark.sink.batch.max.records (sink); a cycle that drained its source or partitions "
+        "goes back to the configured bounds. A grown source cycle polls at most half of "
+        "task.shutdown.graceful.timeout.ms (or max.ms, if that is longer), so that a stop "
+        "waits for it. A failed cycle repeats at most max.records times this factor. "
+        "1 turns growth off.",
+    )
+    .define(
         "spark.plugin.path.ship",
         ConfigType.STRING,
         "auto",

@@ -18,7 +18,9 @@ and ran no other cycle of the task since:
   offsets pre_commit reported to the group, so lag tooling sees progress.
 
 Delivery is at-least-once: a source cycle that fails after some of its records reached
-Kafka sends them again (at most ``spark.source.batch.max.records`` per failed attempt).
+Kafka sends them again (at most ``spark.source.batch.max.records`` times
+``spark.cycle.growth.max`` per failed attempt: a cycle that ended on its bound with records
+still coming is followed by one with twice the bounds, up to that factor).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ import tempfile
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, Consumer
@@ -69,12 +72,35 @@ from ._executor import (
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["CycleStats", "SparkEngine"]
+__all__ = ["CycleStats", "CycleTrace", "SparkEngine"]
 
 log = logging.getLogger("kconnect.engine.spark")
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@dataclass(slots=True)
+class CycleTrace:
+    """Where one cycle's wall time went, on the driver's clock (seconds)."""
+
+    kind: str
+    task: str
+    records: int = 0
+    gap: float = 0.0
+    """From the end of the task's previous cycle to the start of this one (idle pauses)."""
+    plan: float = 0.0
+    """Driver work before the Spark job: offsets read, sink ranges planned."""
+    to_executor: float = 0.0
+    """Job submission until the cycle started on the executor (Spark scheduling, pickling)."""
+    executor: float = 0.0
+    """The cycle on the executor (see ``phases``)."""
+    from_executor: float = 0.0
+    """The cycle's return on the executor until the driver held its result."""
+    commit: float = 0.0
+    """Committing the cycle's offsets (offset store, or the sink's consumer group)."""
+    phases: tuple[tuple[str, float], ...] = ()
+    """The executor's phases: start or take, poll or consume, flush (see ``CycleTimer``)."""
 
 
 @dataclass(slots=True)
@@ -86,6 +112,11 @@ class CycleStats:
     seconds: float = 0.0
     failed_tasks: int = 0
     """Task loops ended by an error (a Spark job that failed for good, an unreachable broker)."""
+    traces: deque[CycleTrace] = field(default_factory=lambda: deque(maxlen=_TRACES_KEPT))
+    """The last cycles' breakdowns, oldest first."""
+
+
+_TRACES_KEPT = 10_000
 
 
 class SparkEngine:
@@ -109,6 +140,11 @@ class SparkEngine:
         self.sink_max_records: int = parsed["spark.sink.batch.max.records"]
         self.sink_max_ms: int = parsed["spark.sink.batch.max.ms"]
         self.idle_s: float = parsed["spark.cycle.idle.ms"] / 1000
+        self.growth_max: int = parsed["spark.cycle.growth.max"]
+        # A grown cycle's time bound stays within half the graceful stop timeout, so that
+        # stopping a task under load waits for its cycle to end, not cancels its job.
+        graceful_ms = int(worker_props.get("task.shutdown.graceful.timeout.ms", 5000))
+        self.grown_max_ms: int = graceful_ms // 2
         self.stats = CycleStats()
         if worker_props.get("spark.remote") or (
             session is not None and type(session).__module__.startswith("pyspark.sql.connect")
@@ -136,6 +172,8 @@ class SparkEngine:
         # carries it, so that the executor process that ran that cycle goes on with the
         # started task it kept (see ``_executor._take``).
         self._follows: weakref.WeakKeyDictionary[TaskRunner, str] = weakref.WeakKeyDictionary()
+        # Per task: the factor its next cycle's bounds are multiplied by (see _grow).
+        self._growth: weakref.WeakKeyDictionary[TaskRunner, int] = weakref.WeakKeyDictionary()
         self._registry: PluginRegistry | None = None
         self._offset_store: OffsetStore | None = None
 
@@ -245,24 +283,28 @@ class SparkEngine:
         self,
         runner: TaskRunner,
         pipeline: SourcePipeline | SinkPipeline,
-        body: Callable[[TaskRunner], bool],
+        body: Callable[[TaskRunner, CycleTrace], bool],
     ) -> None:
         sc = self.session.sparkContext
         sc.setJobGroup(_job_group(runner), f"kconnect {runner.kind} task {runner.name}", True)
         log.info("%s task %s runs on Spark (%s)", runner.kind, runner.name, sc.master)
+        ended = time.monotonic()
         try:
             while not runner.stopping:
                 if not runner.wait_if_paused():
                     break
                 started = time.monotonic()
-                moved = body(runner)
+                trace = CycleTrace(runner.kind, runner.name, gap=started - ended)
+                moved = body(runner, trace)
                 runner.beat()
+                ended = time.monotonic()
                 with self._lock:
                     self.stats.cycles += 1
-                    self.stats.seconds += time.monotonic() - started
+                    self.stats.seconds += ended - started
+                    self.stats.traces.append(trace)
                     if not moved:
                         self.stats.empty_cycles += 1
-                if not moved and runner.wait_stopping(self.idle_s):
+                if not moved and self._pause(runner, ended - started):
                     break
         except BaseException as exc:
             with self._lock:
@@ -285,8 +327,9 @@ class SparkEngine:
             pipeline.converters.close()
             pipeline.transforms.close()
 
-    def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T) -> R:
+    def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T, trace: CycleTrace) -> R:
         sc = self.session.sparkContext
+        submitted = time.time()
         try:
             results: list[R] = sc.parallelize([plan], 1).map(func).collect()
         except Exception as exc:
@@ -295,15 +338,71 @@ class SparkEngine:
                 f"(after spark.task.maxFailures attempts); the executor reported:\n"
                 f"{_executor_trace(exc)}"
             ) from None
+        received = time.time()
+        timings = dict(getattr(results[0], "timings", ()))
+        entered, left = timings.pop("entered", submitted), timings.pop("left", received)
+        trace.to_executor = max(0.0, entered - submitted)
+        trace.executor = max(0.0, left - entered)
+        trace.from_executor = max(0.0, received - left)
+        trace.phases = tuple(timings.items())
         return results[0]
+
+    def _pause(self, runner: TaskRunner, took_s: float) -> bool:
+        """Wait after a cycle that moved nothing; True when the task is stopping.
+
+        The pause is what is left of ``spark.cycle.idle.ms`` after the empty cycle itself
+        (``took_s``): a task whose empty cycle waited that long already (a source whose
+        ``poll`` blocks) runs its next one at once, and no task runs more than one empty
+        cycle per ``spark.cycle.idle.ms``. A sink task whose partitions had nothing to read
+        ends the pause as soon as one of them has, and one whose topics did not exist yet as
+        soon as one does (the driver asks for the high watermarks or the topics, first after
+        10 ms, then at most every 100 ms); any other task waits the whole pause.
+        """
+        idle_s = self.idle_s - took_s
+        if idle_s <= 0:
+            return runner.stopping
+        group = self._groups.get(runner.name) if runner.kind == "sink" else None
+        if group is None or not (group.idle_positions or group.awaiting_partitions):
+            return runner.wait_stopping(idle_s)
+        deadline = time.monotonic() + idle_s
+        step = 0.01
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if runner.wait_stopping(min(step, remaining)):
+                return True
+            step = min(step * 2, 0.1)
+            if group.has_new_records():
+                return False
+
+    def _bounds(self, runner: TaskRunner) -> int:
+        """The factor by which the task's next cycle multiplies its records (and time) bound."""
+        with self._lock:
+            return self._growth.get(runner, 1)
+
+    def _grown_ms(self, configured_ms: int, factor: int, grown_ms: int) -> int:
+        """A cycle's time bound: as configured at x1; when grown, ``grown_ms`` but at most
+        half of task.shutdown.graceful.timeout.ms (never below the configured x1 bound)."""
+        if factor == 1:
+            return configured_ms
+        return min(grown_ms, max(self.grown_max_ms, min(configured_ms, grown_ms)))
+
+    def _grow(self, runner: TaskRunner, factor: int, full: bool) -> None:
+        """After a full cycle the next one gets twice the bounds, up to spark.cycle.growth.max;
+        after any other (the source or partitions drained) it goes back to the configured ones."""
+        with self._lock:
+            self._growth[runner] = min(factor * 2, self.growth_max) if full else 1
 
     def _follow(self, runner: TaskRunner) -> str:
         """The cycle the task's next cycle follows, forgotten until that one is committed."""
         with self._lock:
             return self._follows.pop(runner, "")
 
-    def _run_source(self, runner: TaskRunner) -> bool:
+    def _run_source(self, runner: TaskRunner, trace: CycleTrace) -> bool:
+        planned = time.monotonic()
         connector = runner.id.connector
+        factor = self._bounds(runner)
         spec = runner.spec
         store = self._offset_store
         assert store is not None  # bound before any task starts
@@ -316,18 +415,23 @@ class SparkEngine:
             worker_props=dict(spec.worker_props),
             producer_config=dict(spec.client_config),
             committed=tuple(store.connector_offsets(connector)),
-            max_records=self.source_max_records,
-            max_ms=self.source_max_ms,
+            max_records=self.source_max_records * factor,
+            max_ms=self._grown_ms(self.source_max_ms, factor, self.source_max_ms * factor),
             flush_timeout_s=spec.flush_timeout_s,
             topic_creation=spec.topic_creation,
             plugin_locations=self.plugin_locations,
             follows=self._follow(runner),
         )
-        result: SourceCycleResult = self._run_job(runner, run_source_cycle, plan)
+        trace.plan = time.monotonic() - planned
+        result: SourceCycleResult = self._run_job(runner, run_source_cycle, plan, trace)
+        committing = time.monotonic()
         merge_error_counts(runner.metrics.errors, result.errors)
         if result.offsets:
             store.put(connector, {offset_key(connector, p): (p, o) for p, o in result.offsets})
             store.flush()
+        trace.commit = time.monotonic() - committing
+        trace.records = result.polled
+        self._grow(runner, factor, result.full)
         # Committed: the executor that ran this cycle may go on with the task it kept.
         with self._lock:
             self._follows[runner] = result.cycle_id
@@ -335,12 +439,14 @@ class SparkEngine:
         runner.records_out += result.produced
         return result.polled > 0
 
-    def _run_sink(self, runner: TaskRunner) -> bool:
+    def _run_sink(self, runner: TaskRunner, trace: CycleTrace) -> bool:
+        planned = time.monotonic()
         connector = runner.id.connector
         group = self._groups.get(runner.name)
         if group is None:
             group = self._groups[runner.name] = _GroupOffsets(runner)
         partitions = group.partitions()
+        group.awaiting_partitions = not partitions
         with self._lock:
             tasks = sorted(self._sink_tasks.get(connector) or {runner.id.task: runner})
             index = tasks.index(runner.id.task) if runner.id.task in tasks else 0
@@ -350,7 +456,9 @@ class SparkEngine:
             mine = [tp for tp in mine if tp not in busy]
             busy.update(mine)
         try:
-            ranges = group.plan(mine, self.sink_max_records)
+            factor = self._bounds(runner)
+            ranges = group.plan(mine, self.sink_max_records * factor)
+            trace.plan = time.monotonic() - planned
             if not ranges:
                 return False
             spec = runner.spec
@@ -363,13 +471,18 @@ class SparkEngine:
                 worker_props=dict(spec.worker_props),
                 consumer_config=dict(spec.client_config),
                 ranges=tuple(ranges),
-                max_ms=self.sink_max_ms,
+                max_ms=self._grown_ms(self.sink_max_ms, factor, self.sink_max_ms),
                 plugin_locations=self.plugin_locations,
                 follows=self._follow(runner),
             )
-            result: SinkCycleResult = self._run_job(runner, run_sink_cycle, plan)
+            trace.plan = time.monotonic() - planned
+            result: SinkCycleResult = self._run_job(runner, run_sink_cycle, plan, trace)
+            committing = time.monotonic()
             merge_error_counts(runner.metrics.errors, result.errors)
             group.commit(result.commit)
+            trace.commit = time.monotonic() - committing
+            trace.records = result.consumed
+            self._grow(runner, factor, result.full)
             # Committed: the executor that ran this cycle may go on with the task it kept.
             with self._lock:
                 self._follows[runner] = result.cycle_id
@@ -413,6 +526,13 @@ class _GroupOffsets:
         # Some brokers (Tansu) answer ListOffsets with the start of the last batch, not
         # its end; the fetches of the last cycle know better.
         self.fetched_high: dict[tuple[str, int], int] = {}
+        # Where each partition stood when the last plan found nothing to read in any of them.
+        self.idle_positions: dict[tuple[str, int], int] = {}
+        # Whether the last cycle found none of the subscribed topics.
+        self.awaiting_partitions = False
+        # Whether the broker's ListOffsets lags its fetches (answers the start of the last
+        # batch, as Tansu does): then a high watermark equal to the position means a new batch.
+        self.lagging_list_offsets = False
 
     def close(self) -> None:
         self.consumer.close()
@@ -431,12 +551,14 @@ class _GroupOffsets:
 
     def plan(self, partitions: list[tuple[str, int]], max_records: int) -> list[PartitionRange]:
         if not partitions:
+            self.idle_positions = {}
             return []
         committed = self.consumer.committed(
             [KafkaTopicPartition(t, p) for t, p in partitions], timeout=10
         )
         ranges = []
         first_positions = []
+        positions: dict[tuple[str, int], int] = {}
         for kp in committed:
             low, high = self.consumer.get_watermark_offsets(
                 KafkaTopicPartition(kp.topic, kp.partition), timeout=10
@@ -446,7 +568,11 @@ class _GroupOffsets:
                 start = low if self.reset in ("earliest", "smallest", "beginning") else high
                 first_positions.append((kp.topic, kp.partition, start))
             start = max(start, low)
-            high = max(high, self.fetched_high.get((kp.topic, kp.partition), high))
+            positions[kp.topic, kp.partition] = start
+            fetched_high = self.fetched_high.get((kp.topic, kp.partition), high)
+            # A high watermark never goes back: one below what a fetch saw is a lagging answer.
+            self.lagging_list_offsets = self.lagging_list_offsets or high < fetched_high
+            high = max(high, fetched_high)
             if start < high:
                 # The bound, not the watermark, ends the range: the executor reads on to
                 # the partition's end as its fetches see it.
@@ -454,7 +580,21 @@ class _GroupOffsets:
         if self.reset not in ("earliest", "smallest", "beginning") and first_positions:
             # 'latest' means "from now on": pin that position, or every cycle would skip ahead.
             self.commit(tuple(first_positions))
+        self.idle_positions = {} if ranges else positions
         return ranges
+
+    def has_new_records(self) -> bool:
+        """Whether a partition that was idle at the last plan has records past that point now
+        (or, when the last cycle found no subscribed topic, whether one exists now)."""
+        if self.awaiting_partitions:
+            return bool(self.partitions())
+        for (topic, partition), start in self.idle_positions.items():
+            _, high = self.consumer.get_watermark_offsets(
+                KafkaTopicPartition(topic, partition), timeout=10
+            )
+            if high > start or (self.lagging_list_offsets and high == start):
+                return True
+        return False
 
     def saw_high_watermarks(self, highs: tuple[tuple[str, int, int], ...]) -> None:
         for topic, partition, high in highs:

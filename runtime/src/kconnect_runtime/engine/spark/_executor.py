@@ -39,6 +39,7 @@ from kconnect_runtime.tasks import (
 )
 
 __all__ = [
+    "CycleTimer",
     "PartitionRange",
     "PluginLocation",
     "SinkCycle",
@@ -53,6 +54,7 @@ log = logging.getLogger("kconnect.spark.task")
 
 _Offsets = tuple[tuple[dict[str, Any] | None, dict[str, Any] | None], ...]
 _MAX_BATCH = 5000
+_CONSUME_WAIT_S = 0.05
 _EXECUTOR = "spark-executor"
 
 
@@ -98,6 +100,11 @@ class SourceCycleResult:
     """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
     cycle_id: str = ""
     """This cycle's id: the next cycle ``follows`` it once the driver committed its result."""
+    timings: tuple[tuple[str, float], ...] = ()
+    """Where the cycle's time went on the executor (see ``CycleTimer``)."""
+    full: bool = False
+    """The cycle ended on its records or time bound with records still coming (the source
+    was not drained), so the driver may follow it with a bigger one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +146,34 @@ class SinkCycleResult:
     """The cycle's error counters (``ErrorMetrics`` fields), for the driver's metrics."""
     cycle_id: str = ""
     """This cycle's id: the next cycle ``follows`` it once the driver committed its result."""
+    timings: tuple[tuple[str, float], ...] = ()
+    """Where the cycle's time went on the executor (see ``CycleTimer``)."""
+    full: bool = False
+    """A range ended at its bound, not at the partition's end, or the time bound ended the
+    cycle: the partitions hold more, so the driver may follow it with a bigger one."""
+
+
+class CycleTimer:
+    """Seconds per phase of one cycle on the executor, and its wall-clock start and end.
+
+    ``entered``/``left`` are ``time.time()`` stamps, so that the driver (on the same host for
+    a local master) can tell the Spark job's scheduling from the cycle's own work.
+    """
+
+    __slots__ = ("_last", "entered", "phases")
+
+    def __init__(self) -> None:
+        self.entered = time.time()
+        self._last = time.perf_counter()
+        self.phases: list[tuple[str, float]] = []
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.phases.append((phase, now - self._last))
+        self._last = now
+
+    def result(self) -> tuple[tuple[str, float], ...]:
+        return (*self.phases, ("entered", self.entered), ("left", time.time()))
 
 
 # A reused Python worker runs many cycles; discovery reads every installed distribution's
@@ -343,6 +378,7 @@ def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
     neither acknowledged nor tolerated: the driver then commits nothing, and the next
     attempt starts from the same offsets.
     """
+    timer = CycleTimer()
     bootstrap = str(cycle.producer_config["bootstrap.servers"])
     kept = _take(cycle)
     if kept is None:
@@ -374,16 +410,20 @@ def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
         if kept is None:
             pipeline.open()
             pipeline.start_task()
+        timer.lap("start" if kept is None else "take")
         deadline = time.monotonic() + cycle.max_ms / 1000
+        drained = False
         while runner.records_in < cycle.max_records and time.monotonic() < deadline:
             if not pipeline.poll_and_send():
                 # A source that had data and now has none is drained for this cycle, and so
                 # is a kept one; one just started that has produced nothing yet may still be
                 # warming up, so it gets the whole cycle.
                 if runner.records_in or kept is not None:
+                    drained = True
                     break
                 continue
             pipeline.serve_acks()
+        timer.lap("poll")
         remaining = pipeline.flush(cycle.flush_timeout_s)
         if remaining:
             raise ConnectError(
@@ -399,12 +439,15 @@ def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
             pipeline.task.commit()
         except Exception:
             log.exception("%s: commit() raised", label)
+        timer.lap("flush")
         result = SourceCycleResult(
             runner.records_in,
             runner.records_out,
             _new_offsets(pipeline.committable_offsets(), offsets_before),
             _error_counts(runner.metrics.errors, errors_before),
             _keep(cycle, pipeline),
+            timer.result(),
+            full=not drained and runner.records_in > 0,
         )
         done = True
         return result
@@ -421,6 +464,7 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
     group's offsets and commits what the cycle returns. The started task and its consumer are
     kept for the task's next cycle in this process (see ``_take``).
     """
+    timer = CycleTimer()
     kept = _take(cycle)
     if kept is None:
         fresh = _pipeline(
@@ -453,6 +497,7 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
                 {"enable.auto.commit": False, "enable.partition.eof": True}
             )
             pipeline.start_task()
+        timer.lap("start" if kept is None else "take")
         tps = sorted(ends)
         pipeline.open_partitions(tps)
         for tp, offset in pipeline.take_seeks().items():
@@ -463,8 +508,12 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
         if pending:
             pipeline.assign({tp: starts[tp] for tp in pending})
         deadline = time.monotonic() + cycle.max_ms / 1000
+        fetched: set[TopicPartition] = set()
         while pending and time.monotonic() < deadline:
-            _consume_once(pipeline, pending, starts, ends)
+            _consume_once(pipeline, pending, starts, ends, fetched)
+        timer.lap("consume")
+        # Ended by the deadline, or some range by its bound: there is more to read.
+        full = bool(pending) or any(current.get(tp, -1) >= end for tp, end in ends.items())
         commit: Mapping[TopicPartition, int] = {}
         if current:
             to_commit = pipeline.pre_commit(current)
@@ -477,6 +526,7 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
         highs = pipeline.high_watermarks(tps)
         # The next cycle assigns its own ranges; nothing is fetched for this one meanwhile.
         pipeline.assign({})
+        timer.lap("flush")
         result = SinkCycleResult(
             runner.records_in,
             runner.records_out,
@@ -484,6 +534,8 @@ def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
             highs,
             _error_counts(runner.metrics.errors, errors_before),
             _keep(cycle, pipeline),
+            timer.result(),
+            full=full and runner.records_in > 0,
         )
         done = True
         return result
@@ -497,9 +549,17 @@ def _consume_once(
     pending: set[TopicPartition],
     starts: Mapping[TopicPartition, int],
     ends: Mapping[TopicPartition, int],
+    fetched: set[TopicPartition],
 ) -> None:
+    """Consume one batch of the pending ranges; drop each range that is done from ``pending``.
+
+    ``fetched``: the partitions this cycle has received records of; for them the consumer's
+    high watermark comes from this cycle's own fetches.
+    """
     current = pipeline.current
-    messages = pipeline.consume(_MAX_BATCH, 0.2)
+    # A short wait: consume() holds out for a full batch until its timeout, and a range's
+    # last records (or a trickle's one) should not wait for a batch that is not coming.
+    messages = pipeline.consume(_MAX_BATCH, _CONSUME_WAIT_S)
     good: list[Any] = []
     at_end: dict[TopicPartition, int] = {}
     for m in messages:
@@ -508,6 +568,7 @@ def _consume_once(
         if err is None:
             if tp in pending and m.offset() < ends[tp]:
                 good.append(m)
+                fetched.add(tp)
         elif err.code() == KafkaError._PARTITION_EOF:
             if tp in pending:
                 pending.discard(tp)
@@ -525,7 +586,20 @@ def _consume_once(
         current[tp] = max(current.get(tp, starts[tp]), eof)
     # Positions, not record offsets, end a range: transaction markers and compaction
     # leave offsets that no record carries.
-    for tp, position in pipeline.positions(sorted(pending)).items():
+    positions = pipeline.positions(sorted(pending))
+    for tp, position in positions.items():
         if position >= ends[tp]:
             pending.discard(tp)
             current[tp] = max(current.get(tp, ends[tp]), ends[tp])
+    # A range whose records are all read up to the high watermark of the fetch that brought
+    # them (or a later one) is at the partition's end now: it ends here rather than after the
+    # next fetch, which the broker holds up to fetch.wait.max.ms (500 ms) before it answers
+    # with nothing and the consumer reports the end.
+    reached = [tp for tp in pending if tp in fetched]
+    if reached:
+        for topic, partition, high in pipeline.high_watermarks(reached):
+            tp = TopicPartition(topic, partition)
+            position = positions.get(tp, -1)
+            if 0 <= high <= position:
+                pending.discard(tp)
+                current[tp] = max(current.get(tp, starts[tp]), position)
