@@ -1,6 +1,7 @@
 """MySQL/MariaDB CDC: snapshot and binlog streaming rows/s, against mysql-replication's own decoder.
 
     .venv/bin/python bench/bench_cdc.py [--rows 1000000] [--bootstrap-servers HOST:PORT]
+                                        [--set KEY=VALUE ...]   (worker properties)
 
 Starts a private MariaDB (``mariadbd --log-bin --binlog-format=ROW``) in a temporary
 directory, fills a ten-column table with ``--rows`` rows in multi-row INSERTs (so the binlog
@@ -216,6 +217,9 @@ def task_rate(props: dict[str, str], store: Any, rows: int) -> tuple[float, floa
         task.stop()
 
 
+WORKER_EXTRA: dict[str, str] = {}  # --set KEY=VALUE: worker properties for the Kafka runs
+
+
 def worker_rate(
     props: dict[str, str], bootstrap: str, offsets_file: Path, rows: int, already: int
 ) -> tuple[float, float]:
@@ -230,6 +234,7 @@ def worker_rate(
         "offset.storage.file.filename": str(offsets_file),
         "offset.flush.interval.ms": "1000",
         "listeners": "",
+        **WORKER_EXTRA,
     }
     app = Standalone(worker, [props])
     started, cpu = time.perf_counter(), time.process_time()
@@ -251,7 +256,19 @@ def main() -> None:
     )
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--bootstrap-servers", default=None)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a worker property for the runs into Kafka, e.g. producer.compression.type=lz4",
+    )
     args = parser.parse_args()
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--set wants KEY=VALUE, got {item!r}")
+        WORKER_EXTRA[key.strip()] = value.strip()
     from kconnect_runtime import EmbeddedBroker
     from kconnect_testkit import InMemoryOffsetStore
 
@@ -305,7 +322,8 @@ def main() -> None:
         if broker is not None:
             broker.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"\n{rows:,} row changes, 10 columns, JSON with schemas into Kafka")
+    settings = ", ".join(f"{k}={v}" for k, v in WORKER_EXTRA.items()) or "defaults"
+    print(f"\n{rows:,} row changes, 10 columns, JSON with schemas into Kafka (worker: {settings})")
     # The CPU column counts this process's CPU seconds (the decoding, the task, the worker;
     # not the database or the broker): on a shared machine it is the steadier figure.
     print(

@@ -156,6 +156,41 @@ def _civil_days(y: int, m: int, d: int) -> int:
     return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
 
 
+# Days since the epoch of the dates seen, by their binlog packing (DATE's ``y << 9 | m << 5 | d``
+# and DATETIME2's ``(y * 13 + m) << 5 | d``): a table's dates repeat, and a dict lookup costs a
+# fraction of the arithmetic. Bounded; shared by every decoder (dict operations hold the GIL).
+_DATE_DAYS: Final[dict[int, int]] = {}
+_YMD_DAYS: Final[dict[int, int]] = {}
+_DAYS_CACHED: Final = 1 << 16
+
+
+def _date_days(x: int) -> int | None:
+    """Days since the epoch of a packed DATE (None for zero dates), remembered."""
+    mo = (x >> 5) & 15
+    dd = x & 31
+    if not (mo and dd):
+        return None
+    days = _civil_days(x >> 9, mo, dd)
+    if len(_DATE_DAYS) >= _DAYS_CACHED:
+        _DATE_DAYS.clear()
+    _DATE_DAYS[x] = days
+    return days
+
+
+def _ymd_days(ymd: int) -> int | None:
+    """Days since the epoch of DATETIME2's packed date part (None for zero parts), remembered."""
+    ym = ymd >> 5
+    mo = ym % 13
+    dd = ymd & 31
+    if not (mo and dd):
+        return None
+    days = _civil_days(ym // 13, mo, dd)
+    if len(_YMD_DAYS) >= _DAYS_CACHED:
+        _YMD_DAYS.clear()
+    _YMD_DAYS[ymd] = days
+    return days
+
+
 def _date(x: int) -> _dt.date | None:
     try:
         return _dt.date(x >> 9, (x >> 5) & 15, x & 31)
@@ -212,6 +247,10 @@ class _Gen:
             "_ts2": _timestamp2,
             "_json": _json_binary,
             "_days": _civil_days,
+            "_dd": _DATE_DAYS.get,
+            "_date_days": _date_days,
+            "_yd": _YMD_DAYS.get,
+            "_ymd_days": _ymd_days,
             "_D": decimal.Decimal,
         }
         self.lines: list[str] = []
@@ -269,7 +308,7 @@ def _read_column(
         emit(ind + 1, f"x ^= {top}; sg = ''")
         emit(ind, "else:")
         emit(ind + 1, f"x = ~x & {(1 << (8 * size)) - 1} ^ {top}; sg = '-'")
-        emit(ind, f"{out} = _D(sg + str({terms}) + {suffix!r})")
+        emit(ind, f"{out} = _D(f'{{sg}}{{{terms}}}{suffix}')")
     elif t in (VARCHAR, VAR_STRING, STRING):
         prefix = 1 if wire.max_length < 256 else 2
         if prefix == 1:
@@ -310,22 +349,20 @@ def _read_column(
     elif t == BIT:
         emit(ind, f"{out} = data[p:p + {wire.bytes}]; p += {wire.bytes}")
     elif t == DATE and fast == "date_days":
-        # Straight to Debezium's days since the epoch; zero dates have none.
+        # Straight to Debezium's days since the epoch (remembered); zero dates have none.
         emit(ind, "x = data[p] | data[p + 1] << 8 | data[p + 2] << 16; p += 3")
-        emit(ind, "mo = (x >> 5) & 15; dd = x & 31")
-        emit(ind, f"{out} = _days(x >> 9, mo, dd) if mo and dd else None")
+        emit(ind, f"{out} = _dd(x)")
+        emit(ind, f"if {out} is None: {out} = _date_days(x)")
     elif t == DATE:
         emit(ind, f"{out} = _date(data[p] | data[p + 1] << 8 | data[p + 2] << 16); p += 3")
     elif t == DATETIME2 and fast in ("datetime_ms", "datetime_us"):
         # Straight to Debezium's Timestamp (ms) or MicroTimestamp (us), no datetime made.
         emit(ind, "x = _from(data[p:p + 5], 'big') - 0x8000000000; p += 5")
         _frac(gen, ind, wire.fsp, "f")
-        emit(ind, "ymd = x >> 17; ym = ymd >> 5; hms = x & 0x1FFFF; mo = ym % 13; dd = ymd & 31")
-        emit(ind, "if mo and dd:")
-        emit(
-            ind + 1,
-            "s = ((_days(ym // 13, mo, dd) * 24 + (hms >> 12)) * 60 + ((hms >> 6) & 63)) * 60 + (hms & 63)",
-        )
+        emit(ind, "ymd = x >> 17; hms = x & 0x1FFFF; d = _yd(ymd)")
+        emit(ind, "if d is None: d = _ymd_days(ymd)")
+        emit(ind, "if d is not None:")
+        emit(ind + 1, "s = ((d * 24 + (hms >> 12)) * 60 + ((hms >> 6) & 63)) * 60 + (hms & 63)")
         if fast == "datetime_ms":
             emit(ind + 1, f"{out} = s * 1000 + f // 1000")
         else:
@@ -391,7 +428,12 @@ def build_decoder(
     gen.emit(1, "rows = []")
     gen.emit(1, "append = rows.append")
     gen.emit(1, "while p < end:")
-    gen.emit(2, f"nulls = _from(data[p:p + {nb}], 'little'); p += {nb}")
+    if nb == 1:
+        gen.emit(2, "nulls = data[p]; p += 1")
+    elif nb == 2:
+        gen.emit(2, "nulls = data[p] | data[p + 1] << 8; p += 2")
+    else:
+        gen.emit(2, f"nulls = _from(data[p:p + {nb}], 'little'); p += {nb}")
     conv_of = dict(zip(include, converters, strict=True))
     fast_of = {i: getattr(c, "kc_fast", None) for i, c in conv_of.items() if c is not None}
     for i, wire in enumerate(wire_columns):

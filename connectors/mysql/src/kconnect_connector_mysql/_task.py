@@ -841,26 +841,41 @@ def _via_pymysql(conv: Callable[[Any], Any], data_type: str) -> Callable[[Any], 
     return lambda v: conv(None if v is None else parse(v))
 
 
+# Days since the epoch of the ``YYYY-MM-DD`` texts seen: a table's dates repeat, and a dict
+# lookup costs a fraction of parsing them. Bounded; dict operations hold the GIL.
+_TEXT_DAYS: Final[dict[str, int]] = {}
+
+
+def _date_text_days(v: str) -> int | None:
+    """``YYYY-MM-DD`` (the first ten characters of ``v``) as days since 1970-01-01, remembered."""
+    y, m, d = int(v[0:4]), int(v[5:7]), int(v[8:10])
+    if not (y and m and d):
+        return None
+    days = _civil_days(y, m, d)
+    if len(_TEXT_DAYS) >= 1 << 16:
+        _TEXT_DAYS.clear()
+    _TEXT_DAYS[v[0:10]] = days
+    return days
+
+
 def _text_days(v: str | None) -> int | None:
     """``YYYY-MM-DD`` as days since 1970-01-01; None for zero dates, as the binlog decoder."""
     if v is None:
         return None
-    y, m, d = int(v[0:4]), int(v[5:7]), int(v[8:10])
-    if not (y and m and d):
-        return None
-    return _civil_days(y, m, d)
+    days = _TEXT_DAYS.get(v)
+    return _date_text_days(v) if days is None else days
 
 
 def _text_micros(v: str | None) -> int | None:
     """``YYYY-MM-DD HH:MM:SS[.ffffff]`` as microseconds since the epoch (None for zero dates)."""
     if v is None:
         return None
-    y, m, d = int(v[0:4]), int(v[5:7]), int(v[8:10])
-    if not (y and m and d):
-        return None
-    seconds = ((_civil_days(y, m, d) * 24 + int(v[11:13])) * 60 + int(v[14:16])) * 60 + int(
-        v[17:19]
-    )
+    days = _TEXT_DAYS.get(v[0:10])
+    if days is None:
+        days = _date_text_days(v)
+        if days is None:
+            return None
+    seconds = ((days * 24 + int(v[11:13])) * 60 + int(v[14:16])) * 60 + int(v[17:19])
     frac = v[20:26]
     return seconds * 1_000_000 + (int(frac) * 10 ** (6 - len(frac)) if frac else 0)
 
