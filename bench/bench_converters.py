@@ -87,6 +87,15 @@ def keep_heap() -> bool:
         return False
 
 
+def json_path() -> str:
+    """Which JsonConverter code runs: compiled (kconnect-speedups) or pure Python."""
+    from kconnect_converter_json import _codec
+
+    if _codec.SPEEDUPS is not None:
+        return f"compiled ({_codec.SPEEDUPS.__name__}; KCONNECT_SPEEDUPS=0 for pure Python)"
+    return "pure Python (kconnect-speedups not installed, or KCONNECT_SPEEDUPS=0)"
+
+
 def make_records(n: int) -> tuple[list[Struct], list[dict[str, Any]]]:
     structs: list[Struct] = []
     dicts: list[dict[str, Any]] = []
@@ -206,6 +215,7 @@ def main() -> None:
     n, rounds, skip_avro = args.records, args.rounds, args.no_avro
     kept = False if args.trim_heap else keep_heap()
     print(f"glibc heap trimming: {'off (fixed threshold)' if kept else 'as configured'}")
+    print(f"JSON converter path: {json_path()}")
 
     structs, dicts = make_records(n)
     plain_bytes = [orjson.dumps(d) for d in dicts]
