@@ -4,6 +4,7 @@ that its server does not meet the test run's classic session in one JVM."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -40,8 +41,12 @@ def test_read_and_write_through_spark_connect(tmp_path: Path) -> None:
     (tmp_path / "in.txt").write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
     script = tmp_path / "connect_client.py"
     script.write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
+    # SPARK_TESTING: PySpark then binds the local server to an ephemeral port and its client
+    # asks the server which one (SPARK-42272), instead of both using 15002, which another
+    # Spark Connect server on this machine (a parallel test run) may hold.
     done = subprocess.run(
         [sys.executable, str(script), str(tmp_path)],
+        env={**os.environ, "SPARK_TESTING": "1"},
         capture_output=True,
         text=True,
         timeout=300,
