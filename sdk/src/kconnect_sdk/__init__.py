@@ -6,6 +6,7 @@ Example:
 
 from __future__ import annotations
 
+from ._batch import SourceBatch
 from ._config import (
     NO_DEFAULT,
     CaseInsensitiveValidString,
@@ -141,6 +142,7 @@ __all__ = [
     "SinkRecord",
     "SinkTask",
     "SinkTaskContext",
+    "SourceBatch",
     "SourceConnector",
     "SourceRecord",
     "SourceTask",

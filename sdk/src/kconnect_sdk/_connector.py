@@ -18,6 +18,7 @@ from ._versioned import Versioned
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from ._batch import SourceBatch
     from ._config import ConfigDef, ConfigValue
     from ._records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
 
@@ -244,6 +245,26 @@ class SourceTask(Task):
         when there is none (return None), so that pause, offset commits and ``stop``
         take effect promptly. After ``stop`` was called it should return quickly.
         """
+
+    def poll_batch(self) -> SourceBatch | None:
+        """Optional: the next records as one columnar :class:`SourceBatch`, or None.
+
+        A task implements either ``poll`` alone (the default: this method is not
+        overridden), or both. A runtime that reads columns (the kconnect DataFrame read of a
+        connector without transforms) calls ``poll_batch`` instead of ``poll`` when the
+        task's class overrides it, and never calls both on one task instance; every other
+        caller (the worker's Kafka pipeline, transforms, ``errors.*``, the testkit) calls
+        ``poll``. The two must give the same records in the same order: a batch's
+        :meth:`SourceBatch.records` is exactly what ``poll`` would have returned for it, so
+        a task usually writes ``poll`` as ``return SourceBatch.records_of(self.poll_batch())``.
+
+        One batch holds rows of one topic and one source partition; a task whose poll
+        spans several returns them over successive calls. Return None (or an empty batch)
+        when there is nothing yet; the blocking, ``stop`` and error contract of ``poll``
+        apply unchanged, and so does :meth:`finished`. The default returns None and is
+        never called by a runtime.
+        """
+        return None
 
     def finished(self) -> bool:
         """Whether every record of a source that ends has been returned by ``poll``.

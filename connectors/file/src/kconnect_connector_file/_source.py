@@ -21,6 +21,7 @@ from kconnect_sdk import (
     Importance,
     Range,
     Schema,
+    SourceBatch,
     SourceConnector,
     SourceRecord,
     SourceTask,
@@ -198,15 +199,73 @@ class FileStreamSourceTask(SourceTask):
             self._splitter = None
 
     def poll(self) -> list[SourceRecord] | None:
+        polled = self._poll_lines()
+        if polled is None:
+            return None
+        lines, ends, timestamp = polled
+        topic, schema, partition = self._topic, Schema.STRING, self._partition
+        # SourceRecord is a tuple of its fields in declaration order; building the tuple in
+        # the comprehension (rather than calling SourceRecord(...) with keywords) saves a
+        # Python-level __new__ per line on this hot path. Same fields, same object.
+        new, cls, empty = tuple.__new__, SourceRecord, Headers.EMPTY
+        if partition is None:
+            return [
+                new(cls, (topic, None, None, None, schema, line, timestamp, empty, None, None))
+                for line in lines
+            ]
+        return [
+            new(
+                cls,
+                (
+                    topic,
+                    None,
+                    None,
+                    None,
+                    schema,
+                    line,
+                    timestamp,
+                    empty,
+                    partition,
+                    {POSITION_FIELD: end},
+                ),
+            )
+            for line, end in zip(lines, ends, strict=True)
+        ]
+
+    def poll_batch(self) -> SourceBatch | None:
+        """The lines ``poll`` would return, as one batch of columns (no record per line).
+
+        The values are the lines, the offsets the column ``{"position": [...]}`` of byte
+        positions after each line (none for standard input), every timestamp the time of
+        the poll: ``records()`` of the batch is exactly what ``poll`` returns.
+        """
+        polled = self._poll_lines()
+        if polled is None:
+            return None
+        lines, ends, timestamp = polled
+        partition = self._partition
+        return SourceBatch(
+            topic=self._topic,
+            source_partition=partition,
+            value_schema=Schema.STRING,
+            values=lines,
+            source_offset_columns=None if partition is None else {POSITION_FIELD: ends},
+            timestamps=[timestamp] * len(lines),
+        )
+
+    def _poll_lines(self) -> tuple[list[str], list[int], int] | None:
+        """Up to ``batch.size`` new lines, the position after each and the poll's time; or
+        None after waiting up to ``idle_wait_s`` when there is none (or when stopping)."""
         if self._stopping.is_set():
             return None
         with self._io_lock:
             if self._stopping.is_set():
                 return None
             opened = self._stream is not None or self._open()
-            records = self._read_batch() if opened else []
-        if records:
-            return records
+            timestamp = int(time.time() * 1000)
+            lines, ends = self._read_lines() if opened else ([], [])
+        if lines:
+            return lines, ends, timestamp
         self._stopping.wait(self.idle_wait_s)
         return None
 
@@ -279,64 +338,28 @@ class FileStreamSourceTask(SourceTask):
             )
         return position
 
-    def _read_batch(self) -> list[SourceRecord]:
+    def _read_lines(self) -> tuple[list[str], list[int]]:
         stream, splitter = self._stream, self._splitter
         assert stream is not None and splitter is not None
         batch_size = self._batch_size
-        records: list[SourceRecord] = []
-        timestamp = int(time.time() * 1000)
+        lines: list[str] = []
+        ends: list[int] = []
         while True:
-            wanted = batch_size - len(records)
+            wanted = batch_size - len(lines)
             available = len(self._lines) - self._next
             if available:
                 take = min(wanted, available)
-                self._emit(records, take, timestamp)
+                start = self._next
+                self._next = stop = start + take
+                lines += self._lines[start:stop]
+                ends += self._ends[start:stop]
                 if take == wanted:
-                    return records
+                    return lines, ends
             chunk = self._read_chunk(stream)
             if not chunk:
-                return records
+                return lines, ends
             self._lines, self._ends = splitter.feed(chunk)
             self._next = 0
-
-    def _emit(self, records: list[SourceRecord], count: int, timestamp: int) -> None:
-        start = self._next
-        stop = start + count
-        self._next = stop
-        lines = self._lines[start:stop]
-        topic, schema, partition = self._topic, Schema.STRING, self._partition
-        # SourceRecord is a tuple of its fields in declaration order; building the tuple in
-        # the comprehension (rather than calling SourceRecord(...) with keywords) saves a
-        # Python-level __new__ per line on this hot path. Same fields, same object.
-        new, cls, empty = tuple.__new__, SourceRecord, Headers.EMPTY
-        if partition is None:
-            records.extend(
-                [
-                    new(cls, (topic, None, None, None, schema, line, timestamp, empty, None, None))
-                    for line in lines
-                ]
-            )
-            return
-        records.extend(
-            [
-                new(
-                    cls,
-                    (
-                        topic,
-                        None,
-                        None,
-                        None,
-                        schema,
-                        line,
-                        timestamp,
-                        empty,
-                        partition,
-                        {POSITION_FIELD: end},
-                    ),
-                )
-                for line, end in zip(lines, self._ends[start:stop], strict=True)
-            ]
-        )
 
     def _read_chunk(self, stream: BinaryIO) -> bytes:
         try:

@@ -22,6 +22,7 @@ from kconnect_sdk import (
     PluginKind,
     RetriableError,
     SinkTask,
+    SourceBatch,
     SourceRecord,
     SourceTask,
 )
@@ -49,6 +50,7 @@ __all__ = [
 log = logging.getLogger("kconnect.dataframes")
 
 OUR_PREFIX = "kconnect."
+COLUMNAR = "kconnect.read.columnar"
 FORMATS = ("connect", "json", "avro")
 _FORMAT_CONVERTERS = {
     # "connect" needs no converter; StringConverter is a cheap stand-in the runtime's
@@ -121,6 +123,17 @@ class ConnectorPlan:
 
     def own_str(self, key: str, default: str) -> str:
         return self.own.get(key) or default
+
+    def own_bool(self, key: str, default: bool) -> bool:
+        raw = (self.own.get(key) or "").strip().lower()
+        if not raw:
+            return default
+        if raw not in ("true", "false"):
+            raise ConfigError(
+                f"Invalid value {self.own[key]} for option {key}: expected true or false",
+                name=key,
+            )
+        return raw == "true"
 
     @property
     def plugin_path(self) -> str:
@@ -241,6 +254,7 @@ def plan_connector(options: Mapping[str, str], kind: PluginKind) -> ConnectorPla
         "value.converter": config["value.converter"],
     }
     plan = ConnectorPlan(name, connector_class, kind, config, (), worker_props, own)
+    plan.own_bool(COLUMNAR, True)  # a bad value fails on the driver, before any task starts
     plugin = plan.plugin()
     if not plugin.available:
         raise ConfigError(
@@ -281,36 +295,54 @@ class SourceRun:
         self.errors = plan.error_handler(index)
         self.task = plan.new_task(index)
         assert isinstance(self.task, SourceTask)
+        self.columnar = (
+            not len(self.transforms)
+            and type(self.task).poll_batch is not SourceTask.poll_batch
+            and plan.own_bool(COLUMNAR, True)
+        )
+        """Whether this run reads columns: the task's class overrides ``poll_batch``, the
+        connector has no transforms, and option ``kconnect.read.columnar`` is not false."""
         config = {**plan.connector_config, **plan.task_configs[index]}
         self.task.initialize(SourceContext(config, TaskOffsetReader(store, plan.name)))
         self.task.start(config)
         self._stopped = False
+
+    def _call(self, method: str, poll: Callable[[], Any]) -> Any:
+        try:
+            return poll()
+        except RetriableError as exc:
+            # As on a worker: a retriable poll error is logged and polling goes on.
+            log.warning(
+                "connector %r task %d: SourceTask.%s raised a retriable error, polling again "
+                "in 100 ms: %s",
+                self.plan.name,
+                self.index,
+                method,
+                exc,
+            )
+            time.sleep(0.1)
+            return None
+        except ConnectError:
+            raise
+        except Exception as exc:
+            raise ConnectError(
+                f"connector {self.plan.name!r} task {self.index}: SourceTask.{method} failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
+    def poll_batch(self) -> SourceBatch | None:
+        """One ``SourceTask.poll_batch`` (only for a :attr:`columnar` run), under the same
+        error handling as :meth:`poll`; None for nothing (or an empty batch)."""
+        assert isinstance(self.task, SourceTask)
+        batch: SourceBatch | None = self._call("poll_batch", self.task.poll_batch)
+        return batch if batch is not None and len(batch) else None
 
     def poll(
         self, select: Callable[[list[SourceRecord]], list[SourceRecord]] | None = None
     ) -> tuple[list[SourceRecord], list[SourceRecord]]:
         """One poll: (the records as polled, the records after ``select`` and the transforms)."""
         assert isinstance(self.task, SourceTask)
-        try:
-            polled = self.task.poll() or []
-        except RetriableError as exc:
-            # As on a worker: a retriable poll error is logged and polling goes on.
-            log.warning(
-                "connector %r task %d: SourceTask.poll raised a retriable error, polling again "
-                "in 100 ms: %s",
-                self.plan.name,
-                self.index,
-                exc,
-            )
-            time.sleep(0.1)
-            return [], []
-        except ConnectError:
-            raise
-        except Exception as exc:
-            raise ConnectError(
-                f"connector {self.plan.name!r} task {self.index}: SourceTask.poll failed: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+        polled: list[SourceRecord] = self._call("poll", self.task.poll) or []
         kept = polled if select is None or not polled else select(polled)
         if not kept or not len(self.transforms):
             return polled, kept

@@ -8,17 +8,19 @@ catalogue's converter makes of them (``json``, ``avro``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
 import orjson
 import pyarrow as pa
 import pyarrow.compute
-from kconnect_sdk import ConnectError, Headers, Schema, SourceRecord
+from kconnect_sdk import ConnectError, Headers, Schema, SourceBatch, SourceRecord
 
 from kconnect_runtime.errors import ErrorHandler, Stage, class_name
 
+from ._columns import Polled, first_record, regroup
 from ._errors import source_record_failed
 from ._plan import ConnectorPlan
 from ._types import arrow_builder, arrow_type, describe_schema, project_array
@@ -131,15 +133,30 @@ def _flat_maps_json(values: list[Any]) -> pa.Array | None:
         return None
     if set(map(len, values)) != {len(first)}:
         return None
-    pieces: list[Any] = []
-    sep = "{"
-    for key in sorted(first):
-        if not isinstance(key, str) or any(c in '"\\' or c < " " for c in key):
-            return None
+    columns: dict[Any, list[Any]] = {}
+    for key in first:
         try:
-            column = list(map(itemgetter(key), values))  # ...same keys (a KeyError if not)
+            columns[key] = list(map(itemgetter(key), values))  # ...same keys (else KeyError)
         except KeyError:
             return None
+    return columns_json(columns)
+
+
+def columns_json(columns: Mapping[Any, Sequence[Any]]) -> pa.Array | None:
+    """Per row, the JSON text of the map ``{key: columns[key][row] for key in columns}``.
+
+    The same texts as ``orjson.dumps(map, option=OPT_SORT_KEYS)`` when every column holds
+    only ints (within int64) or only strings JSON would not escape, made with Arrow's
+    kernels; None for any other shape (the caller then dumps each map with orjson).
+    """
+    if not columns or not all(isinstance(key, str) for key in columns):
+        return None
+    pieces: list[Any] = []
+    sep = "{"
+    for key in sorted(columns):
+        if any(c in '"\\' or c < " " for c in key):
+            return None
+        column = columns[key]
         kinds = set(map(type, column))
         if kinds == {int}:
             try:
@@ -391,3 +408,101 @@ class RowEncoder:
     def encode_chunks(self, records: Sequence[SourceRecord], rows: int) -> Iterator[pa.RecordBatch]:
         for i in range(0, len(records), rows):
             yield self.encode(records[i : i + rows])
+
+    def encode_polled(self, items: Sequence[Polled], rows: int) -> Iterator[pa.RecordBatch]:
+        """Record batches of at most ``rows`` rows of what polls gave (records or batches)."""
+        for piece in regroup(items, rows):
+            if isinstance(piece, SourceBatch):
+                yield self.encode_batch(piece)
+            else:
+                yield self.encode(piece)
+
+    def encode_batch(self, batch: SourceBatch) -> pa.RecordBatch:
+        """One record batch of a task's columnar batch, with no record per row.
+
+        The same rows :meth:`encode` makes of ``batch.records()``. When a column cannot be
+        made (a value that does not fit its schema's Arrow type, a converter that refuses
+        one), the batch's records take :meth:`encode`, which finds the failing records and
+        applies ``errors.*`` to each exactly as for records polled one by one.
+        """
+        try:
+            return self._encode_batch(batch)
+        except SchemaChanged:
+            raise
+        except _EncodeError:
+            return self.encode(batch.records())
+
+    def _encode_batch(self, batch: SourceBatch) -> pa.RecordBatch:
+        plan = self.plan
+        n = len(batch)
+        if batch.source_offset_columns is not None:
+            offsets = columns_json(batch.source_offset_columns)
+            if offsets is None:
+                offsets = _json_column(batch.offsets())
+        elif batch.source_offsets is not None:
+            offsets = _json_column(list(batch.source_offsets))
+        else:
+            offsets = pa.nulls(n, type=pa.string())
+        if batch.timestamps is None:
+            times = pa.nulls(n, type=pa.timestamp("us", tz="UTC"))
+        else:
+            millis = pa.array(batch.timestamps, type=pa.int64())
+            times = pa.compute.multiply(millis, 1000).cast(pa.timestamp("us", tz="UTC"))
+        columns = [
+            pa.repeat(pa.scalar(batch.topic, type=pa.string()), n),
+            pa.repeat(pa.scalar(_json(batch.source_partition), type=pa.string()), n),
+            offsets,
+            self._batch_column("key", plan.key_format, batch, batch.key_schema, batch.keys),
+            self._batch_column("value", plan.value_format, batch, batch.value_schema, batch.values),
+            pa.nulls(n, type=HEADERS_TYPE),
+            times,
+        ]
+        columns = [
+            c if c.type == f.type else project_array(c, f.type)
+            for c, f in zip(columns, self.target, strict=True)
+        ]
+        return pa.RecordBatch.from_arrays(columns, schema=self.target)
+
+    def _batch_column(
+        self,
+        which: str,
+        fmt: str,
+        batch: SourceBatch,
+        schema: Schema | None,
+        values: Sequence[Any] | None,
+    ) -> pa.Array:
+        """The key or value column of a batch: as :meth:`_column` makes it of its records."""
+        want = self.target.field(which).type
+        stage = Stage.KEY_CONVERTER if which == "key" else Stage.VALUE_CONVERTER
+        n = len(batch)
+        if fmt != "connect":
+            conv = self.converters.key if which == "key" else self.converters.value
+            column = repeat(None, n) if values is None else values
+            rows = list(zip(repeat(batch.topic), repeat(schema), column))
+            try:
+                data = conv.from_connect_batch(rows)
+            except Exception as exc:
+                raise _EncodeError(
+                    f"connector {self.plan.name!r}: {class_name(conv)} cannot convert a {which} "
+                    f"of topic {batch.topic!r}: {type(exc).__name__}: {exc}",
+                    stage,
+                    class_name(conv),
+                ) from exc
+            return pa.array(data, type=pa.binary()).cast(want)
+        if values is None:
+            values = [None] * n
+        if schema is None and (values.count(None) == n):
+            return pa.nulls(n, type=want)  # null keys, tombstones: no schema to check
+        if (which, id(schema)) not in self._checked:
+            self._fits(which, schema, first_record(batch))
+        try:
+            array = self._builder(schema)(values if type(values) is list else list(values))
+        except Exception as exc:
+            raise _EncodeError(
+                f"connector {self.plan.name!r}: cannot convert a {which} of topic "
+                f"{batch.topic!r} (schema {describe_schema(schema)}) to Arrow: "
+                f"{type(exc).__name__}: {exc}",
+                stage,
+                class_name(self),
+            ) from exc
+        return array if array.type == want else project_array(array, want)

@@ -28,11 +28,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from kconnect_sdk import ConnectError, SourceRecord
+from kconnect_sdk import ConnectError, SourceBatch, SourceRecord
 
 from kconnect_runtime.storage import offset_key
 from kconnect_runtime.tasks import apply_gc_policy
 
+from ._columns import Polled, polled_rows
 from ._errors import report_skipped
 from ._plan import ConnectorPlan, SourceRun
 from ._rows import RowEncoder
@@ -68,24 +69,39 @@ def read_batch_partition(
     run = SourceRun(plan, index, [])
     encoder = RowEncoder(plan, target, _spark_type, run.errors)
     try:
-        pending: list[SourceRecord] = []
+        # What the polls gave: record lists, or the task's columnar batches (a task that
+        # implements poll_batch, read without transforms: no record per row).
+        pending: list[Polled] = []
+        pending_rows = 0
         seen = False
         last = time.monotonic()
+        columnar = run.columnar
         while True:
-            polled, records = run.poll()
+            polled: bool
+            if columnar:
+                batch = run.poll_batch()
+                polled = batch is not None
+                if batch is not None:
+                    pending.append(batch)
+                    pending_rows += len(batch)
+            else:
+                got, records = run.poll()
+                polled = bool(got)
+                if records:
+                    pending.append(records)
+                    pending_rows += len(records)
             if polled:
                 seen = True
                 last = time.monotonic()
-                pending.extend(records)
-                if len(pending) >= rows:
-                    yield from encoder.encode_chunks(pending, rows)
-                    pending = []
+                if pending_rows >= rows:
+                    yield from encoder.encode_polled(pending, rows)
+                    pending, pending_rows = [], 0
             elif time.monotonic() - last >= (idle_s if seen else start_s):
                 break
             if run.finished():
                 break
         if pending:
-            yield from encoder.encode_chunks(pending, rows)
+            yield from encoder.encode_polled(pending, rows)
         run.errors.flush()  # the DLQ has every skipped record before the read counts as done
         report_skipped(run.errors, "reading this partition")
         run.commit()
@@ -189,6 +205,33 @@ class _Runs:
                     self.reached.add(key)
         return keep
 
+    def select_batch(self, batch: SourceBatch) -> Polled:
+        """:meth:`select` for a columnar batch: the batch itself, counted into the position.
+
+        Only the batch's last rows are looked at (the run of rows at its last offset). When
+        rows may have to be skipped (the first polls after a restart inside a run of one
+        offset) or dropped (a replay), the batch's records take :meth:`select` instead.
+        """
+        partition = batch.source_partition
+        if partition is None or self._stop is not None:
+            return batch if self._stop is None else self.select(batch.records())
+        key = offset_key("", partition)
+        if self._skip.get(key) is not None or (
+            batch.source_offsets is None and batch.source_offset_columns is None
+        ):
+            return self.select(batch.records())
+        n = len(batch)
+        offset = batch.source_offset(n - 1)
+        i = n - 2
+        while i >= 0 and _same_place(batch.source_offset(i), offset):
+            i -= 1
+        count = n - 1 - i
+        at = self.position.get(key)
+        if count == n and at is not None and _same_place(at[1], offset):
+            count += at[2]
+        self.position[key] = [partition, offset, count]
+        return batch
+
 
 def _offset_dict(tasks: dict[int, _TaskOffsets]) -> dict[str, Any]:
     return {"tasks": {str(i): [tasks[i][k] for k in sorted(tasks[i])] for i in sorted(tasks)}}
@@ -214,8 +257,9 @@ class _Prefetcher:
     def __init__(self, plan: ConnectorPlan, index: int, offsets: _TaskOffsets, bound: int) -> None:
         self.run = SourceRun(plan, index, list(offsets.values()))
         self.runs = _Runs(offsets)
-        self.buffer: collections.deque[SourceRecord] = collections.deque()
-        self.polled: collections.deque[list[Any]] = collections.deque()
+        # Per poll: what it gave (records, or a columnar batch) and the position after it.
+        self.polled: collections.deque[tuple[Polled, dict[str, list[Any]]]] = collections.deque()
+        self.buffered = 0
         self.bound = bound
         self.cond = threading.Condition()
         self.error: BaseException | None = None
@@ -227,35 +271,46 @@ class _Prefetcher:
 
     def _loop(self) -> None:
         try:
+            columnar = self.run.columnar
             while not self.stopping.is_set():
                 with self.cond:
-                    while len(self.buffer) >= self.bound and not self.stopping.is_set():
+                    while self.buffered >= self.bound and not self.stopping.is_set():
                         self.cond.wait(0.5)
-                polled, records = self.run.poll(self.runs.select)
-                if not polled:
-                    continue
+                item: Polled
+                if columnar:
+                    batch = self.run.poll_batch()
+                    if batch is None:
+                        continue
+                    item = self.runs.select_batch(batch)
+                else:
+                    polled, item = self.run.poll(self.runs.select)
+                    if not polled:
+                        continue
                 # The position counts the records as polled (a transform may drop a record;
                 # its offset still moves the task's position on).
                 last = {k: list(v) for k, v in self.runs.position.items()}
                 with self.cond:
-                    self.buffer.extend(records)
-                    self.polled.append([len(records), last])
+                    self.polled.append((item, last))
+                    self.buffered += len(item)
         except BaseException as exc:
             self.error = exc
 
-    def take(self, limit: int) -> tuple[list[SourceRecord], dict[str, list[Any]]]:
+    def take(self, limit: int) -> tuple[list[Polled], dict[str, list[Any]]]:
         """Whole polls (at most ``limit`` records, at least one poll) and their offsets."""
         if self.error is not None:
             raise ConnectError(f"{self.error}") from self.error
-        records: list[SourceRecord] = []
+        items: list[Polled] = []
+        rows = 0
         offsets: dict[str, list[Any]] = {}
         with self.cond:
-            while self.polled and (not records or len(records) + self.polled[0][0] <= limit):
-                count, last = self.polled.popleft()
-                records.extend(self.buffer.popleft() for _ in range(count))
+            while self.polled and (not rows or rows + len(self.polled[0][0]) <= limit):
+                item, last = self.polled.popleft()
+                items.append(item)
+                rows += len(item)
+                self.buffered -= len(item)
                 offsets.update(last)
             self.cond.notify_all()
-        return records, offsets
+        return items, offsets
 
     def stop(self) -> None:
         self.stopping.set()
@@ -303,15 +358,15 @@ class StreamCore:
         data: dict[int, bytes] = {}
         moved = False
         for i, prefetcher in self._tasks.items():
-            records, offsets = prefetcher.take(max(1, limit // len(self._tasks)))
+            items, offsets = prefetcher.take(max(1, limit // len(self._tasks)))
             if offsets:
                 for k, pair in offsets.items():
                     if self._position[i].get(k) != pair:
                         moved = True
                 self._position[i].update(offsets)
-            if records:
+            if polled_rows(items):
                 moved = True
-                data[i] = _ipc(self._encoders[i].encode_chunks(records, self.rows), self.target)
+                data[i] = _ipc(self._encoders[i].encode_polled(items, self.rows), self.target)
             for side, errors in enumerate((prefetcher.run.errors, self._encoders[i].errors)):
                 if errors is None:
                     continue
