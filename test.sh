@@ -28,10 +28,7 @@ fi
 second=(
   sdk/tests converters connectors transforms/tests testkit/tests speedups/tests
   runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
-  runtime/tests/test_crash_broker_restart.py runtime/tests/test_dataframes.py
-  runtime/tests/test_dataframes_connect.py runtime/tests/test_dataframes_errors.py
-  runtime/tests/test_dataframes_plugin_path.py runtime/tests/test_dataframes_types.py
-  runtime/tests/test_dataframes_compat.py
+  runtime/tests/test_crash_broker_restart.py runtime/tests/test_dataframes*.py
 )
 first=(runtime/tests)
 for path in "${second[@]}"; do
