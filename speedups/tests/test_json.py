@@ -1,11 +1,13 @@
 """kconnect_speedups._json on its own: doubles as Java writes them, the flat encoder's
-hand-backs, and the schemaless decode loop. (The JSON converter's tests run on this module
-and on the pure-Python code, and compare the two on random batches.)"""
+hand-backs, the schemaless decode loop and its JSON parser (against orjson). (The JSON
+converter's tests run on this module and on the pure-Python code, and compare the two on
+random batches.)"""
 
 from __future__ import annotations
 
 import decimal
 import gc
+import json
 import math
 import random
 import struct
@@ -230,3 +232,250 @@ def test_a_call_that_raises_hands_the_batch_back() -> None:
 
     enc = _json.FlatEncoder(SCHEMA, (b'{"b":',), (8,), (False,), Box, None, ((bytes, boom),))
     assert enc.encode([Box(SCHEMA, [b"x"])]) is None
+
+
+# -- the schemaless parser -------------------------------------------------------------
+
+HANDED_BACK = object()
+
+
+def orjson_or_error(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return HANDED_BACK
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal, of the same classes all the way down, -0.0 told from 0.0, keys in order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same_value, a, b))
+    if isinstance(a, float):
+        return repr(a) == repr(b)
+    return bool(a == b)
+
+
+def assert_reads_as_orjson(data: bytes) -> bool:
+    """parse() gives orjson's value, or hands the text back; True when it read it. A
+    text orjson refuses must be handed back (orjson then raises its error)."""
+    got = _json.parse(data, HANDED_BACK)
+    if got is HANDED_BACK:
+        return False
+    want = orjson_or_error(data)
+    assert want is not HANDED_BACK, data
+    assert same_value(got, want), data
+    return True
+
+
+def test_parse_reads_a_record_itself() -> None:
+    record = (
+        b'{"id":1000001,"customer_id":42001,"status":"SHIPPED","amount":20.99,'
+        b'"currency":"EUR","quantity":2,"express":false,"note":"leave at door, order 1",'
+        b'"created_at":1700000000001,"region":"eu-north-1","tags":["a","\xc3\xa9"],'
+        b'"nested":{"x":null,"y":true,"z":-1.5e-7,"w":[]},"big":123456789012345678}'
+    )
+    for _ in range(3):  # the second and third time from the string caches
+        assert assert_reads_as_orjson(record)
+        assert assert_reads_as_orjson(b" \n\t" + record + b"\r\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"-0",
+        b"-0.0",
+        b"0e999999999",
+        b"1e22",
+        b"1e23",
+        b"9007199254740993",
+        b"1234567890123456789",
+        b"9999999999999999999",
+        b"-9223372036854775808",
+        b"9007199254740993.0",
+        b"118.99000000000001",
+        b"0.30000000000000004",
+        b"2.2250738585072011e-308",
+        b"4.9e-324",
+        b"-1e-400",
+        b"123456789012345678901234567890.5",
+        b'{"a":1,"a":2,"b":3}',
+        b'"\x7f"',
+        b'"\xf0\x9f\x98\x80 \xe2\x98\x83"',
+        b"[[[[[[]]]]]]",
+        b'{"":{"":[{}]}}',
+    ],
+)
+def test_parse_reads_edge_texts_as_orjson(text: bytes) -> None:
+    assert assert_reads_as_orjson(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"",
+        b"  ",
+        b"01",
+        b"-01",
+        b"1.",
+        b".5",
+        b"-",
+        b"1e",
+        b"1e+",
+        b"+1",
+        b"1e400",
+        b"-1e400",
+        b"18446744073709551616",  # past 64 bits: orjson reads a double
+        b"-9223372036854775809",
+        b"18446744073709551615",  # 20 digits: orjson's, whatever it reads
+        b"[1,]",
+        b'{"a":1,}',
+        b'{"a" 1}',
+        b"{1:2}",
+        b"nul",
+        b"true false",
+        b"NaN",
+        b"Infinity",
+        b"\xef\xbb\xbf1",
+        b'"\\u00e9"',  # escapes are orjson's
+        b'"a\tb"',
+        b'"\xed\xa0\x80"',  # a UTF-8 encoded surrogate
+        b'"\xc3"',
+        b'"open',
+        b"[" * 200 + b"]" * 200,  # deeper than the parser goes; orjson reads it
+    ],
+)
+def test_parse_hands_back_what_it_does_not_read(text: bytes) -> None:
+    assert _json.parse(text, HANDED_BACK) is HANDED_BACK
+
+
+def test_parse_doubles_round_as_orjson() -> None:
+    """Numbers of up to 19 digits (the x87 path and its halfway screen), random doubles'
+    shortest texts, and decimals just around the midpoint between two doubles."""
+    decimal.getcontext().prec = 60
+    rnd = random.Random(29)
+    for i in range(200_000):
+        pick = i % 4
+        if pick == 0:
+            text = f"{rnd.randint(0, 10**19 - 1)}e{rnd.randint(-41, 22)}"
+        elif pick == 1:
+            digits = str(rnd.randint(1, 10**19 - 1))
+            cut = rnd.randint(0, len(digits))
+            text = f"{'-' * rnd.randint(0, 1)}{digits[:cut] or '0'}.{digits[cut:] or '0'}"
+        elif pick == 2:
+            low = rnd.uniform(1e-5, 1e15) * 10 ** rnd.randint(-10, 10)
+            mid = (decimal.Decimal(low) + decimal.Decimal(math.nextafter(low, math.inf))) / 2
+            text = f"{mid:.{rnd.randint(15, 19)}e}"
+        else:
+            value = struct.unpack("<d", rnd.randbytes(8))[0]
+            if not math.isfinite(value):
+                continue
+            text = repr(value)
+        assert assert_reads_as_orjson(text.encode()), text
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+    | st.sampled_from(["SHIPPED", "EUR", "eu-north-1", "a" * 16, "b" * 17, "é"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=70), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    value=_json_values,
+    indent=st.sampled_from([None, 0, 2, "\t", " \r\n"]),
+    separators=st.sampled_from([(",", ":"), (", ", ": "), (" ,\n", " :\t")]),
+)
+def test_parse_random_documents_as_orjson(
+    value: Any, indent: int | str | None, separators: tuple[str, str]
+) -> None:
+    """orjson's text of random documents, and the stdlib's with whitespace between the
+    tokens (lone surrogates kept as bytes: orjson refuses them, so must the parser)."""
+    assert_reads_as_orjson(orjson.dumps(value))
+    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
+    assert_reads_as_orjson(text.encode("utf-8", "surrogatepass"))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    text=st.binary(max_size=40)
+    | st.text(alphabet='{}[]",: 0123456789.eE+-tfrulnasx\\\t\n\xe9', max_size=40).map(str.encode)
+)
+def test_parse_random_bytes_as_orjson(text: bytes) -> None:
+    """Any bytes: never a value orjson would not give, never one it refuses."""
+    assert_reads_as_orjson(text)
+
+
+def test_parse_size_hints_and_caches_keep_values_apart() -> None:
+    """A big object then small ones (dicts made at the last size at that depth), and the
+    same short strings as keys and values in many documents."""
+    big = {f"k{i}": i for i in range(300)}
+    docs = [big, {"a": 1}, {f"k{i}": "k1" for i in range(10)}, {"k1": {"k1": "k1"}}, {}]
+    for doc in docs * 3:
+        assert same_value(_json.parse(orjson.dumps(doc), HANDED_BACK), doc)
+
+
+def test_decode_schemaless_uses_orjson_for_what_the_parser_hands_back() -> None:
+    items = [("t", b'"\\u00e9"'), ("t", b"18446744073709551616"), ("t", bytearray(b"[1]"))]
+    out = _json.decode_schemaless(items, orjson.loads, SV, NULL)
+    assert out == [SV(None, "é"), SV(None, 18446744073709551616.0), SV(None, [1])]
+    with pytest.raises(orjson.JSONDecodeError, match="infinity"):
+        _json.decode_schemaless([("t", b"1e400")], orjson.loads, SV, NULL)
+
+
+def stdlib_exact(data: bytes) -> Any:
+    try:
+        return json.loads(data, parse_float=decimal.Decimal)
+    except ValueError:
+        return HANDED_BACK
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    value=_json_values,
+    numbers=st.lists(
+        st.text(alphabet="0123456789.eE+-", min_size=1, max_size=24).map(str.encode),
+        max_size=3,
+    ),
+)
+def test_parse_with_parse_float_reads_as_the_stdlib(value: Any, numbers: list[bytes]) -> None:
+    """With parse_float (decimal.Decimal, for schemas holding a Decimal), non-integral
+    numbers come as parse_float of their text, as the stdlib's json.loads gives them."""
+    texts = [orjson.dumps(value), b"[" + b", ".join(numbers) + b"]", *numbers]
+    for text in texts:
+        got = _json.parse(text, HANDED_BACK, decimal.Decimal)
+        if got is HANDED_BACK:
+            continue
+        want = stdlib_exact(text)
+        assert want is not HANDED_BACK, text
+        assert same_value(got, want), text
+        assert str(got) == str(want)  # Decimal('1.50') keeps its digits
+
+
+def test_parse_with_parse_float_reads_numbers_itself() -> None:
+    text = b'{"a":1.50,"b":[1E+3,-0.0,12345678901234567890.5],"c":7}'
+    assert _json.parse(text, HANDED_BACK, decimal.Decimal) == {
+        "a": decimal.Decimal("1.50"),
+        "b": [
+            decimal.Decimal("1E+3"),
+            decimal.Decimal("-0.0"),
+            decimal.Decimal("12345678901234567890.5"),
+        ],
+        "c": 7,
+    }
+    assert str(_json.parse(b"1.50", HANDED_BACK, decimal.Decimal)) == "1.50"
+
+    def refuse(text: str) -> Any:
+        raise ValueError(f"no {text}")
+
+    with pytest.raises(ValueError, match=r"no 2\.5"):
+        _json.parse(b"[1, 2.5]", HANDED_BACK, refuse)

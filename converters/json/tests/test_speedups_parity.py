@@ -331,6 +331,12 @@ def test_compiled_bytes_are_the_python_bytes(
             st.just(b"  "),
             st.just(b"0012"),
             st.just(b"{bad"),
+            # Texts of JSON's characters: whitespace, numbers of every form, syntax errors
+            # (the compiled parser reads what it can and hands the rest to orjson).
+            st.text(alphabet='{}[]",: 0123456789.eE+-truefalsn\\\t\n\xe9', max_size=24).map(
+                str.encode
+            ),
+            st.sampled_from([b"18446744073709551616", b"1e400", b"118.99000000000001", b"-0"]),
             st.recursive(
                 st.none()
                 | st.booleans()
@@ -422,3 +428,48 @@ def test_compiled_schemaless_bytes_are_the_python_bytes(
     """Values with no schema (None ones are tombstones): compiled and pure write alike."""
     items = [("t", None, v) for v in values]
     assert _write(enable, compiled, items) == _write(enable, None, items)
+
+
+_DECIMAL_ROW = (
+    SchemaBuilder.struct()
+    .name("row")
+    .field("id", Schema.INT64)
+    .field("amount", Decimal.schema(2))
+    .field("price", Schema.OPTIONAL_FLOAT64)
+    .field("note", Schema.OPTIONAL_STRING)
+    .build()
+)
+
+
+@pytest.mark.parametrize(
+    ("payload", "amount", "price"),
+    [
+        (b'{"id":7,"amount":"BNI=","price":null,"note":"x"}', "12.34", None),
+        (b'{ "id" : 7 , "amount" : 1234 , "price" : 3 , "note" : "x" }', "1234.00", 3.0),
+        (
+            b'{"id":7,"amount":12.345678901234567890,"price":0.1,"note":"x"}',
+            "12.345678901234567890",
+            0.1,
+        ),
+        (b'{"id":7,"amount":1.5E+1,"price":1e-7,"note":"x"}', "15.00", 1e-7),
+        (b'{"id":7,"amount":00012,"price":null,"note":"x"}', "12.00", None),
+    ],
+)
+def test_decimal_schemas_read_numbers_exactly(
+    speedups: str, payload: bytes, amount: str, price: float | None
+) -> None:
+    """A schema with a Decimal reads every digit of a numeric decimal (Jackson's
+    USE_BIG_DECIMAL_FOR_FLOATS), also when the payload has no fractions at all (the
+    compiled parser reads that one) and when it has leading zeros."""
+    converter = JsonConverter()
+    converter.configure({}, False)
+    data = converter.from_connect_data(
+        "t", _DECIMAL_ROW, Struct(_DECIMAL_ROW).put("id", 1).put("amount", decimal.Decimal("0.00"))
+    )
+    assert data is not None
+    prefix = data[: data.index(b',"payload":') + len(b',"payload":')]
+    for _ in range(2):  # the second time through the remembered envelope prefix
+        value = converter.to_connect_data("t", prefix + payload + b"}").value
+        assert value.get("id") == 7 and value.get("note") == "x"
+        assert str(value.get("amount")) == amount
+        assert value.get("price") == price

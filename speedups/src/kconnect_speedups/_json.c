@@ -12,7 +12,8 @@
  * pure-Python path, which gives the bytes or the error.
  *
  * decode_schemaless() is the schemaless batch decode: SchemaAndValue(None, loads(data))
- * per (topic, data) item, the null SchemaAndValue for a tombstone.
+ * per (topic, data) item, the null SchemaAndValue for a tombstone; the usual JSON is read
+ * by parse_json() (its own parser, below), the rest by loads (orjson.loads).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -930,6 +931,510 @@ short_double_py(PyObject *module, PyObject *arg)
     return PyBytes_FromStringAndSize(out, n);
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* Schemaless decode: a direct parser for the usual JSON, orjson for the rest          */
+
+/*
+ * parse_json() reads the JSON most records hold straight into Python objects: objects,
+ * arrays, strings without escapes or control characters (UTF-8 checked by Python's strict
+ * decoder), integers of at most 19 digits, numbers with a fraction or exponent, true,
+ * false, null, nesting up to PARSE_DEPTH. It gives what orjson.loads gives for such a
+ * text (equal values; a repeated key keeps its first place and its last value, as a dict
+ * does). On anything else (an escape, a longer integer, a double that overflows, a
+ * syntax error, a byte order mark, deeper nesting) it hands the text back, and the caller
+ * calls orjson.loads, which gives the value or the error. Short strings are kept in two
+ * small caches (keys up to 64 bytes, values up to 16), so the repeated keys and enum-like
+ * values of a batch are made once: a str is immutable and shared freely.
+ */
+#define PARSE_DEPTH 128
+#define KEY_CACHE 1024
+#define KEY_CACHE_MAX 64
+#define VALUE_CACHE 512
+#define VALUE_CACHE_MAX 16
+
+/* A cached str with its length and its first and last 8 bytes (zero-padded). */
+typedef struct {
+    PyObject *str;
+    Py_ssize_t n;
+    uint64_t head;
+    uint64_t tail;
+} CachedStr;
+
+static CachedStr KEY_STRS[KEY_CACHE];
+static CachedStr VALUE_STRS[VALUE_CACHE];
+
+/* Every power of ten a double holds exactly. */
+static const double EXACT_POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Objects' sizes at each depth in the last text read: a new dict is made that large. */
+static Py_ssize_t OBJECT_SIZES[PARSE_DEPTH + 2];
+
+typedef struct {
+    const unsigned char *p;
+    const unsigned char *end;
+    int depth;
+    PyObject *parse_float; /* called with the text of a non-integral number, or NULL */
+} Parser;
+
+/* A parse function's NULL without an exception set: hand the text back. */
+#define HAND_BACK NULL
+
+static inline void
+skip_ws(Parser *ps)
+{
+    const unsigned char *p = ps->p, *end = ps->end;
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) {
+        p++;
+    }
+    ps->p = p;
+}
+
+/* The str of the n ASCII bytes at s, from cache (size entries) when n <= max. */
+static PyObject *
+cached_ascii(CachedStr *cache, Py_ssize_t size, Py_ssize_t max, const unsigned char *s,
+             Py_ssize_t n)
+{
+    if (n > max) {
+        PyObject *str = PyUnicode_New(n, 127);
+        if (str != NULL) {
+            memcpy(PyUnicode_1BYTE_DATA(str), s, (size_t)n);
+        }
+        return str;
+    }
+    uint64_t head = 0, tail = 0;
+    if (n >= 8) {
+        memcpy(&head, s, 8);
+        memcpy(&tail, s + n - 8, 8);
+    }
+    else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            head |= (uint64_t)s[i] << (8 * i);
+        }
+    }
+    uint64_t h = (head * 0x9E3779B97F4A7C15ULL) ^ (tail * 0xC2B2AE3D27D4EB4FULL) ^ (uint64_t)n;
+    CachedStr *slot = &cache[(h ^ (h >> 29)) & (uint64_t)(size - 1)];
+    if (slot->str != NULL && slot->n == n && slot->head == head && slot->tail == tail &&
+        (n <= 16 || memcmp(PyUnicode_1BYTE_DATA(slot->str) + 8, s + 8, (size_t)(n - 16)) == 0)) {
+        Py_INCREF(slot->str);
+        return slot->str;
+    }
+    PyObject *str = PyUnicode_New(n, 127);
+    if (str == NULL) {
+        return NULL;
+    }
+    memcpy(PyUnicode_1BYTE_DATA(str), s, (size_t)n);
+    if (PyObject_Hash(str) == -1) { /* kept in the str: every dict insert reuses it */
+        Py_DECREF(str);
+        return NULL;
+    }
+    Py_INCREF(str);
+    Py_XSETREF(slot->str, str);
+    slot->n = n;
+    slot->head = head;
+    slot->tail = tail;
+    return str;
+}
+
+/* A string at ps->p (the opening quote). */
+static PyObject *
+parse_string(Parser *ps, int key)
+{
+    const unsigned char *start = ps->p + 1, *p = start, *end = ps->end;
+    unsigned char high = 0;
+    /* Eight bytes at a time while none is a quote, a backslash or a control character
+     * (each test exact for "any byte of the eight"). */
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t any_high = 0;
+    while (end - p >= 8) {
+        uint64_t w, q, b;
+        memcpy(&w, p, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs) {
+            break;
+        }
+        any_high |= w;
+        p += 8;
+    }
+    if (any_high & highs) {
+        high = 0x80;
+    }
+    while (p < end) {
+        unsigned char c = *p;
+        if (c == '"') {
+            break;
+        }
+        if (c == '\\' || c < 0x20) {
+            return HAND_BACK;
+        }
+        high |= c;
+        p++;
+    }
+    if (p >= end) {
+        return HAND_BACK;
+    }
+    ps->p = p + 1;
+    Py_ssize_t n = p - start;
+    if (high & 0x80) {
+        PyObject *str = PyUnicode_DecodeUTF8((const char *)start, n, "strict");
+        if (str == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear(); /* orjson says what is wrong with it */
+        }
+        return str;
+    }
+    if (key) {
+        return cached_ascii(KEY_STRS, KEY_CACHE, KEY_CACHE_MAX, start, n);
+    }
+    return cached_ascii(VALUE_STRS, VALUE_CACHE, VALUE_CACHE_MAX, start, n);
+}
+
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64
+/*
+ * m * 10^k (|k| <= 22, m < 2^64: up to 19 digits, as doubles print with 17) through the
+ * x87's 64-bit significand: m and 10^|k| (5^22 < 2^52) are exact there, so q is the
+ * exact value rounded once to 64 bits, within half a unit of its last bit. Rounding q to
+ * a double gives the correctly rounded double unless a halfway point between two doubles
+ * lies within that half unit, which needs q's 11 bits below the double's to be 0x3FF,
+ * 0x400 or 0x401: then (about 3 texts in 2048) returns 0 and strtod decides. Normal
+ * numbers only in this range: q is between 1e-22 and 2^64 * 1e22.
+ */
+static int
+long_double_fits(uint64_t m, long k, double *out)
+{
+    if (m == 0) {
+        return 0;
+    }
+    long double q = k < 0 ? (long double)m / (long double)EXACT_POW10[-k]
+                          : (long double)m * (long double)EXACT_POW10[k];
+    uint64_t significand;
+    memcpy(&significand, &q, 8); /* the low 8 bytes of the 80-bit format */
+    unsigned int low = (unsigned int)(significand & 0x7FF);
+    if (low >= 0x3FF && low <= 0x401) {
+        return 0;
+    }
+    *out = (double)q;
+    return 1;
+}
+#endif
+
+static PyObject *
+parse_number(Parser *ps)
+{
+    const unsigned char *start = ps->p, *p = start, *end = ps->end;
+    int negative = 0;
+    if (*p == '-') {
+        negative = 1;
+        p++;
+    }
+    if (p >= end || *p < '0' || *p > '9') {
+        return HAND_BACK;
+    }
+    uint64_t m = 0;
+    int digits = 0;   /* significant digits read into m (up to 19) */
+    int dropped = 0;  /* digits past those, before the point */
+    int fraction = 0; /* digits read into m after the point */
+    int is_float = 0;
+    if (*p == '0') {
+        p++;
+        if (p < end && *p >= '0' && *p <= '9') {
+            return HAND_BACK; /* a leading zero: orjson refuses it */
+        }
+    }
+    else {
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            if (digits < 19) {
+                m = m * 10 + (uint64_t)(*p - '0');
+                digits++;
+            }
+            else {
+                dropped++;
+            }
+        }
+    }
+    if (p < end && *p == '.') {
+        is_float = 1;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') {
+            return HAND_BACK;
+        }
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            if (digits < 19) {
+                if (m != 0 || *p != '0') {
+                    digits++;
+                }
+                m = m * 10 + (uint64_t)(*p - '0');
+                fraction++;
+            }
+            else {
+                dropped++;
+            }
+        }
+    }
+    long exponent = 0;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_float = 1;
+        p++;
+        int minus = 0;
+        if (p < end && (*p == '+' || *p == '-')) {
+            minus = *p == '-';
+            p++;
+        }
+        if (p >= end || *p < '0' || *p > '9') {
+            return HAND_BACK;
+        }
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            if (exponent < 100000) {
+                exponent = exponent * 10 + (*p - '0');
+            }
+        }
+        if (minus) {
+            exponent = -exponent;
+        }
+    }
+    ps->p = p;
+    if (!is_float) {
+        /* Up to 19 digits m is exact; orjson reads an int past 64 bits as a double. */
+        if (dropped > 0 || (negative && m > (1ULL << 63))) {
+            return HAND_BACK;
+        }
+        if (negative) {
+            return PyLong_FromLongLong(m == (1ULL << 63) ? LLONG_MIN : -(long long)m);
+        }
+        return PyLong_FromUnsignedLongLong(m);
+    }
+    if (ps->parse_float != NULL) {
+        /* The number's own text, as the stdlib's json gives it to parse_float. */
+        PyObject *text = PyUnicode_FromStringAndSize((const char *)start, p - start);
+        if (text == NULL) {
+            return NULL;
+        }
+        PyObject *out = PyObject_CallOneArg(ps->parse_float, text);
+        Py_DECREF(text);
+        return out;
+    }
+    double value;
+    long k = exponent - fraction;
+    if (dropped == 0 && m <= (1ULL << 53) && k >= -22 && k <= 22) {
+        /* m and 10^|k| are exact doubles, so the one operation rounds correctly. */
+        value = k < 0 ? (double)m / EXACT_POW10[-k] : (double)m * EXACT_POW10[k];
+    }
+#if defined(__x86_64__) && LDBL_MANT_DIG == 64
+    else if (dropped == 0 && k >= -22 && k <= 22 && long_double_fits(m, k, &value)) {
+    }
+#endif
+    else {
+        char text[64];
+        Py_ssize_t n = p - start;
+        if (n >= (Py_ssize_t)sizeof(text)) {
+            return HAND_BACK;
+        }
+        memcpy(text, start, (size_t)n);
+        text[n] = '\0';
+        /* A JSON number is a valid Python float literal; correctly rounded, as orjson. */
+        value = PyOS_string_to_double(text, NULL, NULL);
+        if (value == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (!isfinite(value)) {
+            return HAND_BACK; /* orjson: "number is infinity when parsed as double" */
+        }
+        return PyFloat_FromDouble(value);
+    }
+    return PyFloat_FromDouble(negative ? -value : value);
+}
+
+static PyObject *parse_value(Parser *ps);
+
+static PyObject *
+parse_array(Parser *ps)
+{
+    ps->p++;
+    PyObject *list = PyList_New(0);
+    if (list == NULL) {
+        return NULL;
+    }
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == ']') {
+        ps->p++;
+        return list;
+    }
+    for (;;) {
+        PyObject *item = parse_value(ps);
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        int rc = PyList_Append(list, item);
+        Py_DECREF(item);
+        if (rc < 0) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == ']') {
+            ps->p++;
+            return list;
+        }
+        Py_DECREF(list);
+        return HAND_BACK;
+    }
+}
+
+static PyObject *
+parse_object(Parser *ps)
+{
+    ps->p++;
+    Py_ssize_t *size = &OBJECT_SIZES[ps->depth];
+    PyObject *dict = *size > 5 ? _PyDict_NewPresized(*size) : PyDict_New();
+    if (dict == NULL) {
+        return NULL;
+    }
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == '}') {
+        ps->p++;
+        return dict;
+    }
+    for (;;) {
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != '"') {
+            break;
+        }
+        PyObject *key = parse_string(ps, 1);
+        if (key == NULL) {
+            break;
+        }
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') {
+            Py_DECREF(key);
+            break;
+        }
+        ps->p++;
+        PyObject *value = parse_value(ps);
+        if (value == NULL) {
+            Py_DECREF(key);
+            break;
+        }
+        Py_hash_t hash = ((PyASCIIObject *)key)->hash;
+        int rc = hash != -1 ? _PyDict_SetItem_KnownHash(dict, key, value, hash)
+                            : PyDict_SetItem(dict, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
+        if (rc < 0) {
+            break;
+        }
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == '}') {
+            ps->p++;
+            *size = PyDict_GET_SIZE(dict) <= 256 ? PyDict_GET_SIZE(dict) : 0;
+            return dict;
+        }
+        break;
+    }
+    Py_DECREF(dict);
+    return HAND_BACK; /* or NULL with the exception set */
+}
+
+static PyObject *
+parse_value(Parser *ps)
+{
+    skip_ws(ps);
+    if (ps->p >= ps->end) {
+        return HAND_BACK;
+    }
+    const unsigned char *p = ps->p;
+    Py_ssize_t left = ps->end - p;
+    PyObject *out;
+    switch (*p) {
+    case '{':
+    case '[':
+        if (++ps->depth > PARSE_DEPTH) {
+            return HAND_BACK;
+        }
+        out = *p == '{' ? parse_object(ps) : parse_array(ps);
+        ps->depth--;
+        return out;
+    case '"':
+        return parse_string(ps, 0);
+    case 't':
+        if (left >= 4 && memcmp(p, "true", 4) == 0) {
+            ps->p += 4;
+            Py_RETURN_TRUE;
+        }
+        return HAND_BACK;
+    case 'f':
+        if (left >= 5 && memcmp(p, "false", 5) == 0) {
+            ps->p += 5;
+            Py_RETURN_FALSE;
+        }
+        return HAND_BACK;
+    case 'n':
+        if (left >= 4 && memcmp(p, "null", 4) == 0) {
+            ps->p += 4;
+            Py_RETURN_NONE;
+        }
+        return HAND_BACK;
+    default:
+        return parse_number(ps);
+    }
+}
+
+/* The value of the JSON text data[0:n], or NULL: with an exception set (out of memory),
+ * or without one, when the text is not one parse_json reads (see above). */
+static PyObject *
+parse_json(const char *data, Py_ssize_t n, PyObject *parse_float)
+{
+    Parser ps = {(const unsigned char *)data, (const unsigned char *)data + n, 0, parse_float};
+    PyObject *out = parse_value(&ps);
+    if (out == NULL) {
+        return NULL;
+    }
+    skip_ws(&ps);
+    if (ps.p != ps.end) {
+        Py_DECREF(out);
+        return HAND_BACK; /* something after the value */
+    }
+    return out;
+}
+
+/* parse_json of a bytes object, or loads(data) for any other input or a hand-back. */
+static PyObject *
+loads_one(PyObject *data, PyObject *loads, vectorcallfunc call)
+{
+    if (PyBytes_CheckExact(data)) {
+        PyObject *out = parse_json(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), NULL);
+        if (out != NULL || PyErr_Occurred()) {
+            return out;
+        }
+    }
+    return call != NULL ? call(loads, &data, 1, NULL) : PyObject_CallOneArg(loads, data);
+}
+
+static PyObject *
+parse_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 2 || nargs > 3 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "parse(data: bytes, default, parse_float=None)");
+        return NULL;
+    }
+    PyObject *parse_float = nargs == 3 && args[2] != Py_None ? args[2] : NULL;
+    PyObject *out = parse_json(PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), parse_float);
+    if (out == NULL && !PyErr_Occurred()) {
+        Py_INCREF(args[1]);
+        return args[1];
+    }
+    return out;
+}
+
 static PyObject *
 decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -980,8 +1485,7 @@ decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sv = null_sv;
         }
         else {
-            PyObject *node = call != NULL ? call(loads, &data, 1, NULL)
-                                          : PyObject_CallOneArg(loads, data);
+            PyObject *node = loads_one(data, loads, call);
             Py_DECREF(data);
             if (node == NULL) {
                 goto fail;
@@ -1020,19 +1524,38 @@ fail:
 static int
 maybe_scientific(const unsigned char *d, Py_ssize_t n)
 {
-    Py_ssize_t run = 0; /* digits just before i */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = d[i];
-        if (IS_DIGIT(c)) {
-            run++;
-            continue;
+    /* Only a '.' or an 'e' can complete a pattern: jump from one to the next, eight bytes
+     * at a time where there is none (the test is exact for "any of the eight"), and
+     * count the digits just before each. */
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    Py_ssize_t i = 0;
+    for (;;) {
+        while (n - i >= 8) {
+            uint64_t w, a, b;
+            memcpy(&w, d + i, 8);
+            a = w ^ (ones * '.');
+            b = w ^ (ones * 'e');
+            if ((((a - ones) & ~a) | ((b - ones) & ~b)) & highs) {
+                break;
+            }
+            i += 8;
         }
-        if (c == 'e') {
+        while (i < n && d[i] != '.' && d[i] != 'e') {
+            i++;
+        }
+        if (i >= n) {
+            return 0;
+        }
+        Py_ssize_t run = 0; /* digits just before i, up to 8 */
+        while (run < 8 && run < i && IS_DIGIT(d[i - 1 - run])) {
+            run++;
+        }
+        if (d[i] == 'e') {
             if (run > 0) {
                 return 1;
             }
         }
-        else if (c == '.') {
+        else {
             if (run >= 8) {
                 return 1;
             }
@@ -1042,9 +1565,8 @@ maybe_scientific(const unsigned char *d, Py_ssize_t n)
                 return 1;
             }
         }
-        run = 0;
+        i++;
     }
-    return 0;
 }
 
 static PyObject *
@@ -1161,6 +1683,11 @@ static PyMethodDef module_methods[] = {
     {"short_double", (PyCFunction)short_double_py, METH_O,
      "short_double(v) -> bytes | None: the fast path's text of v, None where it defers "
      "to repr (for tests)."},
+    {"parse", (PyCFunction)(void (*)(void))parse_py, METH_FASTCALL,
+     "parse(data, default, parse_float=None) -> object\n\n"
+     "The value of the JSON text data (bytes) as orjson.loads reads it (with parse_float: "
+     "as json.loads(data, parse_float=parse_float) does), read by the compiled parser; "
+     "default when that parser hands the text back. Exceptions of parse_float propagate."},
     {"decode_schemaless", (PyCFunction)(void (*)(void))decode_schemaless, METH_FASTCALL,
      "decode_schemaless(items, loads, sv_type, null_sv) -> list\n\n"
      "sv_type((None, loads(data))) for each (topic, data) in items; null_sv for a None "

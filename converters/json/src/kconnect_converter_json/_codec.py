@@ -498,15 +498,20 @@ class _Compiler:
 
     # -- JSON -> Connect -------------------------------------------------------------
     def decoder(self, schema: Schema) -> Fn:
-        inner = self.value_decoder(schema)
+        return self._with_nulls(schema, self.value_decoder(schema))
+
+    def _with_nulls(self, schema: Schema, inner: Fn) -> Fn:
+        """``inner`` (the decoder of a non-null value) with the null handling of
+        ``schema``."""
         default = schema.default
-        if default is not None and self.replace_null:
+        nulls = self._null_handling(schema)
+        if nulls == "default":
 
             def decode_or_default(value: Any) -> Any:
                 return default if value is None else inner(value)
 
             return decode_or_default
-        if schema.optional or default is not None:
+        if nulls == "null":
 
             def decode_optional(value: Any) -> Any:
                 return None if value is None else inner(value)
@@ -611,28 +616,10 @@ class _Compiler:
     def _struct_decoder(self, schema: Schema) -> Fn:
         fields = schema.fields
         names = tuple(f.name for f in fields)
-        decoders = tuple(self.decoder(f.schema) for f in fields)
-        expected = tuple(_json_class(f.schema, self.numeric_decimals) for f in fields)
-        converted = tuple(
-            (f.index, self.value_decoder(f.schema))
-            for f in fields
-            if not _passes_through_as_json(f.schema)
+        inners = tuple(self.value_decoder(f.schema) for f in fields)
+        decoders = tuple(
+            self._with_nulls(f.schema, inner) for f, inner in zip(fields, inners, strict=True)
         )
-        narrow = tuple(
-            (f.index, *_INT_TYPES[f.schema.type])
-            for f in fields
-            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64
-        )
-        getter: Callable[[dict[str, Any]], Any] | None
-        if len(names) >= 2:
-            getter = itemgetter(*names)
-        elif names:
-            only = names[0]
-
-            def getter(d: dict[str, Any]) -> Any:
-                return (d[only],)
-        else:
-            getter = None
 
         def slow(value: dict[str, Any]) -> list[Any]:
             out: list[Any] = []
@@ -643,35 +630,122 @@ class _Compiler:
                     raise DataError(f"field {name!r}: {exc}") from exc
             return out
 
-        def decode_struct(value: Any) -> Any:
-            if type(value) is not dict:
-                raise DataError(
-                    f"Structs should be encoded as JSON objects, but found {_kind(value)}"
-                )
-            values: list[Any] | None = None
-            if getter is not None:
-                try:
-                    values = list(getter(value))
-                except KeyError:
-                    values = None
-                if values is not None and tuple(map(type, values)) == expected:
-                    for i, lo, hi in narrow:
-                        if not lo <= values[i] <= hi:
-                            values = None
-                            break
-                    else:
-                        for i, decode in converted:
-                            values[i] = decode(values[i])
-                else:
-                    values = None
-            if values is None:
-                values = slow(value)
+        def decode_slowly(value: Any) -> Any:
             result = Struct(schema)
-            # The values were checked against the schema above; Struct.put would check again.
-            result._values = values
+            # The values were checked against the schema by their decoders.
+            result._values = slow(value)
             return result
 
-        return decode_struct
+        return _generated_struct_decoder(
+            schema, inners, self._null_handling, decode_slowly, self.numeric_decimals
+        )
+
+    def _null_handling(self, schema: Schema) -> str:
+        """What :meth:`decoder` does with a null: "default", "null" or "raise"."""
+        if schema.default is not None and self.replace_null:
+            return "default"
+        if schema.optional or schema.default is not None:
+            return "null"
+        return "raise"
+
+
+def _generated_struct_decoder(
+    schema: Schema,
+    inners: tuple[Fn, ...],
+    null_handling: Callable[[Schema], str],
+    slow: Fn,
+    numeric_decimals: bool,
+) -> Fn:
+    """The decoder of a JSON object to a Struct of ``schema``: one generated function.
+
+    It takes every field's value with one ``itemgetter`` call, checks the fields whose
+    JSON value is their Connect value (ints in their type's range, booleans, strings) by
+    class inline, handles nulls inline (the field's default, None, or a null in a
+    required field sent to ``slow``), and calls the decoder of a non-null value
+    (``inners``) for the others (doubles, decimals, bytes, logical types, nested structs,
+    arrays, maps), in one list display. A missing field, a value of another class or a
+    decoder's DataError sends the object to ``slow`` (field by field, reading a missing
+    field as null), which gives the same Struct or raises the error naming the field.
+    """
+    fields = schema.fields
+    namespace: dict[str, Any] = {
+        "_DataError": DataError,
+        "_kind": _kind,
+        "_slow": slow,
+        "_new_object": object.__new__,
+        "_Struct": Struct,
+        "_SCHEMA": schema,
+    }
+    checks: list[str] = []
+    items: list[str] = []
+    for f in fields:
+        i = f.index
+        value = f"v{i}"
+        nulls = null_handling(f.schema)
+        if nulls == "default":
+            namespace[f"_d{i}"] = f.schema.default
+        if _passes_through_as_json(f.schema):
+            namespace[f"_c{i}"] = _json_class(f.schema, numeric_decimals)
+            test = f"type({value}) is _c{i}"
+            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64:
+                lo, hi = _INT_TYPES[f.schema.type]
+                test = f"({test} and {lo} <= {value} <= {hi})"
+            read = value
+        else:
+            namespace[f"_f{i}"] = inners[i]
+            test = ""
+            read = f"_f{i}({value})"
+        if nulls == "raise":
+            checks.append(test or f"{value} is not None")
+            items.append(read)
+        else:
+            if test:
+                checks.append(f"({value} is None or {test})")
+            if_null = f"_d{i}" if nulls == "default" else "None"
+            items.append(
+                read
+                if read == value and if_null == "None"
+                else f"({if_null} if {value} is None else {read})"
+            )
+    lines = [
+        "def decode_struct(value):",
+        "    if type(value) is not dict:",
+        "        raise _DataError(",
+        '            "Structs should be encoded as JSON objects, but found " + _kind(value)',
+        "        )",
+    ]
+    if fields:
+        namespace["_pick"] = (
+            itemgetter(*(f.name for f in fields)) if len(fields) > 1 else _one_tuple(fields[0].name)
+        )
+        lines += [
+            "    try:",
+            f"        {', '.join(f'v{f.index}' for f in fields)}, = _pick(value)",
+            "    except KeyError:",
+            "        return _slow(value)",
+        ]
+        if checks:
+            lines += [f"    if not ({' and '.join(checks)}):", "        return _slow(value)"]
+        lines += [
+            "    try:",
+            f"        values = [{', '.join(items)}]",
+            "    except _DataError:",
+            "        return _slow(value)",
+        ]
+    else:
+        lines.append("    values = []")
+    lines += [
+        "    result = _new_object(_Struct)",
+        "    result.schema = _SCHEMA",
+        "    result._values = values",
+        "    return result",
+    ]
+    exec(  # the source is built above from field indexes only
+        compile("\n".join(lines) + "\n", f"<json decoder of {schema.name or 'struct'}>", "exec"),
+        namespace,
+    )
+    decode: Fn = namespace["decode_struct"]
+    return decode
 
 
 _NONE_TYPE: Final = type(None)
@@ -1413,10 +1487,15 @@ def _bytes_decoder(value: Any) -> Any:
 
 def _decimal_decoder(schema: Schema) -> Fn:
     scale = Decimal.scale_of(schema)
+    exponent_text = f"E{-scale}"
+    from_bytes = int.from_bytes
 
     def decode_decimal(value: Any) -> Any:
         if type(value) is str:
-            return Decimal.to_logical(schema, _unb64(value, "Decimal field"))
+            # Decimal.to_logical with the scale read once: the unscaled two's-complement
+            # int and the exponent as text (exact at any precision).
+            unscaled = from_bytes(_unb64(value, "Decimal field"), "big", signed=True)
+            return _decimal.Decimal(f"{unscaled}{exponent_text}")
         if type(value) is _decimal.Decimal:
             # Read exactly from the JSON text (the converter parses numbers as Decimal
             # when the schema holds one), so no digit is lost to a double.
