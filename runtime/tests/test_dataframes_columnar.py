@@ -196,6 +196,19 @@ def test_every_batch_shape_makes_the_rows_its_records_make(shape: dict[str, Any]
         encoder.close()
 
 
+@pytest.mark.parametrize("offsets", ["columns", "maps"])
+def test_a_read_with_converters_gives_the_same_bytes_with_and_without_columns(
+    offsets: str,
+) -> None:
+    options = runs_options(offsets=offsets, **{"value.format": "json", "key.format": "avro"})
+    options["key.converter.schema.registry.url"] = "mock://columnar"
+    columnar = batch_read(options)
+    assert columnar.equals(batch_read({**options, **ROW_PATH}))
+    assert columnar.column("value").to_pylist()[3] == (
+        b'{"schema":{"type":"int64","optional":false},"payload":30}'
+    )
+
+
 def test_a_value_that_does_not_fit_its_column_fails_the_read_naming_it() -> None:
     with pytest.raises(Exception, match="Tolerance exceeded") as info:
         batch_read(runs_options(bad="12"))
