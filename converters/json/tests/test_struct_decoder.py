@@ -10,6 +10,7 @@ of other classes, nulls, missing keys, ints out of range, exact numbers as
 
 from __future__ import annotations
 
+import base64
 import decimal
 from typing import Any
 
@@ -171,3 +172,14 @@ def test_generated_decoder_reads_a_debezium_like_row() -> None:
         decode({"qty": 2, "amount": "BNI=", "note": "n", "inner": None})
     with pytest.raises(DataError, match="Structs should be encoded as JSON objects"):
         decode([1])
+
+
+@pytest.mark.parametrize("speedups", ["both"], indirect=False)
+@settings(max_examples=300, deadline=None)
+@given(raw=st.binary(min_size=1, max_size=20), scale=st.integers(-3, 40))
+def test_base64_decimals_read_as_the_sdk_reads_them(speedups: str, raw: bytes, scale: int) -> None:
+    schema = Decimal.schema(scale)
+    decode = _Compiler(JsonConverterSettings()).value_decoder(schema)
+    got = decode(base64.b64encode(raw).decode())
+    want = Decimal.to_logical(schema, raw)
+    assert str(got) == str(want) and got.as_tuple() == want.as_tuple()
