@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/bench_cdc.py [--rows 1000000] [--bootstrap-servers HOST:PORT]
                                         [--set KEY=VALUE ...]   (worker properties)
+                                        [--only MEASURE ...]    (stream-poll, stream-kafka,
+                                                                 snapshot-poll, snapshot-kafka)
 
 Starts a private MariaDB (``mariadbd --log-bin --binlog-format=ROW``) in a temporary
 directory, fills a ten-column table with ``--rows`` rows in multi-row INSERTs (so the binlog
@@ -41,6 +43,21 @@ COLUMNS = (
     "amount DECIMAL(12, 2) NOT NULL, price DOUBLE NOT NULL, flag TINYINT(1) NOT NULL, "
     "day DATE NOT NULL, created DATETIME(3) NOT NULL, code BIGINT NULL, note VARCHAR(60) NULL"
 )
+
+
+SERVICE_PIDS: dict[str, int] = {}  # mariadbd's and the broker's: their CPU is shown per measure
+
+
+def service_cpu() -> dict[str, float]:
+    """CPU seconds used so far by mariadbd and by the embedded broker (Linux ``/proc``)."""
+    used = {}
+    for name, pid in SERVICE_PIDS.items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
 
 
 def _free_port() -> int:
@@ -107,6 +124,7 @@ def private_mariadb() -> Iterator[dict[str, Any]]:
             cur.execute("CREATE USER IF NOT EXISTS 'root'@'127.0.0.1' IDENTIFIED BY ''")
             cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION")
         conn.close()
+        SERVICE_PIDS["mariadbd"] = proc.pid
         yield {"host": "127.0.0.1", "port": port, "user": "root", "password": ""}
     finally:
         proc.terminate()
@@ -217,6 +235,7 @@ def task_rate(props: dict[str, str], store: Any, rows: int) -> tuple[float, floa
         task.stop()
 
 
+MEASURES = ("stream-poll", "stream-kafka", "snapshot-poll", "snapshot-kafka")
 WORKER_EXTRA: dict[str, str] = {}  # --set KEY=VALUE: worker properties for the Kafka runs
 
 
@@ -263,7 +282,15 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="a worker property for the runs into Kafka, e.g. producer.compression.type=lz4",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        choices=MEASURES,
+        help="run only these measures (and mysql-replication's, the reference); e.g. to profile",
+    )
     args = parser.parse_args()
+    only = set(args.only or MEASURES)
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
@@ -277,6 +304,9 @@ def main() -> None:
     if bootstrap is None:
         broker = EmbeddedBroker()
         bootstrap = broker.start()
+        proc = getattr(broker, "_proc", None)
+        if proc is not None:
+            SERVICE_PIDS["broker"] = proc.pid
     rows = args.rows
     work = Path(tempfile.mkdtemp(prefix="kc-bench-cdc-work-"))
     try:
@@ -301,23 +331,43 @@ def main() -> None:
             task_rate(task_props, store, 0)
             start_file, start_pos, _end_file, end_pos, fill_s = fill(server, rows)
             print(f"filled {rows:,} rows in {fill_s:.1f} s ({rows / fill_s:,.0f} rows/s inserted)")
-            raw = raw_decode(server, (start_file, start_pos), end_pos, rows)
-            results: list[tuple[str, tuple[float, float]]] = [("mysql-replication decode", raw)]
-            results.append(("stream, task poll", task_rate(task_props, store, rows)))
-            results.append(
-                ("stream into Kafka", worker_rate(stream_props, bootstrap, offsets_file, rows, 0))
+            results: list[tuple[str, float, float, dict[str, float]]] = []
+
+            def measure(name: str, run: Any, *args: Any) -> None:
+                services = service_cpu()
+                seconds, cpu = run(*args)
+                after = service_cpu()
+                used = {k: v - services.get(k, 0.0) for k, v in after.items()}
+                results.append((name, seconds, cpu, used))
+
+            measure(
+                "mysql-replication decode",
+                raw_decode,
+                server,
+                (start_file, start_pos),
+                end_pos,
+                rows,
             )
-            snap_props = connector_props(server, bootstrap, "benchq")
-            results.append(
-                ("snapshot, task poll", task_rate(snap_props, InMemoryOffsetStore(), rows))
-            )
-            snap_worker = connector_props(server, bootstrap, "benchw")
-            results.append(
-                (
-                    "snapshot into Kafka",
-                    worker_rate(snap_worker, bootstrap, work / "offsets-snap.json", rows, 0),
+            if "stream-poll" in only:
+                measure("stream, task poll", task_rate, task_props, store, rows)
+            if "stream-kafka" in only:
+                measure(
+                    "stream into Kafka", worker_rate, stream_props, bootstrap, offsets_file, rows, 0
                 )
-            )
+            if "snapshot-poll" in only:
+                snap_props = connector_props(server, bootstrap, "benchq")
+                measure("snapshot, task poll", task_rate, snap_props, InMemoryOffsetStore(), rows)
+            if "snapshot-kafka" in only:
+                snap_worker = connector_props(server, bootstrap, "benchw")
+                measure(
+                    "snapshot into Kafka",
+                    worker_rate,
+                    snap_worker,
+                    bootstrap,
+                    work / "offsets-snap.json",
+                    rows,
+                    0,
+                )
     finally:
         if broker is not None:
             broker.stop()
@@ -325,16 +375,20 @@ def main() -> None:
     settings = ", ".join(f"{k}={v}" for k, v in WORKER_EXTRA.items()) or "defaults"
     print(f"\n{rows:,} row changes, 10 columns, JSON with schemas into Kafka (worker: {settings})")
     # The CPU column counts this process's CPU seconds (the decoding, the task, the worker;
-    # not the database or the broker): on a shared machine it is the steadier figure.
+    # not the database or the broker): on a shared machine it is the steadier figure. The
+    # last columns are the CPU mariadbd and the embedded broker used meanwhile, per row: what
+    # they take of the machine's cores.
     print(
         f"{'measure':<28}{'seconds':>10}{'rows/s':>14}{'vs mysql-replication':>24}"
-        f"{'rows/CPU-s':>14}{'vs (CPU)':>10}"
+        f"{'rows/CPU-s':>14}{'vs (CPU)':>10}{'db us/row':>11}{'broker us/row':>15}"
     )
-    raw_s, raw_cpu = raw
-    for name, (seconds, cpu) in results:
+    _, raw_s, raw_cpu, _ = results[0]
+    for name, seconds, cpu, services in results:
         print(
             f"{name:<28}{seconds:>10.2f}{rows / seconds:>14,.0f}{raw_s / seconds:>23.2f}x"
             f"{rows / max(cpu, 1e-9):>14,.0f}{raw_cpu / max(cpu, 1e-9):>9.2f}x"
+            f"{services.get('mariadbd', 0.0) / rows * 1e6:>11.2f}"
+            f"{services.get('broker', 0.0) / rows * 1e6:>15.2f}"
         )
     print("goals: streaming into Kafka >= 100,000 rows/s, snapshot into Kafka >= 100,000 rows/s")
 

@@ -39,6 +39,7 @@ from ._gtid import (
 from ._history import SchemaHistory
 from ._incremental import OFFSET_KEY as INCREMENTAL_OFFSET_KEY
 from ._incremental import IncrementalSnapshot
+from ._resultset import UnbufferedRows, connect_wide
 
 __all__ = ["MySqlSourceTask"]
 
@@ -87,7 +88,9 @@ class MySqlSourceTask(SourceTask):
         self._settings: Settings | None = None
         self._schemas: EventSchemas | None = None
         self._partition: dict[str, str] = {}
-        self._buffer: collections.deque[SourceRecord] = collections.deque()
+        # Batches as the reader thread made them (poll joins or splits them), and their sum.
+        self._buffer: collections.deque[list[SourceRecord]] = collections.deque()
+        self._buffered = 0
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self.streaming = threading.Event()
@@ -116,6 +119,7 @@ class MySqlSourceTask(SourceTask):
         self._schemas = EventSchemas(settings, self.connector_name)
         self._partition = {"server": settings.prefix}
         self._buffer.clear()
+        self._buffered = 0
         self._error = None
         self._stopping.clear()
         self.streaming.clear()
@@ -183,10 +187,27 @@ class MySqlSourceTask(SourceTask):
                 if remaining <= 0 or self._stopping.is_set():
                     return None
                 self._cond.wait(remaining)
-            n = min(settings.max_batch, len(self._buffer))
-            popleft = self._buffer.popleft
-            batch = [popleft() for _ in range(n)]
+            batch = self._take(settings.max_batch)
             self._cond.notify_all()
+        return batch
+
+    def _take(self, n: int) -> list[SourceRecord]:
+        """Up to ``n`` buffered records, oldest first (the caller holds the lock)."""
+        buffer = self._buffer
+        batch = buffer[0]
+        if len(batch) > n:
+            batch, buffer[0] = batch[:n], batch[n:]
+        else:
+            buffer.popleft()
+            while buffer and len(batch) < n:
+                room = n - len(batch)
+                following = buffer[0]
+                if len(following) <= room:
+                    batch += buffer.popleft()
+                else:
+                    batch += following[:room]
+                    buffer[0] = following[room:]
+        self._buffered -= len(batch)
         return batch
 
     def _put(self, records: list[SourceRecord]) -> None:
@@ -195,11 +216,13 @@ class MySqlSourceTask(SourceTask):
         settings = self._settings
         assert settings is not None
         with self._cond:
-            while len(self._buffer) >= settings.max_queue:
+            while self._buffered >= settings.max_queue:
                 if self._stopping.is_set():
                     raise _Stopped
                 self._cond.wait(0.5)
-            self._buffer.extend(records)
+            # The list is the buffer's from now on: callers hand it over and start a new one.
+            self._buffer.append(records)
+            self._buffered += len(records)
             self._cond.notify_all()
 
     def _run(self, plan: dict[str, Any]) -> None:
@@ -350,7 +373,6 @@ class MySqlSourceTask(SourceTask):
                 "although the connector has offsets; restore it, or set snapshot.mode=recovery to rebuild "
                 "it from the database's current schemas"
             )
-        limit = (str(offset.get("file")), int(offset.get("pos", 0)))
         tables: dict[tuple[str, str], Table] = {}
         for record in records:
             if record.get("source", {}).get("server") != s.prefix:
@@ -366,7 +388,7 @@ class MySqlSourceTask(SourceTask):
                     str(position.get("gtids") or ""), str(offset["gtids"])
                 )
             else:
-                later = where > limit
+                later = _recorded_after(position, offset)
             if later:
                 # Streaming will meet this DDL again: apply what was recorded then.
                 self._replay.setdefault(where, []).append(record)
@@ -560,7 +582,7 @@ class MySqlSourceTask(SourceTask):
             cols = ", ".join(
                 f"`{ts.table.columns[i].name.replace('`', '``')}`" for i in ts.positions
             )
-            convert = _row_converter(
+            then = _column_converters(
                 ts.converters, [ts.table.columns[i].data_type for i in ts.positions]
             )
             env_schema, topic = ts.envelope_schema, ts.topic
@@ -583,10 +605,8 @@ class MySqlSourceTask(SourceTask):
                 cur.execute(
                     f"SELECT {cols} FROM `{dbname.replace('`', '``')}`.`{name.replace('`', '``')}`"
                 )
-                result = cur._result
-                if result is not None and getattr(result, "converters", None) is not None:
-                    # pymysql's per-field row reading, unrolled for this result's columns.
-                    result._read_row_from_packet = _packet_row_reader(result.converters)
+                # The rows straight from the socket, converted to Debezium's values as read.
+                reader = UnbufferedRows(conn, cur._result, then)
                 first_in_table = True
                 key_schema, key_indexes = ts.key_schema, ts.key_indexes
                 value_schema, value_count = ts.value_schema, ts.value_count
@@ -596,8 +616,13 @@ class MySqlSourceTask(SourceTask):
                 k0 = key_indexes[0] if key_schema is not None and len(key_indexes) == 1 else None
                 while True:
                     if self._stopping.is_set():
+                        reader.abort()
                         raise _Stopped
-                    rows = cur.fetchmany(fetch)
+                    try:
+                        rows = reader.fetch(fetch)
+                    except BaseException:
+                        reader.abort()
+                        raise
                     if not rows:
                         break
                     done += len(rows)
@@ -613,8 +638,7 @@ class MySqlSourceTask(SourceTask):
                     source._values = source_values.copy()
                     batch: list[SourceRecord] = []
                     append = batch.append
-                    for raw in rows:
-                        row = convert(raw)
+                    for row in rows:
                         after = new_struct(struct_cls)
                         after.schema = value_schema
                         after._values = row if whole else row[:value_count]
@@ -742,56 +766,6 @@ def _plain_creates(
         )
 
 
-def _length_coded(data: bytes, pos: int) -> tuple[bytes | None, int]:
-    """A length-coded string at ``pos`` whose length takes 2, 3 or 8 bytes (or NULL)."""
-    c = data[pos]
-    if c == 251:
-        return None, pos + 1
-    width = 2 if c == 252 else 3 if c == 253 else 8
-    start = pos + 1 + width
-    end = start + int.from_bytes(data[pos + 1 : start], "little")
-    return data[start:end], end
-
-
-def _packet_row_reader(
-    converters: list[tuple[str | None, Callable[[Any], Any] | None]],
-) -> Callable[[Any], tuple[Any, ...]]:
-    """pymysql's ``_read_row_from_packet`` generated for one result set's columns.
-
-    The same values as pymysql's (each field a length-coded string of the text protocol,
-    decoded with the column's encoding, then its converter), without three method calls per
-    field: the snapshot reads millions of rows through this.
-    """
-    env: dict[str, Any] = {"_long": _length_coded}
-    lines = ["def read(packet):", "    d = packet._data", "    p = packet._position"]
-    names = []
-    for i, (encoding, converter) in enumerate(converters):
-        v = f"v{i}"
-        names.append(v)
-        lines += [
-            "    b = d[p]",
-            "    if b < 251:",
-            "        e = p + 1 + b",
-            f"        {v} = d[p + 1 : e]",
-            "        p = e",
-            "    else:",
-            f"        {v}, p = _long(d, p)",
-        ]
-        if converter in (int, float) and encoding in ("ascii", None):
-            env[f"c{i}"] = converter  # int() and float() take the ASCII bytes as they are
-            lines.append(f"    if {v} is not None: {v} = c{i}({v})")
-        elif converter is not None:
-            env[f"c{i}"] = converter
-            decoded = f"{v}.decode({encoding!r})" if encoding is not None else v
-            lines.append(f"    if {v} is not None: {v} = c{i}({decoded})")
-        elif encoding is not None:
-            lines.append(f"    if {v} is not None: {v} = {v}.decode({encoding!r})")
-    lines.append(f"    return ({', '.join(names)}{',' if len(names) == 1 else ''})")
-    exec(compile("\n".join(lines) + "\n", "<kconnect-mysql snapshot packet>", "exec"), env)
-    fn: Callable[[Any], tuple[Any, ...]] = env["read"]
-    return fn
-
-
 def _own_source(envelope: Struct) -> Struct:
     """Give a snapshot envelope its own copy of its (batch-shared) source block; return it."""
     shared = envelope._values[2]
@@ -807,13 +781,12 @@ def _now_triplet() -> tuple[int, int, int]:
     return ns // 1_000_000, ns // 1000, ns
 
 
-def _row_converter(
+def _column_converters(
     converters: list[Callable[[Any], Any] | None], data_types: list[str]
-) -> Callable[[tuple[Any, ...]], list[Any]]:
-    """One generated function converting a snapshot row (DATE/DATETIME as text) to Debezium's."""
-    parts = []
-    env: dict[str, Any] = {}
-    for i, (given, data_type) in enumerate(zip(converters, data_types, strict=True)):
+) -> list[Callable[[Any], Any] | None]:
+    """Per column of a snapshot row (DATE/DATETIME as text), what turns it into Debezium's."""
+    out: list[Callable[[Any], Any] | None] = []
+    for given, data_type in zip(converters, data_types, strict=True):
         kind = getattr(given, "kc_fast", None)
         conv = given
         if data_type == "date" and kind == "date_days":
@@ -822,6 +795,17 @@ def _row_converter(
             conv = _text_millis if kind == "datetime_ms" else _text_micros
         elif data_type in ("date", "datetime") and given is not None:
             conv = _via_pymysql(given, data_type)
+        out.append(conv)
+    return out
+
+
+def _row_converter(
+    converters: list[Callable[[Any], Any] | None], data_types: list[str]
+) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """One generated function converting a snapshot row (DATE/DATETIME as text) to Debezium's."""
+    parts = []
+    env: dict[str, Any] = {}
+    for i, conv in enumerate(_column_converters(converters, data_types)):
         if conv is None:
             parts.append(f"r[{i}]")
         else:
@@ -902,6 +886,39 @@ def _change_doc(state: SchemaState, change: TableChange) -> dict[str, Any]:
     doc["table"] = table.to_history() if table is not None else dict(_DROPPED_TABLE)
     doc["comment"] = table.comment if table is not None else None
     return doc
+
+
+def _binlog_file_order(name: str) -> tuple[str, int, str]:
+    """A binlog file name ordered as Debezium orders it: base name, then the numeric extension
+    (``mysql-bin.999999`` before ``mysql-bin.1000000``); the text where there is no number."""
+    base, _, extension = name.rpartition(".")
+    if base and extension.isdigit():
+        return base, int(extension), ""
+    return name, -1, name
+
+
+def _recorded_after(recorded: Mapping[str, Any], offset: Mapping[str, Any]) -> bool:
+    """Whether a schema history position is after the offset, by binlog coordinates (the
+    comparison Debezium's history comparator makes for positions without GTIDs): positions of
+    different servers by their ``ts_sec``, else by file (numeric extension), position, events
+    and rows."""
+    recorded_server, offset_server = recorded.get("server_id"), offset.get("server_id")
+    if (
+        recorded_server is not None
+        and offset_server is not None
+        and int(recorded_server) != int(offset_server)
+    ):
+        # Binlog coordinates of two servers do not compare: the servers' clocks do.
+        return int(recorded.get("ts_sec") or 0) > int(offset.get("ts_sec") or 0)
+    mine = _binlog_file_order(str(recorded.get("file")))
+    theirs = _binlog_file_order(str(offset.get("file")))
+    if mine != theirs:
+        return mine > theirs
+    for key in ("pos", "event", "row"):
+        a, b = int(recorded.get(key) or 0), int(offset.get(key) or 0)
+        if a != b:
+            return a > b
+    return False
 
 
 def _gtids_before(recorded: str, offset: str) -> bool:
@@ -1082,6 +1099,7 @@ class _Streamer:
             slave_heartbeat=1,
             use_column_name_cache=True,
             enable_logging=False,
+            pymysql_wrapper=connect_wide,
         )
 
     def run(self) -> None:
