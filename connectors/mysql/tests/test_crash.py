@@ -30,9 +30,16 @@ class Writer(threading.Thread):
     """Random inserts, updates and deletes in small transactions; remembers the order per key."""
 
     def __init__(
-        self, server: Any, db: str, transactions: int, first_id: int, seed: int = 7
+        self,
+        server: Any,
+        db: str,
+        transactions: int,
+        first_id: int,
+        seed: int = 7,
+        pause: float = 0.002,
     ) -> None:
         super().__init__(daemon=True)
+        self.pause = pause
         self.conn = server.connect(autocommit=True, database=db)
         self.transactions = transactions
         self.next_id = first_id
@@ -65,7 +72,7 @@ class Writer(threading.Thread):
                             cur.execute("DELETE FROM t WHERE id = %s", (key,))
                             self.expected.setdefault(key, []).append(("d", None))
                     cur.execute("COMMIT")
-                    time.sleep(0.002)
+                    time.sleep(self.pause)
         except BaseException as exc:
             self.error = exc
         finally:
@@ -230,7 +237,9 @@ def test_kill_9_loses_nothing_and_repeats_only_the_transactions_in_flight(
     }
     topic = f"crash{mdb.name}.{mdb.name}.t"
     offsets = tmp_path / "offsets.json"
-    writer = Writer(kc_mariadb, mdb.name, 1000, 1, seed=seed)
+    # 20 ms between transactions: the writer runs over 20 s, so the second kill also lands
+    # while transactions stream (at 2 ms the writer was often done by then).
+    writer = Writer(kc_mariadb, mdb.name, 1000, 1, seed=seed, pause=0.02)
     proc = _start_worker(tmp_path, kc_kafka, connector)
     log_file = tmp_path / "worker.log"
 
@@ -242,12 +251,14 @@ def test_kill_9_loses_nothing_and_repeats_only_the_transactions_in_flight(
 
     # Per kill: (GTID sequence completed at the committed offset, last sequence written).
     windows: list[tuple[int, int]] = []
+    writing_at_kills: list[bool] = []
     try:
         wait_streams(1)
         writer.start()
         for kill in range(2):
             wait_streams(kill + 1)  # each kill hits a worker that streams
             time.sleep(rng.uniform(0.5, 2.0))
+            writing_at_kills.append(writer.is_alive())
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
             ((written,),) = mdb.query("SELECT @@GLOBAL.gtid_binlog_pos")
@@ -314,6 +325,8 @@ def test_kill_9_loses_nothing_and_repeats_only_the_transactions_in_flight(
             # Within a transaction the repeated events are one stretch (replay from the
             # committed event/row, up to where the kill stopped the first delivery).
             assert all(marks[first : last + 1]), f"transaction {seq}: repeated {marks}"
+    # Both kills hit a worker while the writer was writing (else the test shows nothing).
+    assert writing_at_kills == [True, True], windows
     repeated_txns = sorted({_seq(i[0]) for i in duplicated})
     print(
         f"seed {seed}: {len(seen)} change events, {sum(seen.values()) - len(seen)} delivered "
