@@ -166,6 +166,8 @@ def test_the_row_path_is_taken_with_transforms_and_gives_the_same_rows() -> None
         {"source_offsets": [{"pos": i, "ts_ms": T0} for i in range(20)]},
         {"source_partition": None},
         {"keys": None, "timestamps": None},
+        {"timestamps": [T0] * 20},  # one clock for the whole poll, as FileStream gives
+        {"timestamps": [None] * 19 + [T0]},
         {"key_schema": None, "keys": None, "values": [None] * 20},
     ],
 )
@@ -326,6 +328,29 @@ def test_a_bad_columnar_option_is_refused() -> None:
 @pytest.fixture
 def spark(kc_spark: Any) -> Any:
     return kc_spark
+
+
+@pytest.mark.integration
+def test_on_spark_a_bad_value_of_a_batch_goes_to_the_dead_letter_queue(
+    spark: Any, kc_kafka: str
+) -> None:
+    # Spark's Python workers import this module (with RunsSource) by its file name.
+    spark.sparkContext.addPyFile(__file__)
+    topic = f"dlq-columnar-spark-{uuid.uuid4().hex[:8]}"
+    options = {
+        **runs_options(bad="12"),
+        "connector.class": f"{Path(__file__).stem}:RunsSource",
+        "errors.tolerance": "all",
+        "errors.deadletterqueue.topic.name": topic,
+        "errors.deadletterqueue.topic.replication.factor": "1",
+        "bootstrap.servers": kc_kafka,
+    }
+    columnar = spark.read.format("kconnect").options(**options).load().collect()
+    (message,) = dlq_records(kc_kafka, topic, 1)
+    assert json.loads(message.value())["source_offset"] == {"pos": 2}
+    by_rows = spark.read.format("kconnect").options(**options, **ROW_PATH).load().collect()
+    assert sorted(columnar) == sorted(by_rows)
+    assert sorted(r.value for r in columnar) == [10 * i for i in range(60) if i != 12]
 
 
 def file_options(path: Path, **extra: str) -> dict[str, str]:

@@ -137,21 +137,19 @@ class SourceBatch:
         if not n:
             return []
         new, cls = tuple.__new__, SourceRecord
-        key_schema, value_schema = self.key_schema, self.value_schema
+        topic, key_schema, value_schema = self.topic, self.key_schema, self.value_schema
+        partition, empty = self.source_partition, Headers.EMPTY
         keys = repeat(None, n) if self.keys is None else self.keys
         times = repeat(None, n) if self.timestamps is None else self.timestamps
-        offsets = repeat(None, n) if self._no_offsets() else self.offsets()
-        fields = (self.topic, None, key_schema)
-        rest = (Headers.EMPTY, self.source_partition)
+        offsets: Any = self.source_offsets
+        if offsets is None:
+            offsets = repeat(None, n) if self.source_offset_columns is None else self.offsets()
         # A SourceRecord is a tuple of its fields in declaration order: built without a
         # Python-level __new__ call per row (the same object the keyword constructor makes).
         return [
-            new(cls, (*fields, key, value_schema, value, ts, *rest, offset))
-            for key, value, ts, offset in zip(keys, self.values, times, offsets, strict=True)
+            new(cls, (topic, None, key_schema, k, value_schema, v, t, empty, partition, o))
+            for k, v, t, o in zip(keys, self.values, times, offsets, strict=True)
         ]
-
-    def _no_offsets(self) -> bool:
-        return self.source_offsets is None and self.source_offset_columns is None
 
     @staticmethod
     def records_of(batch: SourceBatch | None) -> list[SourceRecord] | None:

@@ -351,8 +351,11 @@ class FileStreamSourceTask(SourceTask):
                 take = min(wanted, available)
                 start = self._next
                 self._next = stop = start + take
-                lines += self._lines[start:stop]
-                ends += self._ends[start:stop]
+                if lines:
+                    lines += self._lines[start:stop]
+                    ends += self._ends[start:stop]
+                else:  # the usual case: one copy, not a copy and an extend
+                    lines, ends = self._lines[start:stop], self._ends[start:stop]
                 if take == wanted:
                     return lines, ends
             chunk = self._read_chunk(stream)

@@ -443,10 +443,15 @@ class RowEncoder:
             offsets = _json_column(list(batch.source_offsets))
         else:
             offsets = pa.nulls(n, type=pa.string())
-        if batch.timestamps is None:
+        stamps = batch.timestamps
+        if stamps is None:
             times = pa.nulls(n, type=pa.timestamp("us", tz="UTC"))
         else:
-            millis = pa.array(batch.timestamps, type=pa.int64())
+            first = stamps[0]
+            if type(first) is int and stamps.count(first) == n:  # one clock for the poll
+                millis = pa.repeat(pa.scalar(first, type=pa.int64()), n)
+            else:
+                millis = pa.array(stamps, type=pa.int64())
             times = pa.compute.multiply(millis, 1000).cast(pa.timestamp("us", tz="UTC"))
         columns = [
             pa.repeat(pa.scalar(batch.topic, type=pa.string()), n),
