@@ -479,3 +479,38 @@ def test_parse_with_parse_float_reads_numbers_itself() -> None:
 
     with pytest.raises(ValueError, match=r"no 2\.5"):
         _json.parse(b"[1, 2.5]", HANDED_BACK, refuse)
+
+
+def test_read_payloads() -> None:
+    prefix = b'{"schema":{"type":"int32"},"payload":'
+    datas = [prefix + b'{"a":[1,2.5]}}', prefix + b'"\\u00e9"}', prefix + b" 7 }"]
+    assert _json.read_payloads(datas, prefix, orjson.loads) == [{"a": [1, 2.5]}, "é", 7]
+    assert _json.read_payloads([], prefix, orjson.loads) == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        bytearray(b'{"schema":{"type":"int32"},"payload":1}'),
+        b'{"schema":{"type":"int64"},"payload":1}',  # another schema
+        b'{"schema":{"type":"int32"},"payload":1 ',
+        b'{"schema":{"type":"int32"},"payload":{bad}',
+        b'{"schema":{"type":"int32"},"payload":}',
+        b'{"schema":{"type":"int32"},"payload":',
+    ],
+)
+def test_read_payloads_hands_back_what_is_not_a_whole_batch(data: Any) -> None:
+    prefix = b'{"schema":{"type":"int32"},"payload":'
+    good = prefix + b"1}"
+    assert _json.read_payloads([good, data, good], prefix, orjson.loads) is None
+    assert gc.isenabled()
+
+
+def test_read_payloads_raises_other_errors_of_loads() -> None:
+    def boom(data: bytes) -> Any:
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError):
+        _json.read_payloads([b"P\\u00e9}"], b"P", boom)
+    assert gc.isenabled()

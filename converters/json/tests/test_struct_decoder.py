@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kconnect_converter_json import JsonConverter
 from kconnect_converter_json._codec import _Compiler
 from kconnect_converter_json._config import JsonConverterSettings
 from kconnect_sdk import (
@@ -183,3 +184,92 @@ def test_base64_decimals_read_as_the_sdk_reads_them(speedups: str, raw: bytes, s
     got = decode(base64.b64encode(raw).decode())
     want = Decimal.to_logical(schema, raw)
     assert str(got) == str(want) and got.as_tuple() == want.as_tuple()
+
+
+@pytest.mark.parametrize("value", [b"9223372036854775808", b"18446744073709551615"])
+def test_int64_field_past_its_range_reads_as_an_error_in_a_batch_too(
+    speedups: str, value: bytes
+) -> None:
+    """As a top-level INT64 and the field-by-field path do: not a Struct that holds an
+    int no INT64 can hold (which could not be written again)."""
+    schema = SchemaBuilder.struct().name("r").field("f", Schema.INT64).build()
+    converter = JsonConverter()
+    converter.configure({}, False)
+    good = converter.from_connect_data("t", schema, Struct(schema).put("f", 1))
+    assert good is not None
+    bad = good.replace(b'"f":1', b'"f":' + value)
+    converter.to_connect_data("t", good)  # the envelope is known: batches are read whole
+    message = rf"topic 't': field 'f': {int(value)} is out of range for INT64"
+    with pytest.raises(DataError, match=message):
+        converter.to_connect_batch([("t", good), ("t", bad)])
+    with pytest.raises(DataError, match=message):
+        converter.to_connect_data("t", bad)
+
+
+_ROW = (
+    SchemaBuilder.struct()
+    .name("row")
+    .optional()
+    .field("id", Schema.INT64)
+    .field("amount", Decimal.schema(2))
+    .field("price", Schema.OPTIONAL_FLOAT64)
+    .field("day", Date.SCHEMA)
+    .build()
+)
+_EVENT = (
+    SchemaBuilder.struct()
+    .name("event")
+    .field("before", _ROW)
+    .field("after", _ROW)
+    .field("op", Schema.STRING)
+    .build()
+)
+_AFTER = b'{"id":1,"amount":"BNI=","price":2.5,"day":19000}'
+_GOOD_EVENT = b'{"before":null,"after":' + _AFTER + b',"op":"c"}'
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        pytest.param(_GOOD_EVENT.replace(b'"id":1', b'"id":2'), id="good"),
+        pytest.param(_GOOD_EVENT.replace(b'"BNI="', b"12.345"), id="exact decimal"),
+        pytest.param(_GOOD_EVENT.replace(b'"price":2.5', b'"price":0.1e1'), id="exact double"),
+        pytest.param(_GOOD_EVENT.replace(b'"id":1', b'"id":007'), id="leading zeros"),
+        pytest.param(_GOOD_EVENT.replace(b'"op":"c"', b'"op":"\\u0063"'), id="escape"),
+        pytest.param(_GOOD_EVENT.replace(b'"day":19000', b'"day":"x"'), id="bad nested field"),
+        pytest.param(_GOOD_EVENT.replace(b'"op":"c"', b'"op":null'), id="required null"),
+        pytest.param(_GOOD_EVENT.replace(b'"BNI="', b'"B!"'), id="bad base64"),
+        pytest.param(_GOOD_EVENT[:-1], id="not JSON"),
+        pytest.param(None, id="tombstone"),
+    ],
+)
+def test_nested_envelope_batches_read_as_one_by_one(speedups: str, odd: bytes | None) -> None:
+    """Batches longer than a decoding slice, one odd record among good ones: the values,
+    or the first failing record's error, as read one by one."""
+    converter = JsonConverter()
+    converter.configure({}, False)
+    written = converter.from_connect_data("t", _EVENT, Struct(_EVENT).put("op", "c"))
+    assert written is not None
+    prefix = written[: written.index(b',"payload":') + len(b',"payload":')]
+    good = prefix + _GOOD_EVENT + b"}"
+    converter.to_connect_data("t", good)  # the envelope is known: batches are read whole
+    datas = [good] * 150
+    datas[100] = None if odd is None else prefix + odd + b"}"
+    items = [("t", d) for d in datas]
+    expected: list[Any] = []
+    for topic, data in items:
+        try:
+            sv = converter.to_connect_data(topic, data)
+            expected.append((sv.schema, None if sv.value is None else _plain(sv.value)))
+        except DataError as exc:
+            expected.append(str(exc))
+    errors = [e for e in expected if isinstance(e, str)]
+    if errors:
+        with pytest.raises(DataError) as caught:
+            converter.to_connect_batch(items)
+        assert str(caught.value) == errors[0]
+        return
+    got = converter.to_connect_batch(items)
+    assert [(sv.schema, None if sv.value is None else _plain(sv.value)) for sv in got] == expected
+    if odd is not None and b"12.345" in odd:
+        assert str(got[100].value.get("after").get("amount")) == "12.345"

@@ -1435,6 +1435,84 @@ parse_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/*
+ * read_payloads(datas, prefix, loads, parse_float=None): the payload of each envelope in
+ * datas (bytes that start with prefix and end with "}"), read by parse_json (with
+ * parse_float, see parse()) or, where it hands back, by loads(payload bytes). None when an
+ * item is not such bytes, or loads raises a ValueError or TypeError: the caller then
+ * reads record by record.
+ */
+static PyObject *
+read_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 4 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "read_payloads(datas, prefix: bytes, loads, parse_float=None)");
+        return NULL;
+    }
+    PyObject *parse_float = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
+    PyObject *seq = PySequence_Fast(args[0], "datas must be a sequence");
+    if (seq == NULL) {
+        return NULL;
+    }
+    const char *pre = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t pre_len = PyBytes_GET_SIZE(args[1]);
+    PyObject *loads = args[2];
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    /* As in decode_schemaless: no cycles made, the collector runs after the batch. */
+    int gc_was_enabled = PyGC_Disable();
+    int whole = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *data = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyBytes_CheckExact(data)) {
+            whole = 0;
+            break;
+        }
+        const char *d = PyBytes_AS_STRING(data);
+        Py_ssize_t len = PyBytes_GET_SIZE(data);
+        if (len < pre_len + 1 || d[len - 1] != '}' || memcmp(d, pre, (size_t)pre_len) != 0) {
+            whole = 0;
+            break;
+        }
+        PyObject *value = parse_json(d + pre_len, len - pre_len - 1, parse_float);
+        if (value == NULL && !PyErr_Occurred()) {
+            PyObject *payload = PyBytes_FromStringAndSize(d + pre_len, len - pre_len - 1);
+            if (payload != NULL) {
+                value = PyObject_CallOneArg(loads, payload);
+                Py_DECREF(payload);
+            }
+            if (value == NULL && (PyErr_ExceptionMatches(PyExc_ValueError) ||
+                                  PyErr_ExceptionMatches(PyExc_TypeError))) {
+                PyErr_Clear();
+                whole = 0;
+                break;
+            }
+        }
+        if (value == NULL) {
+            whole = -1;
+            break;
+        }
+        PyList_SET_ITEM(out, i, value);
+    }
+    if (gc_was_enabled) {
+        PyGC_Enable();
+    }
+    Py_DECREF(seq);
+    if (whole != 1) {
+        Py_DECREF(out);
+        if (whole < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 static PyObject *
 decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1688,6 +1766,11 @@ static PyMethodDef module_methods[] = {
      "The value of the JSON text data (bytes) as orjson.loads reads it (with parse_float: "
      "as json.loads(data, parse_float=parse_float) does), read by the compiled parser; "
      "default when that parser hands the text back. Exceptions of parse_float propagate."},
+    {"read_payloads", (PyCFunction)(void (*)(void))read_payloads, METH_FASTCALL,
+     "read_payloads(datas, prefix, loads, parse_float=None) -> list | None\n\n"
+     "The payload of each envelope (bytes starting with prefix, ending with '}'), read by "
+     "the compiled parser (parse_float as in parse()) or loads; None when an item is not "
+     "such bytes or loads raises a ValueError or TypeError."},
     {"decode_schemaless", (PyCFunction)(void (*)(void))decode_schemaless, METH_FASTCALL,
      "decode_schemaless(items, loads, sv_type, null_sv) -> list\n\n"
      "sv_type((None, loads(data))) for each (topic, data) in items; null_sv for a None "

@@ -40,3 +40,10 @@ def decode_schemaless(
     /,
 ) -> list[Any]: ...
 def parse(data: bytes, default: Any, parse_float: Callable[[str], Any] | None = None, /) -> Any: ...
+def read_payloads(
+    datas: Sequence[Any],
+    prefix: bytes,
+    loads: Callable[[bytes], Any],
+    parse_float: Callable[[str], Any] | None = None,
+    /,
+) -> list[Any] | None: ...

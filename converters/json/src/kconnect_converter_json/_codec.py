@@ -687,7 +687,7 @@ def _generated_struct_decoder(
         if _passes_through_as_json(f.schema):
             namespace[f"_c{i}"] = _json_class(f.schema, numeric_decimals)
             test = f"type({value}) is _c{i}"
-            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64:
+            if f.schema.type in _INT_TYPES:  # INT64 too: the JSON may hold up to 2**64 - 1
                 lo, hi = _INT_TYPES[f.schema.type]
                 test = f"({test} and {lo} <= {value} <= {hi})"
             read = value
@@ -1132,7 +1132,7 @@ class StructBatchDecoder:
         narrow = tuple(
             (f.index, *_INT_TYPES[f.schema.type])
             for f in schema.fields
-            if f.schema.type in _INT_TYPES and f.schema.type is not Type.INT64
+            if f.schema.type in _INT_TYPES  # INT64 too: the JSON may hold up to 2**64 - 1
         )
         return cls(schema, classes, tuple(none_ok), narrow)
 
