@@ -45,17 +45,20 @@ def test_verify_installs_and_passes_the_example_plugin(tmp_path: Path) -> None:
             f"{plugin} {test} not PASSED in:\n{done.stdout}"
         )
     cases = list(ET.parse(report / "junit.xml").getroot().iter("testcase"))
-    # 6 package checks + 3 task_configs + 9 connector checks, for each of the two connectors
-    assert len(cases) == 36
+    # 6 package checks + 3 task_configs + 9 connector checks for each of the two connectors,
+    # and the source's columnar-poll check
+    assert len(cases) == 37
     assert _not_passed(cases) == {
         "test_alter_offsets_rejects_malformed[twenty]": "skipped",
+        # the example's task has no poll_batch(): not applicable
+        "test_poll_batch_gives_the_records_of_poll[twenty]": "skipped",
     }, "every other case passed"
     # JUnit says which plugin each case checked and what: class = plugin, name = test + doc.
     assert {c.get("classname") for c in cases} == {source, sink}
     assert all(": " in str(c.get("name")) for c in cases), [c.get("name") for c in cases]
     # Progress while it ran: one line per check, on stderr.
     progress = [line for line in done.stderr.splitlines() if line.startswith("[")]
-    assert len(progress) == 36 and progress[-1].startswith("[36/36] ")
+    assert len(progress) == 37 and progress[-1].startswith("[37/37] ")
     assert f"{source} test_entry_point_resolves PASSED" in done.stderr
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")
@@ -80,10 +83,13 @@ def test_verify_isolated_drives_the_example_through_a_plugin_location(tmp_path: 
     report = tmp_path / "report"
     assert main(["verify", str(EXAMPLE), "--isolated", "--report", str(report)]) == 0
     cases = list(ET.parse(report / "junit.xml").getroot().iter("testcase"))
-    assert len(cases) == 36
-    # The example does not override alter_offsets: reported as skipped, with the reason.
-    # (The errant record reporter path runs through the plugin host and passes.)
-    assert _not_passed(cases) == {"test_alter_offsets_rejects_malformed[twenty]": "skipped"}
+    assert len(cases) == 37
+    # The example does not override alter_offsets, nor poll_batch: reported as skipped, with
+    # the reason. (The errant record reporter path runs through the plugin host and passes.)
+    assert _not_passed(cases) == {
+        "test_alter_offsets_rejects_malformed[twenty]": "skipped",
+        "test_poll_batch_gives_the_records_of_poll[twenty]": "skipped",
+    }
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")
     assert "Isolated mode: installed in a plugin.path location of its own" in markdown

@@ -6,7 +6,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,6 +15,7 @@ from kconnect_sdk import (
     ConnectError,
     DataError,
     PluginKind,
+    SourceBatch,
     SourceRecord,
     SourceTask,
     validate_value,
@@ -54,18 +55,24 @@ class SourceConnectorSuite(_ConnectorSuite):
         return task
 
     def drain(
-        self, task: SourceTask, expected: int | None, *, lenient: bool = False
+        self,
+        task: SourceTask,
+        expected: int | None,
+        *,
+        lenient: bool = False,
+        poll: Callable[[], list[SourceRecord] | None] | None = None,
     ) -> list[SourceRecord]:
         """Poll until ``expected`` records came (or, if None, two polls in a row return none).
 
         ``lenient``: return what came once five polls in a row return nothing after some
-        records did, instead of failing (the caller compares what came).
+        records did, instead of failing (the caller compares what came). ``poll``: what to
+        call instead of ``task.poll``.
         """
         records: list[SourceRecord] = []
         empty = 0
         deadline = time.monotonic() + self.drain_timeout_s
         while time.monotonic() < deadline:
-            batch = _support.call_bounded(task.poll, self.poll_timeout_s, "poll()")
+            batch = _support.call_bounded(poll or task.poll, self.poll_timeout_s, "poll()")
             if batch:
                 records.extend(batch)
                 empty = 0
@@ -184,6 +191,55 @@ class SourceConnectorSuite(_ConnectorSuite):
             + " and ".join(problems)
             + "; offsets must point just past the record they belong to"
         )
+
+    def test_poll_batch_gives_the_records_of_poll(self, scenario: Scenario, tmp_path: Path) -> None:
+        props = self.task_props(scenario, tmp_path)
+        by_record = self.new_task(props)
+        try:
+            if type(by_record).poll_batch is SourceTask.poll_batch:
+                pytest.skip(
+                    f"not applicable: {self.plugin_label()}'s task has no columnar poll_batch()"
+                )
+            records = self.drain(by_record, scenario.expected_records)
+        finally:
+            self.stop_task(by_record)
+        by_batch = self.new_task(props)
+
+        def poll_batch() -> list[SourceRecord] | None:
+            batch = by_batch.poll_batch()
+            if batch is None:
+                return None
+            if not isinstance(batch, SourceBatch):
+                _support.fail(f"poll_batch() returned {type(batch).__name__}, not SourceBatch")
+            return batch.records()
+
+        try:
+            batched = self.drain(
+                by_batch,
+                len(records) if scenario.deterministic else None,
+                lenient=True,
+                poll=poll_batch,
+            )
+        finally:
+            self.stop_task(by_batch)
+        if not scenario.deterministic:
+            if len(batched) < len(records):
+                _support.fail(
+                    f"poll_batch() gave {len(batched)} records where poll() gave {len(records)}"
+                )
+            return
+        got, expected = [_identity(r) for r in batched], [_identity(r) for r in records]
+        if got != expected:
+            first = next(
+                (i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
+                min(len(got), len(expected)),
+            )
+            _support.fail(
+                f"poll_batch() and poll() disagree at record #{first} (poll_batch() gave "
+                f"{len(batched)} records, poll() {len(records)}): a batch's records() must be "
+                "exactly what poll() returns, since the DataFrame read calls poll_batch() and "
+                "the worker poll()"
+            )
 
     def test_stop_unblocks_poll(self, scenario: Scenario, tmp_path: Path) -> None:
         task = self.new_task(self.task_props(scenario, tmp_path))
