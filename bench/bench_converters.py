@@ -14,7 +14,8 @@ runs AvroConverter (Confluent wire format, ``mock://`` registry) against plain f
 the same run. A third part writes Debezium MySQL change events (key and envelope:
 ``before``/``after`` rows with nullable columns, a decimal and io.debezium.time fields, the
 source block, creates/updates/deletes in turn) with schemas, whole batches, batches with
-Debezium's tombstones, and one by one, and reads the envelopes back to Structs.
+Debezium's tombstones, and one by one, and reads the envelopes back to Structs (with and
+without the tombstones).
 Everything runs in batches of 10,000 (the raw libraries too) and each batch's output is
 kept until the next batch is made, as a task keeps a batch until it is written:
 keeping a million outputs alive would time the allocation of fresh memory from the
@@ -451,12 +452,16 @@ def bench_debezium(n: int, rounds: int) -> None:
         if item[2].get("op") == "d":
             with_tombstones.append((item[0], None, None))
     written = in_batches(values, converter.from_connect_batch)
+    tombstone_written = in_batches(with_tombstones, converter.from_connect_batch)
     size = sum(map(len, written))
     print(f"{n:,} Debezium change events, envelope {size / n:.0f} bytes of JSON on average")
     # What a sink's consumer of these events reads: the same bytes back to Structs.
     reader = JsonConverter()
     reader.configure({}, False)
     read_items = [(item[0], data) for item, data in zip(values, written, strict=True)]
+    read_with_tombstones = [
+        (item[0], data) for item, data in zip(with_tombstones, tombstone_written, strict=True)
+    ]
     suite = Suite(n, rounds)
     suite.add("from_connect_batch, Debezium keys", batched(keys, key_converter.from_connect_batch))
     suite.add(
@@ -477,10 +482,17 @@ def bench_debezium(n: int, rounds: int) -> None:
         "to_connect_batch, Debezium envelopes (Structs)",
         batched(read_items, reader.to_connect_batch),
     )
+    read_tombstones_run = batched(read_with_tombstones, reader.to_connect_batch)
+
+    def read_with_tombstones_run() -> int:
+        read_tombstones_run()
+        return n  # rates per change event, as above
+
+    suite.add("to_connect_batch, envelopes + tombstones", read_with_tombstones_run)
     suite.run()
     labels = list(suite.cases)
-    suite.report("Debezium change events (Connect -> bytes, schemas.enable=true)", labels[:-1])
-    suite.report("Debezium change events (bytes -> Connect, schemas.enable=true)", labels[-1:])
+    suite.report("Debezium change events (Connect -> bytes, schemas.enable=true)", labels[:-2])
+    suite.report("Debezium change events (bytes -> Connect, schemas.enable=true)", labels[-2:])
 
 
 def bench_avro(n: int, rounds: int, dicts: list[dict[str, Any]], enc_items: list[Any]) -> None:

@@ -514,3 +514,11 @@ def test_read_payloads_raises_other_errors_of_loads() -> None:
     with pytest.raises(RuntimeError):
         _json.read_payloads([b"P\\u00e9}"], b"P", boom)
     assert gc.isenabled()
+
+
+def test_read_payloads_puts_the_tombstone_marker_for_none() -> None:
+    prefix = b"P"
+    marker = object()
+    out = _json.read_payloads([b"P1}", None, b"Pnull}"], prefix, orjson.loads, None, marker)
+    assert out is not None and out[0] == 1 and out[1] is marker and out[2] is None
+    assert _json.read_payloads([b"P1}", None], prefix, orjson.loads) is None

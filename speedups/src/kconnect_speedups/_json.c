@@ -1436,21 +1436,23 @@ parse_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /*
- * read_payloads(datas, prefix, loads, parse_float=None): the payload of each envelope in
- * datas (bytes that start with prefix and end with "}"), read by parse_json (with
- * parse_float, see parse()) or, where it hands back, by loads(payload bytes). None when an
- * item is not such bytes, or loads raises a ValueError or TypeError: the caller then
- * reads record by record.
+ * read_payloads(datas, prefix, loads, parse_float=None, tombstone=None): the payload of
+ * each envelope in datas (bytes that start with prefix and end with "}"), read by
+ * parse_json (with parse_float, see parse()) or, where it hands back, by loads(payload
+ * bytes); tombstone in place of a None item when tombstone is given. None when an item is
+ * not such bytes, or loads raises a ValueError or TypeError: the caller then reads record
+ * by record.
  */
 static PyObject *
 read_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 3 || nargs > 4 || !PyBytes_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "read_payloads(datas, prefix: bytes, loads, parse_float=None)");
+    if (nargs < 3 || nargs > 5 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read_payloads(datas, prefix: bytes, loads, "
+                                         "parse_float=None, tombstone=None)");
         return NULL;
     }
-    PyObject *parse_float = nargs == 4 && args[3] != Py_None ? args[3] : NULL;
+    PyObject *parse_float = nargs >= 4 && args[3] != Py_None ? args[3] : NULL;
+    PyObject *tombstone = nargs == 5 && args[4] != Py_None ? args[4] : NULL;
     PyObject *seq = PySequence_Fast(args[0], "datas must be a sequence");
     if (seq == NULL) {
         return NULL;
@@ -1469,6 +1471,11 @@ read_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int whole = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *data = PySequence_Fast_GET_ITEM(seq, i);
+        if (data == Py_None && tombstone != NULL) {
+            Py_INCREF(tombstone);
+            PyList_SET_ITEM(out, i, tombstone);
+            continue;
+        }
         if (!PyBytes_CheckExact(data)) {
             whole = 0;
             break;
@@ -1767,10 +1774,12 @@ static PyMethodDef module_methods[] = {
      "as json.loads(data, parse_float=parse_float) does), read by the compiled parser; "
      "default when that parser hands the text back. Exceptions of parse_float propagate."},
     {"read_payloads", (PyCFunction)(void (*)(void))read_payloads, METH_FASTCALL,
-     "read_payloads(datas, prefix, loads, parse_float=None) -> list | None\n\n"
+     "read_payloads(datas, prefix, loads, parse_float=None, tombstone=None) -> list | None"
+     "\n\n"
      "The payload of each envelope (bytes starting with prefix, ending with '}'), read by "
-     "the compiled parser (parse_float as in parse()) or loads; None when an item is not "
-     "such bytes or loads raises a ValueError or TypeError."},
+     "the compiled parser (parse_float as in parse()) or loads, tombstone for a None item "
+     "when given; None when an item is not such bytes or loads raises a ValueError or "
+     "TypeError."},
     {"decode_schemaless", (PyCFunction)(void (*)(void))decode_schemaless, METH_FASTCALL,
      "decode_schemaless(items, loads, sv_type, null_sv) -> list\n\n"
      "sv_type((None, loads(data))) for each (topic, data) in items; null_sv for a None "

@@ -45,5 +45,6 @@ def read_payloads(
     prefix: bytes,
     loads: Callable[[bytes], Any],
     parse_float: Callable[[str], Any] | None = None,
+    tombstone: Any = None,
     /,
 ) -> list[Any] | None: ...

@@ -565,22 +565,26 @@ class JsonConverter(Converter, HeaderConverter):
                 structs = None if payloads is None else decoder.decode(payloads)
                 if structs is not None:
                     return list(map(_make_sv, zip(repeat(codec.schema), structs)))
-            # Other payloads (nested structs, a null, exact numbers) through the codec's
-            # decoder, a slice at a time: a whole batch of parsed payloads alive at once
-            # made the collector's passes during decoding cost more than the batch saved.
-            values: list[Any] = []
-            decode = codec.decode
+            # Other payloads (nested structs, a null, exact numbers; tombstones between
+            # them, as in Debezium's topics) through the codec's decoder, a slice at a
+            # time: a whole batch of parsed payloads alive at once made the collector's
+            # passes during decoding cost more than the batch saved.
+            out: list[SchemaAndValue] = []
+            decode, schema = codec.decode, codec.schema
             for start in range(0, len(datas), _DECODE_SLICE):
                 payloads = speedups.read_payloads(
-                    datas[start : start + _DECODE_SLICE], prefix, loads, parse_float
+                    datas[start : start + _DECODE_SLICE], prefix, loads, parse_float, _MISSING
                 )
                 if payloads is None:
                     return None
                 try:
-                    values += map(decode, payloads)
+                    out += [
+                        _NULL if p is _MISSING else _new_sv(SchemaAndValue, (schema, decode(p)))
+                        for p in payloads
+                    ]
                 except (DataError, *_INPUT_ERRORS):
                     return None
-            return list(map(_make_sv, zip(repeat(codec.schema), values)))
+            return out
         assert decoder is not None
         try:
             if not (
