@@ -179,7 +179,7 @@ class UnbufferedRows:
                     f"Packet sequence number wrong - got {got} expected {self._seq}"
                 )
             elif len(rows) < n:
-                self._receive()
+                self._receive(self._missing())
         return rows
 
     def abort(self) -> None:
@@ -189,14 +189,26 @@ class UnbufferedRows:
             self._result.unbuffered_active = False
             self._conn._force_close()
 
-    def _receive(self) -> None:
-        """Append the next chunk from the socket to what is left of the current one."""
+    def _missing(self) -> int:
+        """Bytes of the packet at the current position not received yet (0: unknown)."""
+        d, p = self._data, self._pos
+        if p + 4 > len(d):
+            return 0
+        return p + 4 + int.from_bytes(d[p : p + 3], "little") - len(d)
+
+    def _receive(self, missing: int = 0) -> None:
+        """Append the next chunk from the socket to what is left of the current one.
+
+        A packet longer than a chunk is read whole at once (``missing`` bytes), so that a
+        large row is not copied again with every chunk that brings part of it.
+        """
         conn = self._conn
         if conn._current_timeout != conn._read_timeout:
             conn._sock.settimeout(conn._read_timeout)
             conn._current_timeout = conn._read_timeout
         try:
-            chunk = conn._rfile.read1(_CHUNK)
+            rfile = conn._rfile
+            chunk = rfile.read(missing) if missing > _CHUNK else rfile.read1(_CHUNK)
         except OSError as exc:
             self.abort()
             raise pymysql.err.OperationalError(
@@ -226,7 +238,7 @@ class UnbufferedRows:
                     self._seq = (self._seq + 1) & 255
                     self._pos = p + 4 + length
                     return d[p + 4 : p + 4 + length]
-            self._receive()
+            self._receive(self._missing())
 
     def _long_payload(self) -> bytes:
         parts = [self._packet()]
