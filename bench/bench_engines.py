@@ -1,13 +1,17 @@
 """FileStream → Kafka → FileStream on the local engine and on the spark engine, in one run.
 
-Run: .venv/bin/python bench/bench_engines.py [--lines N] [--master local[2]] [--set KEY=VALUE]
+Run: .venv/bin/python bench/bench_engines.py [--lines N] [--rounds R] [--master local[2]]
+[--set KEY=VALUE] [--trace] [--latency N]
 
-Starts the embedded broker (Tansu), writes a file of N lines (default 200,000), and for each
-engine runs a FileStream source and a FileStream sink on a fresh topic, timing from connector
-creation until the sink file holds every line. The Spark session is started (and its Python
-workers warmed up) before the clock starts, as a long-running worker would have done.
-Prints records/s per engine, their ratio, and the spark engine's per-cycle latency floor (a
-Spark job of one empty task); asserts no times.
+Starts the embedded broker (Tansu), writes a file of N lines (default 200,000), starts the
+Spark session (and warms one Python worker per core, as a long-running worker would have
+them), then runs R rounds (default 1). Each round runs a FileStream source and a FileStream
+sink on a fresh topic on each engine, timing from connector creation until the sink file
+holds every line; rounds alternate which engine goes first, so that neither always meets
+the same moment of a machine shared with other work. Prints per round records/s per engine,
+their ratio, the load average, and the CPU seconds each process spent (the engine's
+processes, the broker); then the ratios of all rounds, the spark engine's per-cycle latency
+floor (a Spark job of one empty task) and where its cycles' wall time went. Asserts no times.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import statistics
 import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +75,79 @@ class _LineCounter:
         return self.lines
 
 
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _process_cpu() -> dict[int, tuple[str, int, float]]:
+    """(name, parent pid, CPU seconds) of this process and each of its descendants, by pid.
+
+    Linux only (``/proc``); elsewhere empty, and the CPU lines are left out.
+    """
+    table: dict[int, tuple[str, int, float]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the fields follow the last ")".
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        table[int(entry)] = (name, int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICKS)
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        found = {pid for pid, (_, ppid, _) in table.items() if ppid in mine} - mine
+        grew = bool(found)
+        mine |= found
+    return {pid: row for pid, row in table.items() if pid in mine}
+
+
+def _cpu_by_role(
+    before: dict[int, tuple[str, int, float]], after: dict[int, tuple[str, int, float]]
+) -> dict[str, list[float]]:
+    """CPU seconds spent between two ``_process_cpu`` snapshots, per role: this process (the
+    local engine, or the Spark driver), the JVM, the Spark Python workers, the broker."""
+    roles: dict[str, list[float]] = {}
+    jvms = {pid for pid, (name, _, _) in after.items() if name == "java"}
+    for pid, (name, ppid, seconds) in after.items():
+        spent = seconds - before.get(pid, (name, ppid, 0.0))[2]
+        if pid == os.getpid():
+            role = "this process"
+        elif name == "java":
+            role = "JVM"
+        elif name.startswith("tansu"):
+            role = "broker"
+        elif ppid in jvms:
+            role = "pyspark daemon"
+        elif name.startswith("python"):
+            role = "Python workers"
+        else:
+            role = name
+        roles.setdefault(role, []).append(spent)
+    return roles
+
+
+def _cpu_summary(roles: dict[str, list[float]]) -> str:
+    if not roles:
+        return "CPU: not measured (no /proc)"
+    parts = []
+    for role in ("this process", "Python workers", "JVM", "pyspark daemon", "broker"):
+        spent = sorted(roles.pop(role, []), reverse=True)
+        if not spent or sum(spent) < 0.005:
+            continue
+        each = " + ".join(f"{s:.2f}" for s in spent if s >= 0.005)
+        parts.append(f"{role} {each}" if len(spent) < 2 else f"{role} {each} = {sum(spent):.2f}")
+    parts += [f"{role} {sum(spent):.2f}" for role, spent in roles.items() if sum(spent) >= 0.005]
+    return "CPU s: " + ", ".join(parts)
+
+
 def _worker(props: dict[str, str], bootstrap: str, engine: Engine, offsets: Path) -> Worker:
     """A worker on ``engine`` with the benchmark's settings (both measures use the same)."""
     return Worker(
@@ -116,29 +195,37 @@ def run_pipeline(
     lines: int,
     engine: Engine,
     props: dict[str, str],
+    prefix: str = "",
 ) -> float:
     """Seconds from connector creation until the sink file holds every line."""
-    sink_file = tmp / f"out-{engine.name}.txt"
+    sink_file = tmp / f"{prefix}out-{engine.name}.txt"
     topic = f"bench-{engine.name}-{uuid.uuid4().hex[:6]}"
-    worker = _worker(props, bootstrap, engine, tmp / f"offsets-{engine.name}.json")
+    worker = _worker(props, bootstrap, engine, tmp / f"{prefix}offsets-{engine.name}.json")
     started = time.perf_counter()
     try:
-        _file_pipeline(worker, "", engine, source=source_file, sink=sink_file, topic=topic)
+        _file_pipeline(worker, prefix, engine, source=source_file, sink=sink_file, topic=topic)
         deadline = started + 600
         line_count = _LineCounter(sink_file)
+        next_check = 0.0
         while line_count() < lines:
-            if time.perf_counter() > deadline:
+            now = time.perf_counter()
+            if now > deadline:
                 raise SystemExit(f"{engine.name}: the sink file did not fill within 600 s")
-            for name in (f"src-{engine.name}", f"sink-{engine.name}"):
-                task = worker.connector_status(name)["tasks"][0]
-                if task["state"] == "FAILED":
-                    raise SystemExit(f"{engine.name}: {name} failed:\n{task.get('trace')}")
+            if now >= next_check:
+                # Twice a second: a status reads each plugin's package metadata (0.2 ms a
+                # version()), and this loop shares the local engine's process (and GIL).
+                next_check = now + 0.5
+                for name in (f"{prefix}src-{engine.name}", f"{prefix}sink-{engine.name}"):
+                    task = worker.connector_status(name)["tasks"][0]
+                    if task["state"] == "FAILED":
+                        raise SystemExit(f"{engine.name}: {name} failed:\n{task.get('trace')}")
             time.sleep(0.02)
         elapsed = time.perf_counter() - started
     finally:
         worker.stop()
     if sink_file.read_bytes() != source_file.read_bytes():
         raise SystemExit(f"{engine.name}: the sink file differs from the source file")
+    sink_file.unlink()
     return elapsed
 
 
@@ -180,9 +267,32 @@ def _latency_summary(seconds: list[float]) -> str:
     return f"median {median * 1000:.0f} ms, max {ordered[-1] * 1000:.0f} ms ({len(ordered)} lines)"
 
 
+@dataclass
+class _Round:
+    first: str
+    load: tuple[float, float]
+    seconds: dict[str, float]
+    cpu: dict[str, dict[str, list[float]]]
+
+
+def _timed(
+    tmp: Path, bootstrap: str, source_file: Path, *, lines: int, engine: Engine, **kw: Any
+) -> tuple[float, dict[str, list[float]]]:
+    """run_pipeline's seconds and the CPU seconds each process spent meanwhile."""
+    before = _process_cpu()
+    seconds = run_pipeline(tmp, bootstrap, source_file, lines=lines, engine=engine, **kw)
+    return seconds, _cpu_by_role(before, _process_cpu())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=200_000)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run both engines this many times, alternating which goes first (default 1)",
+    )
     parser.add_argument("--master", default="local[2]")
     parser.add_argument(
         "--trace", action="store_true", help="print every spark cycle's breakdown (ms)"
@@ -205,6 +315,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+    rounds: list[_Round] = []
     broker = EmbeddedBroker()
     bootstrap = broker.start()
     try:
@@ -216,24 +327,10 @@ def main() -> None:
                 encoding="utf-8",
             )
             local_props = _worker_props(tmp, bootstrap, "local", args.master)
-            local_s = run_pipeline(
-                tmp,
-                bootstrap,
-                source_file,
-                lines=args.lines,
-                engine=LocalEngine(),
-                props=local_props,
-            )
-            local_latency = (
-                measure_latency(
-                    tmp, bootstrap, count=args.latency, engine=LocalEngine(), props=local_props
-                )
-                if args.latency
-                else []
-            )
-
             spark_props = _worker_props(tmp, bootstrap, "spark", args.master)
             spark_props.update(kv.split("=", 1) for kv in args.set)
+            # The session first: every round's runs of both engines then share the machine
+            # with the same idle JVM and Python workers (their CPU is printed).
             session_started = time.perf_counter()
             spark = SparkEngine(spark_props)
             session_s = time.perf_counter() - session_started
@@ -246,10 +343,33 @@ def main() -> None:
                 spark.session.sparkContext.parallelize(range(slots), slots).map(
                     _import_executor
                 ).collect()
-                spark_s = run_pipeline(
-                    tmp, bootstrap, source_file, lines=args.lines, engine=spark, props=spark_props
-                )
+                for index in range(args.rounds):
+                    order = ("local", "spark") if index % 2 == 0 else ("spark", "local")
+                    load_before = os.getloadavg()[0]
+                    seconds: dict[str, float] = {}
+                    cpu: dict[str, dict[str, list[float]]] = {}
+                    for name in order:
+                        local = name == "local"
+                        seconds[name], cpu[name] = _timed(
+                            tmp,
+                            bootstrap,
+                            source_file,
+                            lines=args.lines,
+                            engine=LocalEngine() if local else spark,
+                            props=local_props if local else spark_props,
+                            prefix=f"r{index}-",
+                        )
+                    done = _Round(order[0], (load_before, os.getloadavg()[0]), seconds, cpu)
+                    rounds.append(done)
+                    _print_round(index, done, args.lines)
                 stats: Any = spark.stats
+                local_latency = (
+                    measure_latency(
+                        tmp, bootstrap, count=args.latency, engine=LocalEngine(), props=local_props
+                    )
+                    if args.latency
+                    else []
+                )
                 spark_latency = (
                     measure_latency(
                         tmp, bootstrap, count=args.latency, engine=spark, props=spark_props
@@ -262,15 +382,19 @@ def main() -> None:
     finally:
         broker.stop()
 
-    local_rps = args.lines / local_s
-    spark_rps = args.lines / spark_s
+    ratios = [r.seconds["local"] / r.seconds["spark"] for r in rounds]
     busy = stats.cycles - stats.empty_cycles
     print(f"FileStream -> Kafka (Tansu) -> FileStream, {args.lines:,} lines, master {args.master}")
     if args.set:
         print(f"  spark settings: {', '.join(args.set)}")
-    print(f"  local engine : {local_rps:>12,.0f} records/s  ({local_s:.2f} s)")
-    print(f"  spark engine : {spark_rps:>12,.0f} records/s  ({spark_s:.2f} s)")
-    print(f"  spark / local: {spark_rps / local_rps:>12.2f}")
+    local_rps = [args.lines / r.seconds["local"] for r in rounds]
+    spark_rps = [args.lines / r.seconds["spark"] for r in rounds]
+    print(f"  local engine : {statistics.median(local_rps):>12,.0f} records/s  (median)")
+    print(f"  spark engine : {statistics.median(spark_rps):>12,.0f} records/s  (median)")
+    print(
+        f"  spark / local: {' '.join(f'{r:.2f}' for r in ratios)}  (median "
+        f"{statistics.median(ratios):.2f}, >= 1 in {sum(r >= 1 for r in ratios)} of {len(ratios)})"
+    )
     print(f"  spark empty cycle (one-task job, floor of any cycle): {floor_s * 1000:.0f} ms")
     print(
         f"  spark cycles : {stats.cycles} ({busy} moved records, {stats.empty_cycles} empty), "
@@ -286,10 +410,27 @@ def main() -> None:
         for t in stats.traces:
             phases = " ".join(f"{name}={seconds * 1000:.0f}" for name, seconds in t.phases)
             print(
-                f"    {t.kind:<6} {t.records:>7} gap={t.gap * 1000:.0f} plan={t.plan * 1000:.0f} "
-                f"submit={t.to_executor * 1000:.0f} exec={t.executor * 1000:.0f} "
-                f"({phases}) result={t.from_executor * 1000:.0f} commit={t.commit * 1000:.0f}"
+                f"    {t.task:<16} {t.records:>7} gap={t.gap * 1000:.0f} "
+                f"plan={t.plan * 1000:.0f} submit={t.to_executor * 1000:.0f} "
+                f"exec={t.executor * 1000:.0f} ({phases}) "
+                f"result={t.from_executor * 1000:.0f} commit={t.commit * 1000:.0f}"
             )
+
+
+def _print_round(index: int, done: _Round, lines: int) -> None:
+    ratio = done.seconds["local"] / done.seconds["spark"]
+    print(
+        f"round {index + 1} ({done.first} first), load {done.load[0]:.2f} -> {done.load[1]:.2f}: "
+        f"spark / local {ratio:.2f}",
+        flush=True,
+    )
+    for name in ("local", "spark"):
+        took = done.seconds[name]
+        print(
+            f"  {name:<5} {lines / took:>9,.0f} records/s ({took:6.2f} s)  "
+            f"{_cpu_summary(done.cpu[name])}",
+            flush=True,
+        )
 
 
 def print_breakdown(traces: list[Any]) -> None:

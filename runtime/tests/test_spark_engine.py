@@ -614,3 +614,24 @@ def test_only_sparks_own_settings_reach_the_session_builder() -> None:
 def test_spark_connect_is_refused_with_advice() -> None:
     with pytest.raises(ConnectError, match="classic SparkSession"):
         SparkEngine({**BASE, "spark.remote": "sc://spark.example:15002"})
+
+
+def test_a_session_the_engine_builds_gets_its_defaults_unless_the_worker_config_sets_them() -> None:
+    from kconnect_runtime.engine.spark._driver import _session_defaults
+
+    local = _session_defaults(spark_session_conf({**BASE, "spark.master": "local[2]"}))
+    assert local["spark.driver.extraJavaOptions"] == "-XX:TieredStopAtLevel=1"
+    assert local["spark.ui.showConsoleProgress"] == "false"
+    # A cluster's driver JVM keeps its JIT; the worker config's own values always win.
+    cluster = _session_defaults(spark_session_conf({**BASE, "spark.master": "spark://m:7077"}))
+    assert "spark.driver.extraJavaOptions" not in cluster
+    own = _session_defaults(
+        spark_session_conf(
+            {
+                **BASE,
+                "spark.master": "local[2]",
+                "spark.driver.extraJavaOptions": "-Xss4m",
+            }
+        )
+    )
+    assert own["spark.driver.extraJavaOptions"] == "-Xss4m"
