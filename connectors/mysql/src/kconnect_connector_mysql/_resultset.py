@@ -16,7 +16,7 @@ from typing import Any, Final
 import pymysql
 import pymysql.protocol
 
-__all__ = ["UnbufferedRows", "connect_wide"]
+__all__ = ["UnbufferedRows"]
 
 _CHUNK: Final = 1 << 18
 _MAX_PACKET: Final = 0xFFFFFF  # a packet this long continues in the next one
@@ -27,23 +27,6 @@ _CR_SERVER_LOST: Final = 2013
 _SPECIAL: Final = 1  # an EOF or error packet
 _LONG: Final = 2  # a row of 16 MB or more, split over several packets
 _BAD_SEQUENCE: Final = 3
-
-
-def connect_wide(**kwargs: Any) -> Any:
-    """``pymysql.connect`` whose socket is then read through a 256 KB buffer, not 8 KB.
-
-    For the binlog connection (mysql-replication's ``pymysql_wrapper``): each refill of the
-    buffer is a ``recv`` that releases the interpreter lock, and the reader thread then waits
-    for the task thread to give it back; with rows events of a few KB, 8 KB meant one such
-    hand-off every event or two. Swapped right after the handshake, when nothing is unread.
-    """
-    conn = pymysql.connect(**kwargs)
-    sock = getattr(conn, "_sock", None)
-    if sock is not None and getattr(conn, "_rfile", None) is not None:
-        narrow = conn._rfile
-        conn._rfile = sock.makefile("rb", buffering=_CHUNK)
-        narrow.close()  # the file only; the socket stays open for the new one
-    return conn
 
 
 def _length_coded(data: bytes, pos: int) -> tuple[bytes | None, int]:

@@ -39,7 +39,7 @@ from ._gtid import (
 from ._history import SchemaHistory
 from ._incremental import OFFSET_KEY as INCREMENTAL_OFFSET_KEY
 from ._incremental import IncrementalSnapshot
-from ._resultset import UnbufferedRows, connect_wide
+from ._resultset import UnbufferedRows
 
 __all__ = ["MySqlSourceTask"]
 
@@ -1099,7 +1099,6 @@ class _Streamer:
             slave_heartbeat=1,
             use_column_name_cache=True,
             enable_logging=False,
-            pymysql_wrapper=connect_wide,
         )
 
     def run(self) -> None:
