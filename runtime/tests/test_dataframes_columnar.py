@@ -220,29 +220,6 @@ def test_a_value_that_does_not_fit_its_column_fails_the_read_naming_it() -> None
     assert "Could not convert 'oops'" in text
 
 
-def dlq_records(bootstrap: str, topic: str, count: int, timeout: float = 60.0) -> list[Any]:
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"t-{uuid.uuid4()}",
-            "enable.auto.commit": False,
-        }
-    )
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while len(out) < count and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is not None and message.error() is None:
-                out.append(message)
-    finally:
-        consumer.close()
-    return out
-
-
 @pytest.mark.integration
 def test_a_bad_value_goes_to_the_dead_letter_queue_under_tolerance_all(kc_kafka: str) -> None:
     topic = f"dlq-columnar-{uuid.uuid4().hex[:8]}"
@@ -256,6 +233,8 @@ def test_a_bad_value_goes_to_the_dead_letter_queue_under_tolerance_all(kc_kafka:
     table = batch_read(runs_options(bad="12", **errors))
     values = table.column("value").to_pylist()
     assert values == [10 * i for i in range(60) if i != 12]
+    from runtime_harness import dlq_records  # not at the top: Spark's workers import this file
+
     (message,) = dlq_records(kc_kafka, topic, 1)
     record = json.loads(message.value())
     assert record["value"] == "oops"
@@ -346,6 +325,8 @@ def test_on_spark_a_bad_value_of_a_batch_goes_to_the_dead_letter_queue(
         "bootstrap.servers": kc_kafka,
     }
     columnar = spark.read.format("kconnect").options(**options).load().collect()
+    from runtime_harness import dlq_records  # not at the top: Spark's workers import this file
+
     (message,) = dlq_records(kc_kafka, topic, 1)
     assert json.loads(message.value())["source_offset"] == {"pos": 2}
     by_rows = spark.read.format("kconnect").options(**options, **ROW_PATH).load().collect()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from runtime_harness import dlq_records
 
 pytestmark = pytest.mark.integration
 
@@ -40,30 +41,6 @@ def source_options(path: Path, **extra: str) -> dict[str, str]:
         **CAST,
         **extra,
     }
-
-
-def dlq_records(bootstrap: str, topic: str, count: int, timeout: float = 60.0) -> list[Any]:
-    """The first ``count`` records of ``topic``'s partition 0 (no consumer group)."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"t-{uuid.uuid4()}",
-            "enable.auto.commit": False,
-        }
-    )
-    consumer.assign([TopicPartition(topic, 0, 0)])
-    out: list[Any] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while len(out) < count and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is not None and message.error() is None:
-                out.append(message)
-    finally:
-        consumer.close()
-    return out
 
 
 def headers(message: Any) -> dict[str, str]:
