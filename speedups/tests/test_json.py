@@ -5,6 +5,7 @@ random batches.)"""
 
 from __future__ import annotations
 
+import base64
 import decimal
 import gc
 import json
@@ -232,6 +233,111 @@ def test_a_call_that_raises_hands_the_batch_back() -> None:
 
     enc = _json.FlatEncoder(SCHEMA, (b'{"b":',), (8,), (False,), Box, None, ((bytes, boom),))
     assert enc.encode([Box(SCHEMA, [b"x"])]) is None
+
+
+def test_bytes_are_written_as_base64() -> None:
+    enc = _json.FlatEncoder(SCHEMA, (b'{"b":',), (9,), (True,), Box)
+    values = [b"", b"\x00", b"\xff\xfe", b"abc", b"\x01\x02\x03\x04", bytes(range(256)), None]
+    out = enc.encode([Box(SCHEMA, [v]) for v in values])
+    assert out is not None
+    assert out[:5] == [
+        b'{"b":""}',
+        b'{"b":"AA=="}',
+        b'{"b":"//4="}',
+        b'{"b":"YWJj"}',
+        b'{"b":"AQIDBA=="}',
+    ]
+    for value, text in zip(values, out, strict=True):
+        expected = b"null" if value is None else b'"' + base64.b64encode(value) + b'"'
+        assert text == b'{"b":' + expected + b"}"
+    # bytearray and memoryview go the Python way (the caller's pure-Python encoder)
+    assert enc.encode([Box(SCHEMA, [bytearray(b"x")])]) is None
+
+
+def java_unscaled_base64(value: decimal.Decimal, scale: int) -> str:
+    """Base64 of BigInteger.toByteArray() of the value's unscaled integer at ``scale``
+    (Kafka's Decimal.fromLogical; the value is exact at that scale)."""
+    unscaled = int(value.scaleb(scale))
+    size = 1
+    while not -(2 ** (8 * size - 1)) <= unscaled < 2 ** (8 * size - 1):
+        size += 1
+    return base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode()
+
+
+def decimal_encoder(scale: int, fallback: Any) -> _json.FlatEncoder:
+    extra = (decimal.Decimal, scale, fallback)
+    return _json.FlatEncoder(SCHEMA, (b'{"d":',), (10,), (True,), Box, None, (extra,))
+
+
+@pytest.mark.parametrize(
+    ("text", "scale", "expected"),
+    [
+        ("123.45", 2, "MDk="),  # 12345 = 0x3039
+        ("-0.01", 2, "/w=="),  # -1
+        ("0.00", 2, "AA=="),
+        ("-0.00", 2, "AA=="),  # BigInteger has no negative zero
+        ("1.28", 2, "AIA="),  # 128 needs a sign byte
+        ("-1.28", 2, "gA=="),  # -128 does not
+        ("-1.29", 2, "/38="),
+        ("327.67", 2, "f/8="),
+        ("32768", 0, "AIAA"),
+        ("999999999999999999", 0, "DeC2s6dj//8="),  # 18 digits: the C path's longest
+        ("-9999999999999999.99", 2, "8h9JTFicAAE="),
+    ],
+)
+def test_plain_decimals_are_written_as_java_bytes(text: str, scale: int, expected: str) -> None:
+    def not_called(value: Any) -> str:
+        raise AssertionError(f"{value} should be written in C")
+
+    value = decimal.Decimal(text)
+    assert java_unscaled_base64(value, scale) == expected
+    assert decimal_encoder(scale, not_called).encode([Box(SCHEMA, [value])]) == [
+        b'{"d":"' + expected.encode() + b'"}'
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "scale"),
+    [
+        ("1234567890123456789", 0),  # 19 digits
+        ("1E+3", 0),  # scientific notation
+        ("1.5", 2),  # another scale
+        ("150", 2),
+        ("1.50", 0),
+        ("5", -1),
+        ("NaN", 0),
+        ("-Infinity", 0),
+    ],
+)
+def test_other_decimals_go_to_the_function(text: str, scale: int) -> None:
+    seen: list[decimal.Decimal] = []
+
+    def fallback(value: decimal.Decimal) -> str:
+        seen.append(value)
+        return "text of " + str(value)
+
+    value = decimal.Decimal(text)
+    out = decimal_encoder(scale, fallback).encode([Box(SCHEMA, [value])])
+    assert out == [b'{"d":"text of ' + str(value).encode() + b'"}']
+    assert seen == [value]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.integers(-(10**20), 10**20), st.integers(0, 6))
+def test_any_decimal_at_its_scale_is_written_as_java_bytes(unscaled: int, scale: int) -> None:
+    value = decimal.Decimal(unscaled).scaleb(-scale)
+    out = decimal_encoder(scale, lambda v: java_unscaled_base64(v, scale)).encode(
+        [Box(SCHEMA, [value])]
+    )
+    assert out == [b'{"d":"' + java_unscaled_base64(value, scale).encode() + b'"}']
+
+
+def test_decimal_kind_checks_its_extra() -> None:
+    with pytest.raises(TypeError, match="class, scale, function"):
+        _json.FlatEncoder(SCHEMA, (b'{"d":',), (10,), (True,), Box, None, ((decimal.Decimal,),))
+    other = decimal_encoder(2, str)
+    assert other.encode([Box(SCHEMA, [1.5])]) is None  # not a Decimal: the Python way
+    assert _json.FIELD_KINDS == 11
 
 
 # -- the schemaless parser -------------------------------------------------------------

@@ -2,14 +2,15 @@
  * kconnect_speedups._json: compiled fast paths of kconnect-converter-json.
  *
  * FlatEncoder writes the JSON text of many Structs of one schema (fields int8..int64,
- * float64, boolean, string; nested structs through a child FlatEncoder; bytes and decimals
- * through a Python function giving their base64 text; nulls as null or as a pre-encoded
- * default) directly into bytes, with the text JsonConverter's pure-Python path produces:
- * keys pre-encoded by the caller, strings with orjson's escapes in Jackson's upper-case
- * hex, doubles as Java's Double.toString. On anything unexpected (another class, an int
- * out of the field's range, a null in a required field, NaN or an infinity, a lone
- * surrogate, a function that raises) encode() returns None and the caller takes the
- * pure-Python path, which gives the bytes or the error.
+ * float64, boolean, string; nested structs through a child FlatEncoder; bytes and plain
+ * decimals as base64, written here; other values through a Python function giving their
+ * text; nulls as null or as a pre-encoded default) directly into bytes, with the text
+ * JsonConverter's pure-Python path produces: keys pre-encoded by the caller, strings with
+ * orjson's escapes in Jackson's upper-case hex, doubles as Java's Double.toString. On
+ * anything unexpected (another class, an int out of the field's range, a null in a
+ * required field, NaN or an infinity, a lone surrogate, a function that raises) encode()
+ * returns None and the caller takes the pure-Python path, which gives the bytes or the
+ * error.
  *
  * decode_schemaless() is the schemaless batch decode: SchemaAndValue(None, loads(data))
  * per (topic, data) item, the null SchemaAndValue for a tombstone; the usual JSON is read
@@ -35,7 +36,12 @@ enum {
     K_STRUCT = 7, /* a nested Struct, written by the child FlatEncoder in extras */
     K_CALL = 8,   /* extras holds (class, fn): a value of exactly that class is written
                      as the JSON string fn(value) returns (base64 of bytes, decimals) */
-    K_NKINDS = 9
+    K_BYTES = 9,  /* a bytes value, written as its base64 text */
+    K_DECIMAL = 10, /* extras holds (class, scale, fn): a value of exactly that class whose
+                       text is plain digits at that scale (up to 18 of them) is written as
+                       the base64 of its unscaled two's complement bytes, as Java's
+                       BigInteger.toByteArray gives them; any other as fn(value) */
+    K_NKINDS = 11
 };
 
 /* ---------------------------------------------------------------------------------- */
@@ -319,6 +325,114 @@ put_ascii_char(Buf *b, unsigned int c)
 }
 
 /* Writes s as a JSON string. Returns 0, 1 for a lone surrogate (no JSON form), or -1. */
+static const char B64_ALPHABET[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Appends "<base64 of s>" (standard alphabet, padded, no newline) to b. */
+static int
+put_base64(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    if (n > (PY_SSIZE_T_MAX - 8) / 4 * 3 || buf_reserve(b, 4 * ((n + 2) / 3) + 2) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        return -1;
+    }
+    char *o = b->data + b->len;
+    *o++ = '"';
+    Py_ssize_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
+        o[0] = B64_ALPHABET[v >> 18];
+        o[1] = B64_ALPHABET[(v >> 12) & 63];
+        o[2] = B64_ALPHABET[(v >> 6) & 63];
+        o[3] = B64_ALPHABET[v & 63];
+        o += 4;
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)s[i] << 16;
+        o[0] = B64_ALPHABET[v >> 18];
+        o[1] = B64_ALPHABET[(v >> 12) & 63];
+        o[2] = '=';
+        o[3] = '=';
+        o += 4;
+    }
+    else if (n - i == 2) {
+        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8);
+        o[0] = B64_ALPHABET[v >> 18];
+        o[1] = B64_ALPHABET[(v >> 12) & 63];
+        o[2] = B64_ALPHABET[(v >> 6) & 63];
+        o[3] = '=';
+        o += 4;
+    }
+    *o++ = '"';
+    b->len = o - b->data;
+    return 0;
+}
+
+/* The unscaled integer of a decimal's text at a scale: "-123.45" at scale 2 is -12345.
+ * Only an optional '-', digits, and (scale > 0) a '.' followed by exactly `scale` digits,
+ * 1 to 18 digits in all; 0 for any other text (the caller's Python function decides). */
+static int
+decimal_unscaled(const char *t, Py_ssize_t len, long scale, long long *out)
+{
+    const char *p = t, *end = t + len;
+    int neg = 0;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    const char *point = end;
+    if (scale > 0) {
+        if (scale >= len) {
+            return 0;
+        }
+        point = end - scale - 1;
+        if (point < p || *point != '.') {
+            return 0;
+        }
+    }
+    else if (scale < 0) {
+        return 0;
+    }
+    unsigned long long u = 0;
+    int digits = 0;
+    for (const char *q = p; q < end; q++) {
+        if (q == point) {
+            continue;
+        }
+        if (*q < '0' || *q > '9' || ++digits > 18) {
+            return 0;
+        }
+        u = u * 10 + (unsigned long long)(*q - '0');
+    }
+    if (digits == 0) {
+        return 0;
+    }
+    *out = neg ? -(long long)u : (long long)u;
+    return 1;
+}
+
+/* Appends the base64 of x's minimal big-endian two's complement bytes (1 to 8). */
+static int
+put_unscaled(Buf *b, long long x)
+{
+    unsigned long long mag = x < 0 ? (unsigned long long)(-(x + 1)) : (unsigned long long)x;
+    int bits = 0;
+    while (mag) {
+        bits++;
+        mag >>= 1;
+    }
+    int size = bits / 8 + 1;
+    unsigned char bytes[8];
+    unsigned long long ux = (unsigned long long)x;
+    for (int k = 0; k < size; k++) {
+        bytes[size - 1 - k] = (unsigned char)(ux >> (8 * k));
+    }
+    return put_base64(b, bytes, size);
+}
+
+
 static int
 put_string(Buf *b, PyObject *s)
 {
@@ -546,6 +660,16 @@ FlatEncoder_init(FlatEncoder *self, PyObject *args, PyObject *kwds)
                 return -1;
             }
         }
+        else if (kind == K_DECIMAL) {
+            if (!PyTuple_Check(extra) || PyTuple_GET_SIZE(extra) != 3 ||
+                !PyType_Check(PyTuple_GET_ITEM(extra, 0)) ||
+                !PyLong_CheckExact(PyTuple_GET_ITEM(extra, 1)) ||
+                !PyCallable_Check(PyTuple_GET_ITEM(extra, 2))) {
+                PyErr_SetString(PyExc_TypeError,
+                                "a decimal field needs (class, scale, function)");
+                return -1;
+            }
+        }
         else {
             extra = NULL;
         }
@@ -623,8 +747,8 @@ encode_one(FlatEncoder *self, PyObject *st, Buf *b)
         goto done;
     }
     for (Py_ssize_t i = 0; i < self->width; i++) {
-        /* Only a K_CALL function runs Python code, which could change the list: its size
-         * is checked again, and the value held while it is written. */
+        /* Only a K_CALL or K_DECIMAL function runs Python code, which could change the
+         * list: its size is checked again, and the value held while it is written. */
         if (PyList_GET_SIZE(values) != self->width) {
             goto done;
         }
@@ -735,6 +859,62 @@ encode_one(FlatEncoder *self, PyObject *st, Buf *b)
             }
             int s = PyUnicode_CheckExact(text) ? put_string(b, text) : 1;
             Py_DECREF(text);
+            if (s != 0) {
+                rc = s;
+                goto done;
+            }
+            break;
+        }
+        case K_BYTES:
+            if (!PyBytes_CheckExact(v)) {
+                goto done;
+            }
+            if (put_base64(b, (const unsigned char *)PyBytes_AS_STRING(v),
+                           PyBytes_GET_SIZE(v)) < 0) {
+                rc = -1;
+                goto done;
+            }
+            break;
+        case K_DECIMAL: {
+            PyObject *extra = self->extras[i];
+            if (Py_TYPE(v) != (PyTypeObject *)PyTuple_GET_ITEM(extra, 0)) {
+                goto done;
+            }
+            Py_INCREF(v);
+            PyObject *text = PyObject_Str(v);
+            Py_DECREF(v);
+            if (text == NULL) {
+                PyErr_Clear();
+                goto done;
+            }
+            Py_ssize_t tlen;
+            const char *t = PyUnicode_AsUTF8AndSize(text, &tlen);
+            long long x;
+            int plain = t != NULL &&
+                        decimal_unscaled(t, tlen,
+                                         PyLong_AsLong(PyTuple_GET_ITEM(extra, 1)), &x);
+            Py_DECREF(text);
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                goto done;
+            }
+            if (plain) {
+                if (put_unscaled(b, x) < 0) {
+                    rc = -1;
+                    goto done;
+                }
+                break;
+            }
+            /* Scientific notation, NaN, more digits: the Python function's text. */
+            Py_INCREF(v);
+            PyObject *slow = PyObject_CallOneArg(PyTuple_GET_ITEM(extra, 2), v);
+            Py_DECREF(v);
+            if (slow == NULL) {
+                PyErr_Clear();
+                goto done;
+            }
+            int s = PyUnicode_CheckExact(slow) ? put_string(b, slow) : 1;
+            Py_DECREF(slow);
             if (s != 0) {
                 rc = s;
                 goto done;
@@ -1828,6 +2008,11 @@ PyInit__json(void)
     Py_INCREF(&FlatEncoderType);
     if (PyModule_AddObject(m, "FlatEncoder", (PyObject *)&FlatEncoderType) < 0) {
         Py_DECREF(&FlatEncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* How many field kinds FlatEncoder knows (9: up to K_CALL; 11: K_BYTES, K_DECIMAL). */
+    if (PyModule_AddIntConstant(m, "FIELD_KINDS", K_NKINDS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

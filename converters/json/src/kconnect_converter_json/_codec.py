@@ -988,8 +988,10 @@ def _native_struct_encoder(
     types but Decimal in base64).
 
     Ints, doubles, booleans and strings are written in C; a nested struct by its own
-    encoder (one per schema object: Debezium's ``before`` and ``after`` share it); bytes
-    and Decimals by the Python function that gives their base64 text. A null is written
+    encoder (one per schema object: Debezium's ``before`` and ``after`` share it); bytes,
+    and Decimals whose text is plain digits at their scale, as base64 in C too (with an
+    older kconnect-speedups, and for other Decimals, by the Python function that gives
+    their base64 text). A null is written
     as the field's default where the Python encoder writes the default
     (``replace.null.with.default`` and a default), as ``null`` where it writes null (an
     optional field), and anything else hands the batch back to Python.
@@ -999,6 +1001,7 @@ def _native_struct_encoder(
     found = memo.get(id(schema))
     if found is not None:
         return found[1]
+    native_base64 = getattr(speedups, "FIELD_KINDS", 9) >= 11  # K_BYTES and K_DECIMAL
     keys: list[bytes] = []
     kinds: list[int] = []
     nullable: list[bool] = []
@@ -1012,11 +1015,14 @@ def _native_struct_encoder(
             from_text = compiler.decimal_bytes_encoder(fs)
             if from_text is None:
                 return None
-            kind, extra = 8, (_decimal.Decimal, from_text)
+            if native_base64:
+                kind, extra = 10, (_decimal.Decimal, Decimal.scale_of(fs), from_text)
+            else:
+                kind, extra = 8, (_decimal.Decimal, from_text)
         elif fs.name in _LOGICAL_NAMES:
             return None
         elif fs.type is Type.BYTES:
-            kind, extra = 8, (bytes, _b64)
+            kind, extra = (9, None) if native_base64 else (8, (bytes, _b64))
         elif fs.type is Type.STRUCT:
             extra = _native_struct_encoder(speedups, fs, compiler, escape, memo)
             if extra is None:
