@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -81,6 +82,25 @@ def test_offsets_are_debeziums_and_restart_skips_what_was_emitted(
         assert [_ident(r) for r in rest] == [_ident(r) for r in everything[done:]], (
             f"after {done} committed"
         )
+
+
+def test_no_advice_to_set_binlog_row_metadata(
+    kc_mariadb: Any, kc_kafka: str, mdb: Db, caplog: pytest.LogCaptureFixture
+) -> None:
+    """mysql-replication warns at every binlog connection that binlog_row_metadata should
+    be FULL; the connector names columns from its schema history, as Debezium does, so an
+    operator is not told to change a server setting the connector does not need."""
+    mdb.sql("CREATE TABLE t (id INT PRIMARY KEY)")
+    caplog.set_level(logging.INFO)
+    task = start_task(base_config(kc_mariadb, mdb.name, kc_kafka))
+    try:
+        wait_streaming(task)
+        mdb.sql("INSERT INTO t VALUES (1)")
+        (created,) = drain(task, 1)
+    finally:
+        task.stop()
+    assert payload(created)["after"] == {"id": 1}
+    assert not [r for r in caplog.records if "BINLOG_ROW_METADATA" in r.getMessage()]
 
 
 def test_primary_key_change_is_delete_and_create_with_headers(

@@ -45,6 +45,20 @@ __all__ = ["MySqlSourceTask"]
 
 log = logging.getLogger(__name__)
 
+
+class _RowMetadataAdvice(logging.Filter):
+    """Drops mysql-replication's warning, at every binlog connection to a server without
+    ``binlog_row_metadata=FULL``, that the variable should be set: this connector names
+    columns from its own schema history, as Debezium does, and needs no such setting."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "BINLOG_ROW_METADATA" not in record.getMessage()
+
+
+_replication_log = logging.getLogger("pymysqlreplication")
+if not any(isinstance(f, _RowMetadataAdvice) for f in _replication_log.filters):
+    _replication_log.addFilter(_RowMetadataAdvice())
+
 _DDL: Final = re.compile(
     # MariaDB's "SET STATEMENT var=value FOR <statement>" prefix included.
     r"^\s*(?:/\*.*?\*/\s*)*(?:SET\s+STATEMENT\s.*?\sFOR\s+)?(CREATE|ALTER|DROP|RENAME|TRUNCATE)\b",
