@@ -81,7 +81,7 @@ class TimestampRouter(BaseTransform[R]):
                 whole = with_topics(records, routed)
                 if whole is not None:
                     return whole
-        apply = self.apply
+        route = self.route
         out: list[R] = []
         append = out.append
         cls: type | None = None
@@ -92,36 +92,34 @@ class TimestampRouter(BaseTransform[R]):
                 None if timestamp is None else routes.get((record.topic, timestamp // granularity))
             )
             if topic is None:
-                # First sight of this bucket, or no timestamp (apply raises the DataError).
-                result = apply(record)
-                if result is not None:
-                    if timestamp is not None:
-                        if len(routes) > 10_000:
-                            routes.clear()
-                        routes[(record.topic, timestamp // granularity)] = result.topic
-                    append(result)
-                continue
+                # First sight of this bucket (route remembers it), or no timestamp (route
+                # raises the DataError).
+                topic = route(record.topic, timestamp)
             if type(record) is not cls:
                 cls = type(record)
                 update = topic_updater(cls)
             append(update(record, topic))
         return out
 
-    def apply(self, record: R) -> R | None:
-        timestamp = record.timestamp
+    def route(self, topic: str, timestamp: int | None) -> str:
+        """The topic a record of ``topic`` stamped ``timestamp`` goes to (``apply``'s)."""
         if timestamp is None:
             raise DataError(
-                f"{self.NAME}: Timestamp missing on record for topic {record.topic!r}; "
+                f"{self.NAME}: Timestamp missing on record for topic {topic!r}; "
                 "TimestampRouter needs the record timestamp"
             )
         stamp = self._format.format_millis(timestamp)
-        key = (record.topic, stamp)
-        topic = self._topics.get(key)
-        if topic is None:
+        key = (topic, stamp)
+        routed = self._topics.get(key)
+        if routed is None:
             if len(self._topics) > 10_000:
                 self._topics.clear()
-            topic = self._topic_format.replace("${topic}", record.topic).replace(
-                "${timestamp}", stamp
-            )
-            self._topics[key] = topic
-        return topic_updater(type(record))(record, topic)
+            routed = self._topic_format.replace("${topic}", topic).replace("${timestamp}", stamp)
+            self._topics[key] = routed
+        if len(self._routes) > 10_000:
+            self._routes.clear()
+        self._routes[(topic, timestamp // self._format.granularity_ms)] = routed
+        return routed
+
+    def apply(self, record: R) -> R | None:
+        return topic_updater(type(record))(record, self.route(record.topic, record.timestamp))

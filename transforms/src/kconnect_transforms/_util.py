@@ -336,6 +336,17 @@ class BaseTransform(Transformation[R]):
     def _configure(self, config: ParsedConfig) -> None:
         """Read the parsed config; override to keep what ``apply`` needs."""
 
+    def fused_batch(
+        self, following: Sequence[Transformation[R]]
+    ) -> tuple[int, Callable[[Sequence[R]], list[R] | None]] | None:
+        """This transform and the leading ones of ``following`` as one batch loop: how many
+        (this one included) and the loop, or None. The runtime's chain offers it the
+        transforms after it that have no predicate; the loop gives what their
+        ``apply_batch`` calls in turn give, or None for a batch it does not take."""
+        from ._fuse import fused_batch
+
+        return fused_batch([self, *following])
+
     def apply_batch(self, records: Sequence[R]) -> list[R]:
         apply = self.apply
         return [out for out in map(apply, records) if out is not None]

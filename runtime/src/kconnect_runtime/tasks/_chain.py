@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -211,8 +211,9 @@ class _Stage(Generic[R]):
 class TransformChain(Generic[R]):
     """The ``transforms`` of a connector config, each gated by its predicate."""
 
-    def __init__(self, stages: list[_Stage[R]]) -> None:
+    def __init__(self, stages: list[_Stage[R]], *, fuse: bool = True) -> None:
         self._stages = stages
+        self._plan = _plan(stages) if fuse else [([stage], None) for stage in stages]
 
     def __len__(self) -> int:
         return len(self._stages)
@@ -284,16 +285,27 @@ class TransformChain(Generic[R]):
         """
         current: list[R] = list(records)
         with gc_paused():
-            for stage in self._stages:
+            for group, fused in self._plan:
                 if not current:
                     break
-                try:
-                    if stage.predicate is None:
-                        current = stage.transform.apply_batch(current)
-                    else:
-                        current = _apply_gated(stage, current)
-                except Exception as exc:
-                    raise _stage_error(stage, exc) from exc
+                if fused is not None:
+                    try:
+                        done = fused(current)
+                    except Exception:
+                        done = None  # the stages in turn, below, find the failing one
+                    if done is not None:
+                        current = done
+                        continue
+                for stage in group:
+                    if not current:
+                        break
+                    try:
+                        if stage.predicate is None:
+                            current = stage.transform.apply_batch(current)
+                        else:
+                            current = _apply_gated(stage, current)
+                    except Exception as exc:
+                        raise _stage_error(stage, exc) from exc
         return current
 
     def close(self) -> None:
@@ -302,6 +314,39 @@ class TransformChain(Generic[R]):
                 if closeable is not None:
                     with contextlib.suppress(Exception):  # closing must not mask why we shut down
                         closeable.close()
+
+
+_Fused = Callable[[Sequence[Any]], "list[Any] | None"]
+
+
+def _plan(stages: list[_Stage[R]]) -> list[tuple[list[_Stage[R]], _Fused | None]]:
+    """The stages in groups: a run of stages without predicates whose first transform
+    offers ``fused_batch`` for itself and the next ones is one group with that loop (one
+    copy of each record for the run, not one per transform); every other stage alone."""
+    plan: list[tuple[list[_Stage[R]], _Fused | None]] = []
+    i = 0
+    while i < len(stages):
+        stage = stages[i]
+        offer = getattr(stage.transform, "fused_batch", None)
+        if stage.predicate is None and callable(offer):
+            following: list[Transformation[R]] = []
+            for later in stages[i + 1 :]:
+                if later.predicate is not None:
+                    break
+                following.append(later.transform)
+            try:
+                found = offer(following) if following else None
+            except Exception:  # an offer that fails is no offer: the stages run in turn
+                found = None
+            if isinstance(found, tuple) and len(found) == 2:
+                count, fused = found
+                if isinstance(count, int) and 2 <= count <= 1 + len(following):
+                    plan.append((stages[i : i + count], fused))
+                    i += count
+                    continue
+        plan.append(([stage], None))
+        i += 1
+    return plan
 
 
 def _apply_gated(stage: _Stage[R], records: list[R]) -> list[R]:
