@@ -699,6 +699,23 @@ FlatEncoder_init(FlatEncoder *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+/* Appends fn(v), which must return a str, as a JSON string. 0, 1 for "not this path"
+ * (fn raised: the Python path raises it again, naming the record; or not a str), or -1. */
+static int
+put_call(Buf *b, PyObject *fn, PyObject *v)
+{
+    Py_INCREF(v); /* fn runs Python code, which could drop the caller's reference */
+    PyObject *text = PyObject_CallOneArg(fn, v);
+    Py_DECREF(v);
+    if (text == NULL) {
+        PyErr_Clear();
+        return 1;
+    }
+    int s = PyUnicode_CheckExact(text) ? put_string(b, text) : 1;
+    Py_DECREF(text);
+    return s;
+}
+
 static const long long INT_LO[] = {-128LL, -32768LL, -2147483648LL, LLONG_MIN};
 static const long long INT_HI[] = {127LL, 32767LL, 2147483647LL, LLONG_MAX};
 
@@ -849,16 +866,7 @@ encode_one(FlatEncoder *self, PyObject *st, Buf *b)
             if (Py_TYPE(v) != (PyTypeObject *)PyTuple_GET_ITEM(extra, 0)) {
                 goto done;
             }
-            Py_INCREF(v);
-            PyObject *text = PyObject_CallOneArg(PyTuple_GET_ITEM(extra, 1), v);
-            Py_DECREF(v);
-            if (text == NULL) {
-                /* The Python path raises it, naming the record. */
-                PyErr_Clear();
-                goto done;
-            }
-            int s = PyUnicode_CheckExact(text) ? put_string(b, text) : 1;
-            Py_DECREF(text);
+            int s = put_call(b, PyTuple_GET_ITEM(extra, 1), v);
             if (s != 0) {
                 rc = s;
                 goto done;
@@ -906,15 +914,7 @@ encode_one(FlatEncoder *self, PyObject *st, Buf *b)
                 break;
             }
             /* Scientific notation, NaN, more digits: the Python function's text. */
-            Py_INCREF(v);
-            PyObject *slow = PyObject_CallOneArg(PyTuple_GET_ITEM(extra, 2), v);
-            Py_DECREF(v);
-            if (slow == NULL) {
-                PyErr_Clear();
-                goto done;
-            }
-            int s = PyUnicode_CheckExact(slow) ? put_string(b, slow) : 1;
-            Py_DECREF(slow);
+            int s = put_call(b, PyTuple_GET_ITEM(extra, 2), v);
             if (s != 0) {
                 rc = s;
                 goto done;
