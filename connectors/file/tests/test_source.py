@@ -325,26 +325,14 @@ def test_stop_from_another_thread_releases_a_waiting_poll(
     assert task.poll() is None
 
 
-def test_stdin_lines_carry_no_offsets(
-    monkeypatch: pytest.MonkeyPatch, tasks: list[FileStreamSourceTask]
-) -> None:
-    read_fd, write_fd = os.pipe()
-
-    class FakeStdin:
-        buffer = os.fdopen(read_fd, "rb")
-
-    monkeypatch.setattr(sys, "stdin", FakeStdin)
-    try:
-        os.write(write_fd, "typed\r\nhé\n".encode())
-        tasks.append(task := start_task(None))
-        records = task.poll()
-        # Nothing more on the pipe: the poll must not block on it.
-        started = time.monotonic()
-        assert task.poll() is None
-        assert time.monotonic() - started < 2.0
-    finally:
-        os.close(write_fd)
-        FakeStdin.buffer.close()
+def test_stdin_lines_carry_no_offsets(stdin_pipe: int, tasks: list[FileStreamSourceTask]) -> None:
+    os.write(stdin_pipe, "typed\r\nhé\n".encode())
+    tasks.append(task := start_task(None))
+    records = task.poll()
+    # Nothing more on the pipe: the poll must not block on it.
+    started = time.monotonic()
+    assert task.poll() is None
+    assert time.monotonic() - started < 2.0
 
     assert records is not None
     assert [r.value for r in records] == ["typed", "hé"]

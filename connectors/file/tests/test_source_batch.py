@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,21 +112,9 @@ def test_poll_batch_resumes_after_the_committed_position(tmp_path: Path, start: 
     assert batch.source_offset(0) == {"position": 19}
 
 
-def test_stdin_batches_carry_no_partition_or_offsets(
-    monkeypatch: pytest.MonkeyPatch, start: Any
-) -> None:
-    read_fd, write_fd = os.pipe()
-
-    class FakeStdin:
-        buffer = os.fdopen(read_fd, "rb")
-
-    monkeypatch.setattr(sys, "stdin", FakeStdin)
-    try:
-        os.write(write_fd, "typed\r\nhé\n".encode())
-        batch = start(None).poll_batch()
-    finally:
-        os.close(write_fd)
-        FakeStdin.buffer.close()
+def test_stdin_batches_carry_no_partition_or_offsets(stdin_pipe: int, start: Any) -> None:
+    os.write(stdin_pipe, "typed\r\nhé\n".encode())
+    batch = start(None).poll_batch()
     assert batch is not None
     assert list(batch.values) == ["typed", "hé"]
     assert batch.source_partition is None
