@@ -205,6 +205,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
             WorkerTransactionContext() if self.boundary is TransactionBoundary.CONNECTOR else None
         )
         self._in_transaction = False
+        self._failed = False  # the data path raised: the open transaction is not committed
         self._transaction_started = 0.0
         self.committed_transactions = 0
         self.aborted_transactions = 0
@@ -237,6 +238,13 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
 
     # -- the data path ----------------------------------------------------------------------
     def poll_and_send(self) -> int:
+        try:
+            return self._poll_and_send_in_transaction()
+        except BaseException:
+            self._failed = True
+            raise
+
+    def _poll_and_send_in_transaction(self) -> int:
         started = now()
         batch = self._poll()
         if not batch:
@@ -325,10 +333,28 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
 
     def commit_offsets(self) -> None:
         """The engine's periodic commit: an ``interval`` boundary may be due."""
-        self._maybe_end_transaction(polled=False)
+        try:
+            self._maybe_end_transaction(polled=False)
+        except BaseException:
+            self._failed = True
+            raise
 
     def drain_and_commit(self) -> None:
-        """A clean stop commits the open transaction (its records are all acknowledged)."""
+        """A clean stop commits the open transaction (its records are all acknowledged).
+
+        After a failure (a fenced producer, a refused record) the open transaction is not
+        committed: the broker aborts it, as Kafka Connect's does, and waiting out the
+        flush of a producer in a fatal state would hold the task back from FAILED for the
+        transaction timeout.
+        """
+        if self._failed:
+            if self._in_transaction:
+                log.warning(
+                    "source task %s: failed inside a transaction; it is not committed (the "
+                    "broker aborts it) and its records are sent again after a restart",
+                    self.name,
+                )
+            return
         try:
             self._end_transaction(commit=True)
         except Exception:
