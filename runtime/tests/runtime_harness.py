@@ -25,6 +25,25 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
+def host_pids(location: Path) -> list[int]:
+    """Plugin host processes this test process started for ``location``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        # Hosts run in the worker's directory (issue 24): told apart by their interpreter.
+        interpreter = f"{location.absolute()}/bin/python".encode()
+        if ppid == os.getpid() and b"_plugin_host.py" in cmdline and interpreter in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
 def line_count(path: Path) -> int:
     try:
         return path.read_bytes().count(b"\n")

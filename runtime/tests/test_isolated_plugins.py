@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from kconnect_runtime import Standalone
+from kconnect_runtime.isolation import _proxies as proxies
+from kconnect_runtime.isolation import close_idle_hosts
 from kconnect_runtime.modes import free_port
 from kconnect_runtime.plugins import PluginKind, PluginRegistry, discover_location, install_plugin
 from kconnect_sdk import (
@@ -37,7 +39,14 @@ from kconnect_sdk import (
     Struct,
     Timestamp,
 )
-from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
+from runtime_harness import (
+    file_sink,
+    file_source,
+    host_pids,
+    line_count,
+    wait_for,
+    worker_props,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 TAG = "kconnect_example_semver_tag"
@@ -56,25 +65,6 @@ def semver_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def registry(semver_path: Path) -> PluginRegistry:
     return PluginRegistry.discover(plugin_path=[semver_path])
-
-
-def host_pids(location: Path) -> list[int]:
-    """Plugin host processes this test process started for ``location``."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        # Hosts run in the worker's directory (issue 24): told apart by their interpreter.
-        interpreter = f"{location.absolute()}/bin/python".encode()
-        if ppid == os.getpid() and b"_plugin_host.py" in cmdline and interpreter in cmdline:
-            pids.append(int(entry.name))
-    return pids
 
 
 def read_topic(kafka: str, topic: str, expected: int) -> list[Any]:
@@ -325,6 +315,51 @@ def test_isolated_converter_round_trips_like_the_in_process_one(
     finally:
         local.close()
         remote.close()
+
+
+def test_a_closed_converters_host_serves_the_next_instance_with_a_fresh_plugin(
+    json_location: Path,
+) -> None:
+    close_idle_hosts()  # hosts other tests left idle
+    first: Converter = _isolated(json_location, PluginKind.CONVERTER)
+    first.configure({"schemas.enable": "true"}, False)
+    assert json.loads(first.from_connect_data("t", Schema.INT32, 7) or b"")["payload"] == 7
+    pids = host_pids(json_location)
+    assert len(pids) == 1
+    first.close()
+    # Validating a config builds and closes converters its tasks build again at once:
+    # the next instance loads a new plugin in the idle host instead of starting one.
+    second: Converter = _isolated(json_location, PluginKind.CONVERTER)
+    second.configure({"schemas.enable": "false"}, False)
+    try:
+        assert second.from_connect_data("t", Schema.INT32, 7) == b"7"  # its own settings
+        assert host_pids(json_location) == pids
+    finally:
+        second.close()
+    (pid,) = host_pids(json_location)
+    os.kill(pid, signal.SIGKILL)  # dies while idle: never handed out again
+    wait_for(lambda: not host_pids(json_location), 10, "the killed host to go")
+    third: Converter = _isolated(json_location, PluginKind.CONVERTER)
+    third.configure({"schemas.enable": "false"}, False)
+    try:
+        assert third.to_connect_data("t", b'{"a":1}') == (None, {"a": 1})
+        assert host_pids(json_location) not in ([], [pid])
+    finally:
+        third.close()
+    close_idle_hosts()  # what a stopping worker does
+    assert not host_pids(json_location)
+
+
+def test_an_idle_host_exits_after_its_time(
+    json_location: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    close_idle_hosts()
+    monkeypatch.setattr(proxies, "IDLE_HOST_TTL_S", 0.2)
+    converter: Converter = _isolated(json_location, PluginKind.CONVERTER)
+    converter.configure({"schemas.enable": "false"}, True)
+    converter.close()
+    assert host_pids(json_location)
+    wait_for(lambda: not host_pids(json_location), 10, "the idle host to exit")
 
 
 def test_isolated_header_converter_and_transform_records_cross_losslessly(

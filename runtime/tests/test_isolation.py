@@ -12,11 +12,18 @@ from pathlib import Path
 
 import pytest
 from kconnect_runtime import Standalone
-from kconnect_runtime.isolation import IsolatedSinkTask
+from kconnect_runtime.isolation import IsolatedSinkTask, close_idle_hosts
 from kconnect_runtime.plugins import PluginKind, PluginRegistry, install_plugin
 from kconnect_sdk import ConnectError, SinkRecord, TopicPartition
 from kconnect_testkit import RecordingErrantReporter, RecordingSinkContext
-from runtime_harness import file_sink, file_source, line_count, wait_for, worker_props
+from runtime_harness import (
+    file_sink,
+    file_source,
+    host_pids,
+    line_count,
+    wait_for,
+    worker_props,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,6 +122,29 @@ def test_installed_plugin_is_discovered_with_its_location(
     assert sink.location == str(plugin_root / "sequence")
     # The location is its own interpreter: the plugin is importable there, not here.
     assert "kconnect_example_sequence" not in sys.modules
+
+
+def test_a_connector_asked_only_for_its_config_lends_its_host_to_the_next(
+    registry: PluginRegistry, plugin_root: Path
+) -> None:
+    close_idle_hosts()
+    location = plugin_root / "sequence"
+    cls = registry.load("SequenceSource", PluginKind.SOURCE)
+    # The worker asks a new instance for its definition (which keys are passwords), then
+    # validates and runs the config with another: one host serves both, one after the other.
+    assert "count" in cls().config().config_keys
+    pids = host_pids(location)
+    assert len(pids) == 1
+    connector = cls()
+    props = {"topic": "t", "count": "3"}
+    try:
+        assert not [v for v in connector.validate(props) if v.error_messages]
+        assert host_pids(location) == pids
+        connector.start(props)
+        assert connector.task_configs(1)[0]["topic"] == "t"
+    finally:
+        connector.stop()
+    assert not host_pids(location), "a stopped connector's host exits; it is not kept"
 
 
 def test_alter_offsets_is_answered_by_the_plugin_in_its_location(

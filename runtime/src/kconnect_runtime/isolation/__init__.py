@@ -17,6 +17,7 @@ from ._process import (
 from ._proxies import (
     IsolatedSinkTask,
     IsolatedSourceTask,
+    close_idle_hosts,
     is_isolated_connector,
     isolated_connector_class,
     isolated_plugin_class,
@@ -30,6 +31,7 @@ __all__ = [
     "IsolatedSourceTask",
     "PluginProcess",
     "call_timeout_s",
+    "close_idle_hosts",
     "is_isolated_connector",
     "isolated_connector_class",
     "isolated_plugin_class",

@@ -165,6 +165,14 @@ class PluginProcess:
             self.call("load", {"kind": kind, "target": target}) if load else {}
         )
 
+    def reload(self) -> None:
+        """Load a fresh instance of the plugin in this host (the previous one is dropped)."""
+        self.loaded = self.call("load", {"kind": self.kind, "target": self.target})
+
+    def alive(self) -> bool:
+        """Whether the host process is still running."""
+        return self._proc.poll() is None
+
     def _read_frames(self, stream: IO[bytes]) -> None:
         with stream:
             self._pump_frames(stream)

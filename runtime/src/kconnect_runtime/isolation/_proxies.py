@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -62,6 +63,7 @@ from .host._plugin_host import (
     pack_blobs,
     pack_records,
     pack_values,
+    pack_values_blob,
     topics_arg,
     unpack_blobs,
     unpack_records,
@@ -323,6 +325,19 @@ class _HostOwner:
         finally:
             process.close()
 
+    def _host_key(self) -> tuple[str, str, str]:
+        raise NotImplementedError
+
+    def _return_host(self) -> None:
+        """Park this instance's host for the next instance of the plugin (reap a dead one)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.closed or not process.alive():
+            process.close()
+        else:
+            _park_host(self._host_key(), process)
+
     def __del__(self) -> None:
         # An instance built only to validate a config may be dropped without stop/close.
         process = self._process
@@ -347,14 +362,16 @@ class _IsolatedConnectorMixin(_HostOwner):
             def reader() -> Any:
                 return context.offset_storage_reader if context is not None else None
 
-            self._process = PluginProcess(
-                self.location,
-                "connector",
-                self.target,
-                callbacks={"offsets": _offsets_callback(reader)},
-                label=self.target,
+            callbacks = {"offsets": _offsets_callback(reader)}
+            self._process = _take_host(
+                self._host_key(), DEFAULT_CALL_TIMEOUT_S, callbacks
+            ) or PluginProcess(
+                self.location, "connector", self.target, callbacks=callbacks, label=self.target
             )
         return self._process
+
+    def _host_key(self) -> tuple[str, str, str]:
+        return (self.location, "connector", self.target)
 
     def version(self) -> str:
         return self.plugin_version
@@ -363,7 +380,14 @@ class _IsolatedConnectorMixin(_HostOwner):
         self._context = context
 
     def config(self) -> ConfigDef:
-        return config_def_from_plain(self._host().call("config"))
+        borrowed = self._process is None
+        plain = self._host().call("config")
+        if borrowed:
+            # An instance only asked for its definition (to know which keys are
+            # passwords): the next instance, which validates and runs the config, loads a
+            # fresh connector in this host instead of starting another.
+            self._return_host()
+        return config_def_from_plain(plain)
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         return [
@@ -435,6 +459,90 @@ def is_isolated_connector(instance: object) -> bool:
 # The config definitions of pipeline plugins, by (location, target, version).
 _CONFIG_DEFS: dict[tuple[str, str, str], Any] = {}
 
+# Hosts of pipeline plugins whose instance was closed, kept a few seconds for the next
+# instance of the same plugin, which loads a fresh instance in them instead of starting a
+# process: a connector's config is validated by building its converters and transforms
+# and closing them, and its tasks build the same plugins a moment later. The plugin's
+# modules stay imported across its instances, as a plugin's classes stay loaded in a Java
+# worker. By (location, kind, target).
+_IDLE_HOSTS: dict[tuple[str, str, str], list[tuple[float, PluginProcess]]] = {}
+_IDLE_LOCK = threading.Lock()
+IDLE_HOST_TTL_S = 10.0
+_IDLE_PER_PLUGIN = 4
+# The one pending reaper timer and when it is due (the earliest idle host's expiry).
+_REAPER: list[tuple[float, threading.Timer]] = []
+
+
+def _park_host(key: tuple[str, str, str], process: PluginProcess) -> None:
+    with _IDLE_LOCK:
+        idle = _IDLE_HOSTS.setdefault(key, [])
+        parked = len(idle) < _IDLE_PER_PLUGIN
+        if parked:
+            idle.append((time.monotonic() + IDLE_HOST_TTL_S, process))
+            _schedule_reaper(IDLE_HOST_TTL_S)
+    if not parked:
+        process.close()
+
+
+def _schedule_reaper(delay_s: float) -> None:
+    """Have the reaper run in ``delay_s`` unless it runs sooner (``_IDLE_LOCK`` held)."""
+    due = time.monotonic() + delay_s
+    if _REAPER:
+        if _REAPER[0][0] <= due:
+            return
+        _REAPER.pop()[1].cancel()  # a host parked with a shorter time
+    timer = threading.Timer(delay_s + 0.1, _reap_idle_hosts)
+    timer.daemon = True
+    _REAPER.append((due, timer))
+    timer.start()
+
+
+def _take_host(
+    key: tuple[str, str, str], timeout_s: float, callbacks: Mapping[str, Any] | None = None
+) -> PluginProcess | None:
+    """An idle host of the plugin ``key`` names, with a fresh instance loaded; or None."""
+    while True:
+        with _IDLE_LOCK:
+            idle = _IDLE_HOSTS.get(key)
+            if not idle:
+                return None
+            _, process = idle.pop()
+        if not process.closed and process.alive():
+            process.timeout_s = timeout_s
+            process.callbacks = dict(callbacks or {})
+            try:
+                process.reload()
+                return process
+            except ConnectError:
+                pass
+        process.close()  # died while idle: reap it
+
+
+def _reap_idle_hosts(now: float | None = None) -> None:
+    """Close the idle hosts whose time is up (all of them with ``now=inf``)."""
+    moment = time.monotonic() if now is None else now
+    expired: list[PluginProcess] = []
+    with _IDLE_LOCK:
+        if now is None:
+            _REAPER.clear()  # this is the timer's run
+        for key, idle in list(_IDLE_HOSTS.items()):
+            keep = [(until, p) for until, p in idle if until > moment]
+            expired += [p for until, p in idle if until <= moment]
+            if keep:
+                _IDLE_HOSTS[key] = keep
+            else:
+                del _IDLE_HOSTS[key]
+        if _IDLE_HOSTS and now is None:
+            earliest = min(until for idle in _IDLE_HOSTS.values() for until, _ in idle)
+            _schedule_reaper(max(earliest - moment, 0.0))
+    for process in expired:
+        process.close()
+
+
+def close_idle_hosts() -> None:
+    """Close every idle plugin host now (a worker that stops leaves no process behind)."""
+    _reap_idle_hosts(float("inf"))
+
 
 class _IsolatedPluginMixin(_HostOwner):
     """Forwards a pipeline plugin's calls, a batch per call, to its own plugin host.
@@ -456,14 +564,20 @@ class _IsolatedPluginMixin(_HostOwner):
     def _host(self) -> PluginProcess:
         process = self._process
         if process is None:
-            process = self._process = PluginProcess(
-                self.location,
-                self._kind,
-                self.target,
-                timeout_s=self._timeout_s,
-                label=self.plugin_name,
-            )
+            process = _take_host(self._host_key(), self._timeout_s)
+            if process is None:
+                process = PluginProcess(
+                    self.location,
+                    self._kind,
+                    self.target,
+                    timeout_s=self._timeout_s,
+                    label=self.plugin_name,
+                )
+            self._process = process
         return process
+
+    def _host_key(self) -> tuple[str, str, str]:
+        return (self.location, self._kind, self.target)
 
     def _call(self, op: str, args: Mapping[str, Any] | None = None) -> Any:
         return self._host().call(op, args)
@@ -484,7 +598,10 @@ class _IsolatedPluginMixin(_HostOwner):
         key = (self.location, self.target, self.plugin_version)
         plain = _CONFIG_DEFS.get(key)
         if plain is None:
+            borrowed = self._process is None
             plain = _CONFIG_DEFS[key] = self._call("config")
+            if borrowed:  # only asked for its definition: the next instance loads there
+                self._return_host()
         return config_def_from_plain(plain)
 
     def version(self) -> str:
@@ -493,7 +610,14 @@ class _IsolatedPluginMixin(_HostOwner):
         return self.plugin_version
 
     def close(self) -> None:
-        self._shut_host("close_plugin")
+        process = self._process
+        if process is None:
+            return
+        try:
+            if not process.closed:
+                process.call("close_plugin")
+        finally:
+            self._return_host()
 
 
 class _IsolatedConverter(_IsolatedPluginMixin, Converter):
@@ -518,12 +642,10 @@ class _IsolatedConverter(_IsolatedPluginMixin, Converter):
     ) -> list[bytes | None]:
         if not items:
             return []
-        args = {
-            **topics_arg([topic for topic, _, _ in items]),
-            "values": pack_values((schema, value) for _, schema, value in items),
-        }
+        values, raw = pack_values_blob([(schema, value) for _, schema, value in items])
+        args = {**topics_arg([topic for topic, _, _ in items]), "values": values}
         # The host answers with the lengths in the reply and the bytes raw after it.
-        result = self._call("from_connect_batch", args)
+        result = self._host().call("from_connect_batch", args, raw)
         return unpack_blobs(result["lengths"], result.get("$blob", b""))
 
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
@@ -532,7 +654,7 @@ class _IsolatedConverter(_IsolatedPluginMixin, Converter):
         lengths, blob = pack_blobs([data for _, data in items])
         args = {**topics_arg([topic for topic, _ in items]), "lengths": lengths}
         result = self._host().call("to_connect_batch", args, blob)
-        return [SchemaAndValue(schema, value) for schema, value in unpack_values(result)]
+        return unpack_values(result, result.get("$blob", b""))
 
 
 class _IsolatedHeaderConverter(_IsolatedPluginMixin, HeaderConverter):

@@ -28,6 +28,7 @@ from kconnect_sdk import (
 
 from kconnect_runtime.config import ConfigProviders, Redactor
 from kconnect_runtime.engine import Engine, LocalEngine
+from kconnect_runtime.isolation import close_idle_hosts
 from kconnect_runtime.metrics import TaskMetrics
 from kconnect_runtime.plugins import (
     CONNECTOR_KINDS,
@@ -810,6 +811,7 @@ class Worker:
                 self._stop_connector_instance(runtime)
                 runtime.status.set(State.UNASSIGNED)
             self.offset_store.flush()
+        close_idle_hosts()
 
     # -- offsets (KIP-875) ---------------------------------------------------------------
     def connector_offsets(self, name: str) -> list[dict[str, Any]]:

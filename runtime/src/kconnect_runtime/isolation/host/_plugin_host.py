@@ -22,7 +22,9 @@ distinct schema is written once per frame in a ``schemas`` table, each record fi
 list with an item per record (or one ``{"=": v}`` when every record has ``v``), and keys
 and values are ``kconnect_sdk.plain.value_to_plain`` data (bytes as base64, decimals and
 timestamps tagged) except that a Struct of an all-scalar schema is the bare array of its
-field values, so nothing is lost on the way. Converter bytes cross raw in the binary tail,
+field values, and a column of schemaless JSON data (str-keyed dicts, lists, strings, ints,
+bools, None, finite floats) is written as it is, its index ``{"=": null, "raw": 1}``, so
+nothing is lost on the way. Converter bytes cross raw in the binary tail,
 their lengths in the JSON (:func:`pack_blobs`). Anything the plugin prints goes to stderr
 so it cannot corrupt the protocol stream.
 
@@ -46,6 +48,8 @@ import threading
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
+from functools import partial
+from itertools import repeat
 from typing import IO, Any
 
 import kconnect_sdk
@@ -62,6 +66,7 @@ from kconnect_sdk import (
     RecordMetadata,
     RetriableError,
     Schema,
+    SchemaAndValue,
     SinkConnector,
     SinkRecord,
     SinkTask,
@@ -79,12 +84,15 @@ from kconnect_sdk.plain import schema_from_plain, schema_to_plain, value_from_pl
 PROTOCOL_VERSION = 3
 
 # Frames are written by Python's json on both ends; orjson (the runtime has it, a plugin
-# location may) only speeds up reading them.
+# location may) speeds up reading them, and writes the raw value columns of
+# :func:`pack_values_blob`, whose contents it writes exactly.
 _orjson_loads: Callable[[bytes], Any] | None
+_orjson_dumps: Callable[[Any], bytes] | None
 try:
+    from orjson import dumps as _orjson_dumps
     from orjson import loads as _orjson_loads
 except ImportError:
-    _orjson_loads = None
+    _orjson_loads = _orjson_dumps = None
 _HEADER = struct.Struct(">I")
 # The top bit of a frame's length word marks a frame with a binary tail.
 _BLOB_FLAG = 0x80000000
@@ -124,8 +132,17 @@ def read_frame(stream: IO[bytes]) -> Any:
     return message
 
 
+# orjson reads an integer beyond 64 bits as a float. Python's json writes such integers
+# as they are (a schemaless value may hold one) and never writes a float with more than 17
+# digits in a row, so a frame with a run of 19 digits (in a number or, harmlessly, in a
+# string) is read by json.loads, which keeps every integer exact. Digits translate to "0",
+# everything else to " ", and the run is then a plain substring search.
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
 def _loads(body: bytes) -> Any:
-    if _orjson_loads is not None:
+    if _orjson_loads is not None and _LONG_NUMBER not in body.translate(_DIGITS_ONLY):
         try:
             return _orjson_loads(body)
         except ValueError:  # NaN or Infinity, which Python's json writes and orjson refuses
@@ -156,10 +173,10 @@ def write_raw(stream: IO[bytes], body: bytes, blob: bytes = b"") -> None:
 
 def pack_blobs(items: Sequence[bytes | None]) -> tuple[list[int], bytes]:
     """Byte strings as their lengths (-1 for None, the tombstone) and their concatenation."""
-    lengths = [-1 if data is None else len(data) for data in items]
     if None in items:
+        lengths = [-1 if data is None else len(data) for data in items]
         return lengths, b"".join([data for data in items if data is not None])
-    return lengths, b"".join(items)  # type: ignore[arg-type]  # no None among them
+    return list(map(len, items)), b"".join(items)  # type: ignore[arg-type]  # no None
 
 
 def unpack_blobs(lengths: Sequence[int], blob: bytes) -> list[bytes | None]:
@@ -383,6 +400,10 @@ def _encoded_column(
 ) -> tuple[Any, list[Any]]:
     index = table.index
     indexes = [index(schema) for schema in schemas]
+    if values and indexes.count(None) == len(indexes) and _raw_ok(values):
+        # Schemaless JSON data (see _raw_item): the values are their own frame text, and
+        # the reader takes them as they are ({"raw": 1}), no value_to_plain walk.
+        return {"=": None, "raw": 1}, values
     encode = _encoder()
     return _column(indexes), [encode(v, schema) for v, schema in zip(values, schemas, strict=True)]
 
@@ -391,6 +412,8 @@ def _decoded_column(
     column: Any, values: Sequence[Any], schemas: Sequence[Schema | None]
 ) -> tuple[list[Schema | None], list[Any]]:
     if type(column) is dict:  # one schema for the whole column
+        if column.get("raw"):
+            return [None] * len(values), list(values)
         shared = column["="]
         schema = None if shared is None else schemas[shared]
         decode = _decoder_for(schema)
@@ -532,23 +555,107 @@ def pack_values(items: Iterable[tuple[Schema | None, Any]]) -> dict[str, Any]:
     return {"schemas": table.plain, "index": shared, "values": values}
 
 
-def unpack_values(batch: Mapping[str, Any]) -> list[tuple[Schema | None, Any]]:
-    """The ``(schema, value)`` pairs of a batch written by :func:`pack_values`."""
+_RAW_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
+# SchemaAndValue(schema, value) for each (schema, value) tuple, without a Python call each.
+_schema_and_value = partial(tuple.__new__, SchemaAndValue)
+
+
+def _raw_item(value: Any) -> bool:
+    """Whether ``value`` is JSON data that JSON gives back equal: str-keyed dicts, lists,
+    strings, ints, bools, None and finite floats, of exactly those types."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return True
+    if kind is float:
+        return bool(value - value == 0.0)  # NaN and the infinities give NaN
+    if kind is dict:
+        return _raw_dict(value)
+    if kind is list:
+        return all(map(_raw_item, value))
+    return False
+
+
+def _raw_dict(value: dict[Any, Any]) -> bool:
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if not _raw_item(item):
+            return False
+    return True
+
+
+def _raw_ok(values: Sequence[Any]) -> bool:
+    """Whether every one of ``values`` is JSON data JSON gives back equal (:func:`_raw_item`)."""
+    if _RAW_SCALAR_TYPES.issuperset(map(type, values)):
+        return True
+    try:
+        return all(map(_raw_item, values))
+    except RecursionError:
+        return False
+
+
+def _raw_values(values: Sequence[Any]) -> tuple[str, bytes] | None:
+    """Schemaless values as one JSON array and the writer's name, when JSON keeps them
+    exactly (see :func:`_raw_item`); None when one of them needs ``value_to_plain``."""
+    if not _raw_ok(values):
+        return None
+    if _orjson_dumps is not None:
+        try:  # refuses integers beyond 64 bits, lone surrogates and deep nesting
+            return "orjson", _orjson_dumps(values)
+        except TypeError:
+            pass
+    return "json", json.dumps(values, separators=(",", ":")).encode()
+
+
+def pack_values_blob(
+    items: Iterable[tuple[Schema | None, Any]],
+) -> tuple[dict[str, Any], bytes]:
+    """:func:`pack_values` for a frame with a binary tail: ``(batch, blob)``.
+
+    When every value is schemaless JSON data (the schemaless values of JSON converters),
+    the values travel as one JSON array in the blob, written by orjson where it can and
+    read back as they are, with no ``value_to_plain`` walk on either side; the batch then
+    says ``"raw"`` (the writer) instead of listing values. Otherwise the blob is empty and
+    the batch is :func:`pack_values`'s.
+    """
+    pairs = items if isinstance(items, list) else list(items)
+    if pairs:
+        schemas, values = zip(*pairs, strict=True)
+        if schemas.count(None) == len(schemas):
+            raw = _raw_values(values)
+            if raw is not None:
+                return {"schemas": [], "index": -1, "count": len(values), "raw": raw[0]}, raw[1]
+    return pack_values(pairs), b""
+
+
+def unpack_values(batch: Mapping[str, Any], blob: bytes = b"") -> list[SchemaAndValue]:
+    """The values of a batch written by :func:`pack_values` or :func:`pack_values_blob`
+    (whose blob is ``blob``), each a ``SchemaAndValue``."""
+    raw = batch.get("raw")
+    if raw is not None:
+        # orjson wrote no integer it cannot read back; Python's json may have.
+        values = _orjson_loads(blob) if raw == "orjson" and _orjson_loads else _loads(blob)
+        if type(values) is not list or len(values) != batch["count"]:
+            raise ValueError(f"a raw value batch does not hold the {batch['count']} values it says")
+        return list(map(_schema_and_value, zip(repeat(None), values)))
     schemas = schemas_from_plain(batch["schemas"])
     values = batch["values"]
     shared = batch["index"]
     if type(shared) is int:  # one schema for all (-1: none)
         schema = schemas[shared] if shared >= 0 else None
         decode = _decoder_for(schema)
-        return [(schema, decode(value)) for value in values]
+        return list(map(_schema_and_value, zip(repeat(schema), map(decode, values))))
     decoders = _decoders(schemas)
     schemaless = _decoder_for(None)
-    out: list[tuple[Schema | None, Any]] = []
+    out: list[SchemaAndValue] = []
     for i, value in zip(shared, values, strict=True):
         if i is None:
-            out.append((None, schemaless(value)))
+            out.append(SchemaAndValue(None, schemaless(value)))
         else:
-            out.append((schemas[i], decoders[i](value)))
+            out.append(SchemaAndValue(schemas[i], decoders[i](value)))
     return out
 
 
@@ -1043,7 +1150,7 @@ class Host:
         self.obj.close()
 
     def op_from_connect_batch(self, args: Mapping[str, Any]) -> Any:
-        values = unpack_values(args["values"])
+        values = unpack_values(args["values"], args.get("$blob", b""))
         topics = _topics(args, len(values))
         items = [(t, schema, value) for t, (schema, value) in zip(topics, values, strict=True)]
         # The bytes go back raw after the reply, not as base64 text inside it.
@@ -1053,7 +1160,8 @@ class Host:
     def op_to_connect_batch(self, args: Mapping[str, Any]) -> Any:
         datas = unpack_blobs(args["lengths"], args.get("$blob", b""))
         items = list(zip(_topics(args, len(datas)), datas, strict=True))
-        return pack_values(self.obj.to_connect_batch(items))
+        batch, blob = pack_values_blob(self.obj.to_connect_batch(items))
+        return Blob(batch, blob)
 
     def op_from_connect_headers(self, args: Mapping[str, Any]) -> Any:
         values = unpack_values(args["values"])
