@@ -9,6 +9,7 @@ consumer would skip.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -238,6 +239,7 @@ def test_file_source_with_transactions_then_a_fenced_zombie(
 
 BOUNDARY_PLUGIN = '''
 from __future__ import annotations
+import json
 import time
 from kconnect_sdk import ConfigDef, SourceConnector, SourceRecord, SourceTask
 
@@ -348,3 +350,69 @@ def test_jdbc_source_declares_exactly_once_where_its_offsets_allow(
 
     props = {"connection.url": "jdbc:sqlite::memory:", "mode": mode}
     assert JdbcSourceConnector().exactly_once_support(props) == expected
+
+
+@pytest.mark.integration
+def test_a_task_reads_its_offsets_after_fencing_a_predecessor_killed_before_its_commit(
+    kafka: str, tmp_path: Path
+) -> None:
+    """A worker killed between a transaction's offset record and its commit marker leaves
+    that transaction open in the offsets topic. As Kafka's ExactlyOnceWorkerSourceTask,
+    the task that takes over fences the killed producer (which aborts the transaction)
+    before it reads its offsets; read while the transaction is open, the offsets
+    committed before it are hidden (Tansu answers a last stable offset of 0) and the task
+    would read the file from the start again."""
+    group = f"eos-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    props = _distributed_props(kafka, group, port, **{"exactly.once.source.support": "enabled"})
+    lines, late = 2000, 100
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"line {i}\n" for i in range(lines)), encoding="utf-8")
+    end = source.stat().st_size
+    topic = f"eos-{uuid.uuid4().hex[:8]}"
+    config = {**file_source("eos", source, topic), "exactly.once.support": "required"}
+    config.pop("name")
+    offsets_topic = f"{group}-offsets"
+    app = Distributed(props)
+    app.start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as api:
+            created = api.put("/connectors/eos/config", json=config)
+            assert created.status_code in (200, 201), created.text
+            committed_end = f'{{"position":{end}}}'.encode()
+            wait_for(
+                lambda: committed_end in _values(kafka, offsets_topic, 0.5),
+                90,
+                "the whole file committed",
+            )
+    finally:
+        app.stop()
+    assert len(_values(kafka, topic)) == lines
+
+    # The killed worker's last transaction: its offset record written, no commit marker.
+    killed = Producer(
+        {
+            "bootstrap.servers": kafka,
+            "transactional.id": transactional_id(group, "eos", 0),
+            "partitioner": "murmur2_random",  # as the worker's producer: same partition
+        }
+    )
+    killed.init_transactions(30)
+    killed.begin_transaction()
+    key = json.dumps(["eos", {"filename": str(source)}], separators=(",", ":")).encode()
+    killed.produce(offsets_topic, key=key, value=f'{{"position":{end}}}'.encode())
+    assert killed.flush(30) == 0
+    with source.open("a", encoding="utf-8") as f:
+        f.writelines(f"late {i}\n" for i in range(late))
+
+    app = Distributed(props)
+    app.start()
+    try:
+        wait_for(lambda: len(_values(kafka, topic, 0.5)) >= lines + late, 90, "the late lines")
+        values = _values(kafka, topic)
+    finally:
+        app.stop()
+    # The task went on after the committed end of the file: the late lines, once each,
+    # and none of the file's lines again.
+    assert values[lines:] == [f"late {i}".encode() for i in range(late)], values[lines:][:5]
+    assert len(values) == lines + late

@@ -217,6 +217,16 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
         self.producer_config["enable.idempotence"] = True
         super().open()
         self.producer.init_transactions(_TXN_TIMEOUT_S)
+        # As Kafka's ExactlyOnceWorkerSourceTask: the offsets are read once the producer
+        # fenced its predecessor. A predecessor killed between a transaction's offset
+        # record and its commit marker left that transaction open, and until it is
+        # aborted a read_committed reader cannot read past it (Tansu then answers a last
+        # stable offset of 0, hiding every offset committed before it).
+        store = self.offset_store
+        assert isinstance(store, KafkaOffsetStore)
+        store.refresh()
+        if self.offsets_topic != store.log.topic:
+            store.read_connector_topic(self.offsets_topic)
         log.info(
             "source task %s: transactional producer %r ready (transaction.boundary=%s)",
             self.name,
