@@ -152,6 +152,45 @@ def test_an_internal_topic_that_disappeared_is_created_again(kafka: str) -> None
         status_log.close()
 
 
+@pytest.mark.integration
+def test_an_open_transaction_is_not_taken_for_a_topic_created_again(kafka: str) -> None:
+    """A transaction left open (a worker killed inside one) holds the partition's last
+    stable offset back, below what a follower has read already (Tansu answers 0 then).
+    Reading on must not take the topic for one created again and read it all from the
+    start once more."""
+    from confluent_kafka import Producer
+
+    topic = f"kc-open-{uuid.uuid4().hex[:8]}-offsets"
+    offsets_log = KafkaLog(
+        {"bootstrap.servers": kafka},
+        topic,
+        partitions=1,
+        replication_factor=1,
+        key_name="offset.storage.topic",
+    )
+    offsets_log.ensure_topic()
+    offsets_log.send(b'["c",{"f":1}]', b'{"position":10}')
+    offsets_log.flush()
+    tail = LogTail(offsets_log)
+    producer = Producer(
+        {"bootstrap.servers": kafka, "transactional.id": f"open-{uuid.uuid4().hex[:8]}"}
+    )
+    try:
+        assert [r[3] for r in tail.read(10)] == [b'{"position":10}']
+        producer.init_transactions(30)
+        producer.begin_transaction()
+        producer.produce(topic, key=b'["c",{"f":1}]', value=b'{"position":20}')
+        assert producer.flush(30) == 0
+        assert b'{"position":10}' not in [r[3] for r in tail.read(10)], (
+            "the topic was read from its start again"
+        )
+        producer.commit_transaction(30)
+        assert [r[3] for r in tail.read(10)] == [b'{"position":20}']
+    finally:
+        tail.close()
+        offsets_log.close()
+
+
 # -- workers as processes ---------------------------------------------------------------------
 class Cluster:
     """``kconnect distributed`` workers of one group, each with its own REST port."""

@@ -271,6 +271,7 @@ class LogTail:
         self._positions: dict[int, int] = {}
         self._partitions: list[int] | None = None  # the topic's partitions, as last asked
         self._probe: Any = None  # a consumer that only asks for end offsets
+        self._uncommitted_probe: Any = None  # asks for high watermarks (see _high_watermark)
         self._partitions_at = 0.0
 
     def _open(self) -> Any:
@@ -341,6 +342,30 @@ class LogTail:
             raise
         return ends
 
+    def _high_watermark(self, partition: int) -> int:
+        """The partition's end as a ``read_uncommitted`` reader sees it.
+
+        ``end_offsets`` asks as the reader reads (``read_committed``: the last stable
+        offset). A broker that hands a ``read_committed`` fetch the records of open
+        transactions (Tansu does) lets the reader get past that offset; only an end below
+        what was read by this measure too means the topic was deleted and created again.
+        """
+        from confluent_kafka import Consumer, TopicPartition
+
+        if self._uncommitted_probe is None:
+            self._uncommitted_probe = Consumer(
+                {
+                    **self.log.client_config,
+                    "group.id": f"kconnect-log-probe-{uuid.uuid4().hex}",
+                    "enable.auto.commit": False,
+                    "isolation.level": "read_uncommitted",
+                }
+            )
+        _, high = self._uncommitted_probe.get_watermark_offsets(
+            TopicPartition(self.log.topic, partition), timeout=_TIMEOUT_S
+        )
+        return int(high)
+
     def caught_up(self, ends: Mapping[int, int]) -> bool:
         """Whether everything up to ``ends`` has been read."""
         return all(self._positions.get(p, 0) >= end for p, end in ends.items())
@@ -353,7 +378,11 @@ class LogTail:
 
         ends = self.end_offsets()
         for partition in ends:
-            if partition in self._positions and ends[partition] < self._positions[partition]:
+            if (
+                partition in self._positions
+                and ends[partition] < self._positions[partition]
+                and self._high_watermark(partition) < self._positions[partition]
+            ):
                 # The topic ends before what was read: it was deleted and created again.
                 log.warning(
                     "%s %s was created again (partition %d ends at %d, %d records were read): "
@@ -411,9 +440,10 @@ class LogTail:
         if self._consumer is not None:
             self._consumer.close()
             self._consumer = None
-        if self._probe is not None:
-            self._probe.close()
-            self._probe = None
+        for probe in (self._probe, self._uncommitted_probe):
+            if probe is not None:
+                probe.close()
+        self._probe = self._uncommitted_probe = None
 
 
 class KafkaOffsetStore(MemoryOffsetStore):
