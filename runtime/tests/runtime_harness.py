@@ -274,6 +274,7 @@ class TopicTail(threading.Thread):
         self.topic = topic
         self.isolation = "read_committed" if read_committed else "read_uncommitted"
         self.records: list[tuple[bytes | None, bytes | None]] = []
+        self.where: list[tuple[int, int]] = []  # (partition, offset) of each record
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.error: BaseException | None = None
@@ -312,6 +313,7 @@ class TopicTail(threading.Thread):
                 if batch:
                     with self._lock:
                         self.records.extend((m.key(), m.value()) for m in batch)
+                        self.where.extend((m.partition(), m.offset()) for m in batch)
         except BaseException as exc:  # surfaced by the test through .error
             self.error = exc
         finally:
@@ -324,6 +326,33 @@ class TopicTail(threading.Thread):
     def snapshot(self) -> list[tuple[bytes | None, bytes | None]]:
         with self._lock:
             return list(self.records)
+
+    def located(self) -> list[tuple[int, int, bytes | None, bytes | None]]:
+        """(partition, offset, key, value) of every record read so far."""
+        with self._lock:
+            return [(p, o, k, v) for (p, o), (k, v) in zip(self.where, self.records, strict=True)]
+
+    def committed_end(self, partition: int) -> int:
+        """The partition's last stable offset: a ``read_committed`` ListOffsets, which the
+        broker answers with the first offset of the oldest open transaction (or the high
+        watermark when none is open)."""
+        from confluent_kafka import Consumer
+        from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+        probe = Consumer(
+            {
+                "bootstrap.servers": self.kafka,
+                "group.id": f"probe-{uuid.uuid4().hex[:8]}",
+                "isolation.level": "read_committed",
+            }
+        )
+        try:
+            _low, high = probe.get_watermark_offsets(
+                KafkaTopicPartition(self.topic, partition), timeout=10
+            )
+            return int(high)
+        finally:
+            probe.close()
 
     def settle(
         self, idle_s: float = 1.5, timeout: float = 60

@@ -13,16 +13,24 @@ can observe:
 - a transaction writes its records and then its source offset record, and commits both
   or neither; so a run's records up to the position the next run resumes from were
   committed, and the ones after it belong to the transaction the kill left open (aborted
-  by the broker when the successor's ``init_transactions`` fences the old producer).
+  by the broker when the successor's ``init_transactions`` fences the old producer);
+- the successor fences the killed producer before it reads its offsets (as Kafka's
+  ExactlyOnceWorkerSourceTask), so it resumes from the last offset record a
+  ``read_committed`` reader gets once the killed transaction is aborted. On Apache Kafka
+  that is the last committed one; Tansu hands the offset record of an aborted
+  transaction to that reader too, so a kill between a transaction's offset record and
+  its commit marker (a window of one round trip; the test counts these from the broker's
+  last stable offset right after the kill) resumes after that transaction's records
+  here, which Tansu's consumers see as well.
 
-The test checks that each run's resume point is the position in the last offset record
-the offsets topic holds after the kill (the worker resumes from its own committed
-offset), that every run's lines are contiguous, and that the committed parts of all runs
-together hold every line exactly once: that is the read_committed view. The records of the
-aborted transactions are counted (the duplicates a read_uncommitted consumer sees). What
-this cannot see: a kill landing after a transaction's offset record was written but
-before its commit marker (a window of one round trip); on Tansu its offset record would
-be read back as if committed.
+The file grows while the test runs (a writer appends lines at a steady pace), and each
+kill comes after the run has committed at least one transaction, at a random moment
+within the next ones: so every run resumes from an offset its predecessor committed, and
+most kills land inside an open transaction. The test checks that each run resumes exactly
+at the last offset record its predecessor wrote, that every run's lines are contiguous,
+and that the committed parts of all runs together hold every line exactly once: the
+read_committed view. The records of the aborted transactions are counted (the duplicates a
+read_uncommitted consumer sees).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import json
 import random
 import signal
+import threading
 import time
 import uuid
 from functools import partial
@@ -55,8 +64,8 @@ from runtime_harness import (
 pytestmark = [pytest.mark.chaos, pytest.mark.integration, pytest.mark.timeout(600)]
 
 SEED = 618
-LINES = 200_000
 KILLS = 10
+BLOCK, PACE_S = 100, 0.01  # the writer appends 100 lines every 10 ms (about 10,000 lines/s)
 GROUP_KEYS = {
     # Fast membership: a killed worker's member expires (and its successor is assigned the
     # task) within a few seconds.
@@ -80,12 +89,52 @@ def _grew(tail: TopicTail, before: int) -> bool:
     return tail.count() > before
 
 
-def _last_position(tail: TopicTail, connector: str) -> int | None:
-    found = None
-    for key, value in tail.snapshot():
+def _offset_records(tail: TopicTail, connector: str) -> list[tuple[int, int, int]]:
+    """(partition, offset, position) of the connector's offset records, in write order."""
+    found = []
+    for partition, offset, key, value in tail.located():
         if key is not None and value is not None and json.loads(key)[0] == connector:
-            found = json.loads(value)["position"]
+            found.append((partition, offset, json.loads(value)["position"]))
     return found
+
+
+def _last_position(tail: TopicTail, connector: str) -> int | None:
+    found = _offset_records(tail, connector)
+    return found[-1][2] if found else None
+
+
+def _has_offset_records(tail: TopicTail, count: int) -> bool:
+    return len(_offset_records(tail, "eos")) >= count
+
+
+def _committed_to(tail: TopicTail, position: int) -> bool:
+    return _last_position(tail, "eos") == position
+
+
+class _Appender(threading.Thread):
+    """Appends ``line N`` to the source file at a steady pace until stopped."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(daemon=True, name="appender")
+        self.path = path
+        self.written = 0
+        self.stopped = threading.Event()
+        path.write_text("", encoding="utf-8")
+        self.start()
+
+    def run(self) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            while not self.stopped.is_set():
+                n = self.written
+                f.write("".join(f"line {i}\n" for i in range(n, n + BLOCK)))
+                f.flush()
+                self.written = n + BLOCK
+                time.sleep(PACE_S)
+
+    def stop(self) -> int:
+        self.stopped.set()
+        self.join(10)
+        return self.written
 
 
 def test_exactly_once_file_source_under_kill_9(
@@ -95,9 +144,6 @@ def test_exactly_once_file_source_under_kill_9(
     group = f"eos-crash-{uuid.uuid4().hex[:6]}"
     port = free_port()
     source = tmp_path / "in.txt"
-    source.write_text("".join(f"line {i}\n" for i in range(LINES)), encoding="utf-8")
-    ends = _positions(LINES)
-    line_after = {end: i + 1 for i, end in enumerate(ends)}  # byte position → next line
     topic = f"eos-crash-{uuid.uuid4().hex[:8]}"
     worker = write_props(
         tmp_path / "worker.properties", distributed_props(kafka, group, port, **GROUP_KEYS)
@@ -106,19 +152,22 @@ def test_exactly_once_file_source_under_kill_9(
         **file_source("eos", source, topic),
         "exactly.once.support": "required",
         "transaction.boundary": "interval",
-        "transaction.boundary.interval.ms": "500",
+        "transaction.boundary.interval.ms": "200",
     }
     config.pop("name")
+    appender = _Appender(source)
     data = TopicTail(kafka, topic)
     offsets = TopicTail(kafka, f"{group}-offsets")
     runs: list[list[int]] = []  # the line numbers each run wrote, in order
-    resumed_from: list[int | None] = []  # the last committed position after each kill
+    resumes: list[int] = []  # the position in the last offset record after each kill
+    in_commit_window = 0  # kills between a transaction's offset record and its commit
     url = f"http://127.0.0.1:{port}"
     started = time.monotonic()
     try:
         for round_ in range(KILLS + 1):
             log = tmp_path / f"run-{round_}.log"
             before = data.count()
+            written_offsets = len(_offset_records(offsets, "eos"))
             proc = start_kconnect(["distributed", str(worker)], tmp_path, log)
             try:
                 wait_for(lambda: rest_ready(url), 60, f"the REST API (log: {log})")
@@ -127,13 +176,21 @@ def test_exactly_once_file_source_under_kill_9(
                     assert created.status_code in (200, 201), created.text
                 if round_ < KILLS:
                     wait_for(partial(_grew, data, before), 90, f"records (log: {log})")
-                    time.sleep(rng.uniform(0.05, 0.4))
+                    # Two new offset records: the transaction of the first one committed
+                    # (the second one's transaction began after it).
+                    wait_for(
+                        partial(_has_offset_records, offsets, written_offsets + 2),
+                        90,
+                        f"a committed transaction (log: {log})",
+                    )
+                    time.sleep(rng.uniform(0.0, 0.3))
                     end_process(proc, signal.SIGKILL)
                 else:
+                    total = appender.stop()
                     # Done once a transaction committed the end of the file (the
                     # topic holds aborted records too: counting lines would not do).
                     wait_for(
-                        lambda: _last_position(offsets, "eos") == ends[-1],
+                        partial(_committed_to, offsets, _positions(total)[-1]),
                         180,
                         f"the whole file committed (log: {log})",
                     )
@@ -145,35 +202,45 @@ def test_exactly_once_file_source_under_kill_9(
             records = data.settle(idle_s=1.0)
             offsets.settle(idle_s=0.5)
             runs.append([int(v.split(b" ")[1]) for _k, v in records[before:] if v is not None])
-            resumed_from.append(_last_position(offsets, "eos"))
+            if round_ < KILLS:
+                # Where the successor resumes; and whether the kill left the offset
+                # record's transaction open (asked once the killed worker's last requests
+                # were answered, before a successor fences the killed producer).
+                partition, offset, position = _offset_records(offsets, "eos")[-1]
+                # An open transaction holds the last stable offset at or below its first
+                # record (Apache Kafka), or at 0 (Tansu).
+                in_commit_window += offsets.committed_end(partition) <= offset
+                resumes.append(position)
         total_s = time.monotonic() - started
     finally:
+        appender.stop()
         data.close()
         offsets.close()
 
+    ends = _positions(total)
+    line_after = {end: i + 1 for i, end in enumerate(ends)}  # byte position → next line
     # Each run wrote a contiguous run of lines from where the last committed offset was.
-    committed: list[int] = []
+    kept: list[int] = []
     aborted = mid_transaction = 0
     for r, lines in enumerate(runs):
         assert lines == list(range(lines[0], lines[0] + len(lines))) if lines else True, r
-        if r + 1 < len(runs):
-            position = resumed_from[r]
-            resume = 0 if position is None else line_after[position]
-            following = next((run[0] for run in runs[r + 1 :] if run), LINES)
+        if r < KILLS:
+            resume = line_after[resumes[r]]
+            following = next((run[0] for run in runs[r + 1 :] if run), total)
             assert following == resume, (
-                f"run {r + 1} started at line {following}, the committed offset says {resume}"
+                f"run {r + 1} started at line {following}; its predecessor's last offset "
+                f"record says {resume}"
             )
         else:
-            resume = LINES
-        kept = [line for line in lines if line < resume]
-        committed += kept
-        aborted += len(lines) - len(kept)
-        mid_transaction += len(lines) > len(kept)
+            resume = total
+        kept += [line for line in lines if line < resume]
+        aborted += sum(1 for line in lines if line >= resume)
+        mid_transaction += any(line >= resume for line in lines)
     counts: dict[int, int] = {}
-    for line in committed:
+    for line in kept:
         counts[line] = counts.get(line, 0) + 1
-    lost = LINES - len(counts)
-    duplicated = len(committed) - len(counts)
+    lost = total - len(counts)
+    duplicated = len(kept) - len(counts)
     raw = sum(len(lines) for lines in runs)
     report_crash(
         request.config,
@@ -185,7 +252,9 @@ def test_exactly_once_file_source_under_kill_9(
             str(mid_transaction),
             lost,
             duplicated,
-            f"{LINES} lines, distributed, transaction.boundary=interval (500 ms); "
+            f"{total} lines appended while it ran, distributed, transaction.boundary=interval "
+            f"(200 ms); every run resumed at its predecessor's last offset record "
+            f"({in_commit_window} kills between an offset record and its commit marker); "
             f"a read_uncommitted consumer (and Tansu's read_committed) sees {raw} records: "
             f"{aborted} from aborted transactions; {total_s:.0f}s",
         ),
