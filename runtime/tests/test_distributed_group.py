@@ -120,17 +120,23 @@ def test_live_members_ignore_stale_announcements() -> None:
     assert set(live_members(died, slots) or {}) == {"a", "c"}
 
 
+def _internal_log(kafka: str, topic: str, partitions: int, key_name: str) -> KafkaLog:
+    """A worker's internal topic, created."""
+    log = KafkaLog(
+        {"bootstrap.servers": kafka},
+        topic,
+        partitions=partitions,
+        replication_factor=1,
+        key_name=key_name,
+    )
+    log.ensure_topic()
+    return log
+
+
 @pytest.mark.integration
 def test_an_internal_topic_that_disappeared_is_created_again(kafka: str) -> None:
     topic = f"kc-lost-{uuid.uuid4().hex[:8]}-status"
-    status_log = KafkaLog(
-        {"bootstrap.servers": kafka},
-        topic,
-        partitions=2,
-        replication_factor=1,
-        key_name="status.storage.topic",
-    )
-    status_log.ensure_topic()
+    status_log = _internal_log(kafka, topic, 2, "status.storage.topic")
     status_log.send(b"status-connector-x", b'{"state":"RUNNING"}')
     status_log.flush()
     admin = AdminClient({"bootstrap.servers": kafka})
@@ -161,14 +167,7 @@ def test_an_open_transaction_is_not_taken_for_a_topic_created_again(kafka: str) 
     from confluent_kafka import Producer
 
     topic = f"kc-open-{uuid.uuid4().hex[:8]}-offsets"
-    offsets_log = KafkaLog(
-        {"bootstrap.servers": kafka},
-        topic,
-        partitions=1,
-        replication_factor=1,
-        key_name="offset.storage.topic",
-    )
-    offsets_log.ensure_topic()
+    offsets_log = _internal_log(kafka, topic, 1, "offset.storage.topic")
     offsets_log.send(b'["c",{"f":1}]', b'{"position":10}')
     offsets_log.flush()
     tail = LogTail(offsets_log)
