@@ -346,9 +346,9 @@ class LogTail:
         """The partition's end as a ``read_uncommitted`` reader sees it.
 
         ``end_offsets`` asks as the reader reads (``read_committed``: the last stable
-        offset). A broker that hands a ``read_committed`` fetch the records of open
-        transactions (Tansu does) lets the reader get past that offset; only an end below
-        what was read by this measure too means the topic was deleted and created again.
+        offset), which an open transaction holds back, below what was read already on
+        Tansu (it answers 0 while a transaction is open). Only an end below what was read
+        by this measure too means the topic was deleted and created again.
         """
         from confluent_kafka import Consumer, TopicPartition
 
