@@ -164,6 +164,24 @@ def test_string_converter_writes_non_strings_as_text() -> None:
     ]
 
 
+def test_string_batches_match_single_conversion_whatever_the_batch_holds() -> None:
+    converter = _configured(StringConverter)
+    batches: list[list[tuple[str, bytes | None]]] = [
+        [("t", "ä €".encode()), ("t", b"plain")],  # all bytes: the C-level pass
+        [("t", None), ("t", None)],  # e.g. keys never set: one shared result
+        [("t", b"a"), ("t", None), ("t", b"c")],  # nulls among values
+        [("t", bytearray(b"ba")), ("t", b"b")],  # not all bytes
+        [],
+    ]
+    for batch in batches:
+        assert converter.to_connect_batch(batch) == [converter.to_connect_data(*i) for i in batch]
+        assert all(sv.schema == Schema.OPTIONAL_STRING for sv in converter.to_connect_batch(batch))
+    written = [("t", None, "ä €"), ("t", None, "b")]
+    assert converter.from_connect_batch(written) == ["ä €".encode(), b"b"]
+    with pytest.raises(DataError, match="cannot encode"):  # a lone surrogate, named
+        converter.from_connect_batch([("t", None, "ok"), ("t", None, "\ud800")])
+
+
 def test_string_converter_reports_bad_bytes_and_bad_encoding() -> None:
     converter = _configured(StringConverter)
     with pytest.raises(DataError, match=r"topic 'logs'.*byte 0") as info:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Final
 
 from kconnect_sdk import (
@@ -24,6 +26,11 @@ __all__ = ["StringConverter"]
 
 ENCODING_CONFIG: Final = "converter.encoding"
 ENCODING_DEFAULT: Final = "UTF-8"
+
+
+_data_of: Final = itemgetter(1)  # (topic, data) -> data
+_value_of: Final = itemgetter(2)  # (topic, schema, value) -> value
+_new_tuple: Final = tuple.__new__
 
 
 def _text(value: Any) -> str:
@@ -95,6 +102,8 @@ class StringConverter(KeyValueHeaderConverter):
         self.encoding = codecs.lookup(parsed[ENCODING_CONFIG]).name
         if self.encoding == "utf-16":
             self._encoder, self._decoder = _java_utf16_encode, _java_utf16_decode
+        elif self.encoding == "utf-8":
+            self._encoder, self._decoder = _utf8_encode, _utf8_decode  # batch fast paths
         else:
             encoding = self.encoding
             self._encoder = functools.partial(str.encode, encoding=encoding)
@@ -136,6 +145,15 @@ class StringConverter(KeyValueHeaderConverter):
         self, items: Sequence[tuple[str, Schema | None, Any]]
     ) -> list[bytes | None]:
         encode = self._encoder
+        if encode is _utf8_encode:
+            # The usual batch (UTF-8, every value a str): one C-level pass, no Python call
+            # per record.
+            values = list(map(_value_of, items))
+            if set(map(type, values)) == {str}:
+                try:
+                    return list(map(str.encode, values))
+                except UnicodeEncodeError:
+                    pass  # redone below, one by one, so the error names the value
         try:
             return [
                 None if value is None else encode(value if value.__class__ is str else _text(value))
@@ -148,6 +166,19 @@ class StringConverter(KeyValueHeaderConverter):
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
         schema = Schema.OPTIONAL_STRING
         decode = self._decoder
+        datas = list(map(_data_of, items))
+        nulls = datas.count(None)
+        if nulls == len(datas):
+            # e.g. the keys of records written without one: one (immutable) result for all.
+            return [SchemaAndValue(schema, None)] * nulls
+        if not nulls and decode is _utf8_decode:
+            # The usual batch: decoded and paired in C-level passes, no Python call per record.
+            try:
+                texts = list(map(bytes.decode, datas))
+            except (UnicodeDecodeError, TypeError):
+                pass  # not all bytes, or not UTF-8: the general way below says which
+            else:
+                return list(map(_new_tuple, repeat(SchemaAndValue), zip(repeat(schema), texts)))
         try:
             return [
                 SchemaAndValue(schema, None if data is None else decode(data)) for _, data in items
