@@ -64,25 +64,33 @@ def test_any_double_as_java_writes_it(value: float) -> None:
 
 
 def test_short_decimal_path_is_repr() -> None:
-    """The exact path that skips dtoa, against repr on 300,000 doubles of the shapes
-    records hold (a few decimals) and their neighbours."""
+    """The paths that skip dtoa, against repr on 400,000 doubles of the shapes records
+    hold (a few decimals, sums that carry 17 digits such as 19.99 + 13), their neighbours
+    and the ends of binades; inside [1e-3, 1e7) every one takes them."""
     rnd = random.Random(23)
     taken = 0
-    for _ in range(300_000):
+    for _ in range(400_000):
         pick = rnd.random()
-        if pick < 0.3:
+        if pick < 0.2:
             value = rnd.uniform(1e-3, 1e7)
-        elif pick < 0.6:
+        elif pick < 0.4:
             value = rnd.randint(-(10**12), 10**12) / 10 ** rnd.randint(0, 15)
-        elif pick < 0.8:
+        elif pick < 0.55:
             value = math.nextafter(rnd.randint(1, 10**6) / 10 ** rnd.randint(0, 9), math.inf)
+        elif pick < 0.7:
+            value = 19.99 + rnd.randint(0, 10**6)
+        elif pick < 0.8:
+            power = math.ldexp(1.0, rnd.randint(-10, 23))
+            value = rnd.choice([power, math.nextafter(power, 0), math.nextafter(power, math.inf)])
         else:
             value = struct.unpack("<d", rnd.randbytes(8))[0]
         fast = _json.short_double(value)
-        if fast is not None:
-            taken += 1
+        if 1e-3 <= abs(value) < 1e7:
             assert fast == repr(value).encode(), value
-    assert taken > 50_000  # the path is taken, not only deferred
+            taken += 1
+        else:
+            assert fast is None, value
+    assert taken > 250_000
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])

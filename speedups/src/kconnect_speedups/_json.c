@@ -120,6 +120,9 @@ static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
  * v * 10^k cannot move round() off it; and no smaller k had a candidate, by the same
  * argument. Returns the number of bytes written to out (room for 32), or 0: use repr.
  */
+static int write_point_decimal(double v, unsigned long long u, int k, char *out);
+static int exact_short_double(double v, char *out);
+
 static int
 short_double(double v, char *out)
 {
@@ -130,47 +133,129 @@ short_double(double v, char *out)
     for (int k = 0; k < 18; k++) {
         double scale = POW10[k];
         if (scale * ulp > 0.25) {
-            return 0;
+            return exact_short_double(v, out);
         }
         double m = a * scale;
         if (m >= 9007199254740992.0) { /* 2^53: c no longer exact */
-            return 0;
+            return exact_short_double(v, out);
         }
         double c = nearbyint(m);
         if (c / scale != a) {
             continue;
         }
-        /* Write c with a point k digits from the right ("c.0" when k is 0). */
-        char digits[24];
-        int n = 0;
-        unsigned long long u = (unsigned long long)c;
-        do {
-            digits[n++] = (char)('0' + (int)(u % 10));
-            u /= 10;
-        } while (u);
-        /* digits holds c reversed; pad so there is a digit before the point. */
-        while (n <= k) {
-            digits[n++] = '0';
+        return write_point_decimal(v, (unsigned long long)c, k, out);
+    }
+    return exact_short_double(v, out);
+}
+
+#if defined(__SIZEOF_INT128__)
+/*
+ * The shortest round-trip text of a finite v with 1e-3 <= |v| < 1e7 (repr's, dtoa mode 0)
+ * in exact integer arithmetic, for the doubles short_double's test cannot settle (about a
+ * third of "x.99"-style sums carry 17 digits). With v = m * 2^e, in units of 2^(e-2) v is
+ * 4m and the doubles reading back as v span [4m - 2, 4m + 2] (the lower half-gap is 1 when
+ * m is the smallest mantissa of its binade), ends included when m is even (strtod rounds
+ * halfway cases to even). For k = 0, 1, ... the k-digit decimals d / 10^k inside that span
+ * are the integers in [lo * 10^k, hi * 10^k] / 2^s, s = 2 - e (31..64 in this range; the
+ * products stay below 2^122). The first k with one wins; of several, the one nearest v
+ * (ties to even), as dtoa. Returns the length written, or 0 (use repr).
+ */
+static int
+exact_short_double(double v, char *out)
+{
+    double a = fabs(v);
+    if (!(a >= 1e-3 && a < 1e7)) {
+        return 0;
+    }
+    int e2;
+    double f = frexp(a, &e2); /* a = f * 2^e2, 0.5 <= f < 1 */
+    unsigned long long m = (unsigned long long)ldexp(f, 53);
+    int s = 2 - (e2 - 53);
+    if (s < 2 || s > 100) {
+        return 0;
+    }
+    typedef unsigned __int128 u128;
+    u128 v4 = (u128)m << 2;
+    u128 lo4 = v4 - (m == (1ULL << 52) ? 1 : 2);
+    u128 hi4 = v4 + 2;
+    int even = (m & 1) == 0;
+    u128 one = (u128)1 << s;
+    u128 half = one >> 1;
+    u128 p10 = 1;
+    for (int k = 0; k <= 20; k++, p10 *= 10) {
+        u128 lo = lo4 * p10;
+        u128 hi = hi4 * p10;
+        u128 dmin = (lo + one - 1) >> s;
+        if (!even && (dmin << s) == lo) {
+            dmin++;
         }
-        int pos = 0;
-        if (v < 0) {
-            out[pos++] = '-';
+        u128 dmax = hi >> s;
+        if (!even && (dmax << s) == hi) {
+            dmax--; /* hi > 0, so a multiple of 2^s here is at least 2^s */
         }
-        for (int i = n - 1; i >= k; i--) {
-            out[pos++] = digits[i];
+        if (dmin > dmax) {
+            continue;
         }
-        out[pos++] = '.';
-        if (k == 0) {
-            out[pos++] = '0';
+        u128 x = v4 * p10;
+        u128 d = x >> s;
+        u128 rem = x - (d << s);
+        if (rem > half || (rem == half && (d & 1))) {
+            d++;
         }
-        else {
-            for (int i = k - 1; i >= 0; i--) {
-                out[pos++] = digits[i];
-            }
+        if (d < dmin) {
+            d = dmin;
         }
-        return pos;
+        else if (d > dmax) {
+            d = dmax;
+        }
+        if (d >= (u128)10000000000000000000ULL) {
+            return 0;
+        }
+        return write_point_decimal(v, (unsigned long long)d, k, out);
     }
     return 0;
+}
+#else
+static int
+exact_short_double(double v, char *out)
+{
+    (void)v;
+    (void)out;
+    return 0;
+}
+#endif
+
+/* v's sign, then u with a point k digits from the right ("u.0" when k is 0); k <= 20. */
+static int
+write_point_decimal(double v, unsigned long long u, int k, char *out)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    /* digits holds u reversed; pad so there is a digit before the point. */
+    while (n <= k) {
+        digits[n++] = '0';
+    }
+    int pos = 0;
+    if (v < 0) {
+        out[pos++] = '-';
+    }
+    for (int i = n - 1; i >= k; i--) {
+        out[pos++] = digits[i];
+    }
+    out[pos++] = '.';
+    if (k == 0) {
+        out[pos++] = '0';
+    }
+    else {
+        for (int i = k - 1; i >= 0; i--) {
+            out[pos++] = digits[i];
+        }
+    }
+    return pos;
 }
 
 /*
