@@ -174,3 +174,32 @@ def test_gtids_in_offsets(kc_mariadb: Any, kc_kafka: str, mdb: Db) -> None:
     domain = gtid1.split("-", 1)[0] + "-"
     offset_gtids = second.source_offset["gtids"].split(",")
     assert [g for g in offset_gtids if g.startswith(domain)] == [gtid1]
+
+
+@pytest.mark.usefixtures("decoder_path")
+def test_truncated_rows_event_fails_the_task_naming_table_and_position(
+    kc_mariadb: Any, kc_kafka: str, mdb: Db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kconnect_connector_mysql import _task
+
+    real = _task.build_decoder
+
+    def cut_short(*args: Any, **kw: Any) -> Any:
+        decode = real(*args, **kw)
+        # The event as if its last byte were lost: the row image runs past its end.
+        return lambda data, p, end: decode(data[: end - 1], p, end - 1)
+
+    monkeypatch.setattr(_task, "build_decoder", cut_short)
+    mdb.sql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))")
+    task = start_task(base_config(kc_mariadb, mdb.name, kc_kafka))
+    try:
+        wait_streaming(task)
+        mdb.sql("INSERT INTO t VALUES (1, 'abc')")
+        with pytest.raises(ConnectError) as raised:
+            drain(task, 1, timeout=10)
+    finally:
+        task.stop()
+    message = str(raised.value)
+    assert f"for table {mdb.name}.t: row image of" in message
+    assert "truncated" in message and "snapshot.mode=recovery" in message
+    assert ":" in message.split(" at ", 1)[1].split(" ", 1)[0]  # binlog file:position

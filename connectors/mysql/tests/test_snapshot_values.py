@@ -9,7 +9,8 @@ import pytest
 
 from .conftest import Db, base_config, drain, payload, start_task, wait_streaming
 
-pytestmark = pytest.mark.integration
+# Every test on both binlog decoders (compiled and generated Python): see conftest.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decoder_path")]
 
 
 @pytest.mark.parametrize("mode", ["adaptive_time_microseconds", "adaptive", "connect"])

@@ -10,7 +10,8 @@ from kconnect_testkit import InMemoryOffsetStore
 
 from .conftest import Db, base_config, drain, payload, quiet, start_task, wait_streaming
 
-pytestmark = pytest.mark.integration
+# Every test on both binlog decoders (compiled and generated Python): see conftest.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decoder_path")]
 
 
 def _ident(record: Any) -> tuple[Any, ...]:

@@ -15,7 +15,8 @@ import pytest
 
 from .conftest import Db, base_config, drain, payload, start_task
 
-pytestmark = pytest.mark.integration
+# Every test on both binlog decoders (compiled and generated Python): see conftest.
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decoder_path")]
 
 COLUMNS = """
     id INT NOT NULL PRIMARY KEY,

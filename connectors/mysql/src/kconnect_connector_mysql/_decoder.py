@@ -6,12 +6,22 @@ columns is known, so a decoder is generated for it: straight-line Python that re
 column of a row with the cheapest operation for its type (``struct`` for fixed-width
 numbers, slices for strings) and returns the row already converted to Debezium's values.
 Whole rows events are decoded in one call.
+
+With kconnect-speedups installed (and ``KCONNECT_SPEEDUPS`` not ``0``), a table map's
+columns are instead described once, as a plan, to ``kconnect_speedups._mysql.RowDecoder``,
+which reads the same rows in C into the same values. Either way a row image that runs past
+the event's end is a ValueError.
 """
 
 from __future__ import annotations
 
+import codecs
 import datetime as _dt
 import decimal
+import encodings
+import functools
+import importlib
+import os
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any, Final
@@ -72,6 +82,23 @@ _CODECS: Final = {
 }
 
 
+def _load_speedups() -> Any:
+    """The compiled decoder (``kconnect_speedups._mysql``), or None: not installed, or
+    turned off with ``KCONNECT_SPEEDUPS=0``."""
+    if os.environ.get("KCONNECT_SPEEDUPS", "").strip() == "0":
+        return None
+    try:
+        from kconnect_speedups import _mysql
+    except ImportError:
+        return None
+    return _mysql
+
+
+SPEEDUPS: Any = _load_speedups()
+"""``kconnect_speedups._mysql`` when decoders are compiled plans, else None (generated
+Python; same values). Tests set it to run both paths."""
+
+
 def codec_for(charset: str | None) -> str | None:
     """The Python codec of a MySQL character set; None for ``binary`` (keep bytes)."""
     if charset is None:
@@ -79,6 +106,44 @@ def codec_for(charset: str | None) -> str | None:
     if charset == "binary":
         return None
     return _CODECS.get(charset.lower(), "utf-8")
+
+
+_TEXT_BLOBS: Final = ("tinytext", "text", "mediumtext", "longtext", "json")
+
+
+def _string_codec(sem: Any) -> str | None:
+    """The codec of a CHAR/VARCHAR column's bytes; None for BINARY/VARBINARY (bytes)."""
+    if sem is None or sem.data_type in ("binary", "varbinary"):
+        return None
+    return codec_for(getattr(sem, "charset", None))
+
+
+def _blob_codec(sem: Any) -> str | None:
+    """The codec of a TEXT column's bytes; None for BLOB and geometry columns (bytes)."""
+    if sem is None or sem.data_type not in _TEXT_BLOBS:
+        return None
+    return codec_for(sem.charset)
+
+
+@functools.cache
+def _charmap_table(codec: str) -> str | None:
+    """The 256-character decoding table of a single-byte codec (what its decode passes to
+    ``codecs.charmap_decode``), so C decodes without a Python call; None for others."""
+    try:
+        name = encodings.normalize_encoding(codecs.lookup(codec).name)
+        module = importlib.import_module(f"encodings.{name}")
+    except (LookupError, ImportError):
+        return None
+    table = getattr(module, "decoding_table", None)
+    return table if isinstance(table, str) and len(table) == 256 else None
+
+
+def _unsupported(t: int, i: int) -> ConnectError:
+    return ConnectError(
+        f"binlog column type {t} (column #{i}) uses a pre-5.6 temporal or unknown format "
+        "this connector cannot decode; rebuild the table (ALTER TABLE ... FORCE) so the "
+        "server writes the current format"
+    )
 
 
 def _decimal_reader(precision: int, scale: int) -> tuple[int, Callable[[bytes], decimal.Decimal]]:
@@ -315,11 +380,7 @@ def _read_column(
             emit(ind, "n = data[p]; p += 1")
         else:
             emit(ind, "n = data[p] | data[p + 1] << 8; p += 2")
-        codec = (
-            codec_for(getattr(sem, "charset", None))
-            if sem is not None and sem.data_type not in ("binary", "varbinary")
-            else None
-        )
+        codec = _string_codec(sem)
         if codec is None:
             emit(ind, f"{out} = data[p:p + n]; p += n")
         else:
@@ -337,13 +398,11 @@ def _read_column(
     elif t in (BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, GEOMETRY, JSON):
         ls = wire.length_size
         emit(ind, f"n = _from(data[p:p + {ls}], 'little'); p += {ls}")
-        text_types = ("tinytext", "text", "mediumtext", "longtext", "json")
+        codec = _blob_codec(sem)
         if t == JSON:
             emit(ind, f"{out} = _json(data[p:p + n]); p += n")
-        elif sem is not None and sem.data_type in text_types and codec_for(sem.charset) is not None:
-            emit(
-                ind, f"{out} = data[p:p + n].decode({codec_for(sem.charset)!r}, 'replace'); p += n"
-            )
+        elif codec is not None:
+            emit(ind, f"{out} = data[p:p + n].decode({codec!r}, 'replace'); p += n")
         else:
             emit(ind, f"{out} = data[p:p + n]; p += n")
     elif t == BIT:
@@ -386,20 +445,18 @@ def _read_column(
             if fsp == 0:
                 emit(ind, "f = 0")
             elif fsp <= 2:
-                emit(ind, "f = _from(data[p:p + 1], 'big', signed=True); p += 1")
+                # Unsigned: a negative time's fraction is stored as its complement (the
+                # server's my_time_packed_from_binary), taken back here.
+                emit(ind, "f = data[p]; p += 1")
                 emit(ind, "if x < 0 and f: x += 1; f -= 0x100")
                 emit(ind, "f *= 10000")
             else:
-                emit(ind, "f = _from(data[p:p + 2], 'big', signed=True); p += 2")
+                emit(ind, "f = _from(data[p:p + 2], 'big'); p += 2")
                 emit(ind, "if x < 0 and f: x += 1; f -= 0x10000")
                 emit(ind, "f *= 100")
             emit(ind, f"{out} = _t2((x << 24) + f)")
     else:
-        raise ConnectError(
-            f"binlog column type {t} (column #{i}) uses a pre-5.6 temporal or unknown format "
-            "this connector cannot decode; rebuild the table (ALTER TABLE ... FORCE) so the "
-            "server writes the current format"
-        )
+        raise _unsupported(t, i)
 
 
 def build_decoder(
@@ -407,24 +464,132 @@ def build_decoder(
     semantic: Sequence[Any],
     include: Sequence[int],
     converters: Sequence[Callable[[Any], Any] | None],
+    *,
+    table: str | None = None,
 ) -> RowDecoder:
-    """Generate the decoder of one table map.
+    """The decoder of one table map: a compiled plan, or generated Python.
 
     Args:
         wire_columns: mysql-replication's columns of the table map (type and metadata).
         semantic: our Column per position (charset, enum labels, signedness), same length.
         include: positions of the columns that go into the event, in order.
         converters: per included column, the converter to Debezium's value, or None.
+        table: the table's name, for errors.
 
     Returns:
         ``decode(data, p, end)`` giving, for every row image from ``p`` to ``end``, the
-        list of included values.
+        list of included values. A row image running past ``end`` raises ValueError (the
+        generated code may also raise IndexError or struct.error).
     """
+    conv_of = dict(zip(include, converters, strict=True))
+    # The converters the decoder replaces by a direct path (kc_fast), by column position.
+    fast = {
+        i: kind
+        for i, c in conv_of.items()
+        if (kind := getattr(c, "kc_fast", None)) is not None
+        and (
+            (kind == "date_days" and wire_columns[i].type == DATE)
+            or (kind in ("datetime_ms", "datetime_us") and wire_columns[i].type == DATETIME2)
+        )
+    }
+    where = f"table {table}" if table else "a table"
+    compiled = SPEEDUPS
+    # A column included twice (the connector never asks for one) takes the generated code.
+    if compiled is not None and len(set(include)) == len(include):
+        columns = tuple(
+            _column_plan(compiled, i, wire, semantic[i] if i < len(semantic) else None, fast.get(i))
+            for i, wire in enumerate(wire_columns)
+        )
+        slots = {i: pos for pos, i in enumerate(include)}
+        plan = tuple(
+            (*column, slots.get(i, -1), None if i in fast else conv_of.get(i), _name(semantic, i))
+            for i, column in enumerate(columns)
+        )
+        decoder: RowDecoder = compiled.RowDecoder(plan, len(include), decimal.Decimal, where)
+        return decoder
+    return _generate(wire_columns, semantic, include, converters, fast=fast, where=where)
+
+
+def _name(semantic: Sequence[Any], i: int) -> str:
+    name = getattr(semantic[i], "name", None) if i < len(semantic) else None
+    return name if isinstance(name, str) else f"#{i}"
+
+
+_INT_SIZES: Final = {TINY: 1, SHORT: 2, INT24: 3, LONG: 4, LONGLONG: 8}
+
+
+def _column_plan(
+    compiled: Any, i: int, wire: Any, sem: Any, fast: str | None
+) -> tuple[int, int, int, int, str | None, str | None, Any]:
+    """How ``RowDecoder`` reads column ``i``: (kind, size, param, mode, codec, charmap
+    table, extra), the same reading as :func:`_read_column` generates."""
+    k = compiled
+    t = wire.type
+    if t in _INT_SIZES:
+        signed = not getattr(sem, "unsigned", False)
+        return k.INT, _INT_SIZES[t], int(signed), 0, None, None, None
+    if t == FLOAT:
+        return k.FLOAT, 4, 0, 0, None, None, None
+    if t == DOUBLE:
+        return k.DOUBLE, 8, 0, 0, None, None, None
+    if t == YEAR:
+        return k.YEAR, 1, 0, 0, None, None, None
+    if t == NEWDECIMAL:
+        size, read = _decimal_reader(wire.precision, wire.decimals)
+        return k.DECIMAL, size, wire.precision, wire.decimals, None, None, read
+    if t in (VARCHAR, VAR_STRING, STRING):
+        codec = _string_codec(sem)
+        prefix = 1 if wire.max_length < 256 else 2
+        return k.STRING, prefix, 0, 0, codec, codec and _charmap_table(codec), None
+    if t == JSON:
+        return k.CALL, wire.length_size, 0, 0, None, None, _json_binary
+    if t in (BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, GEOMETRY):
+        codec = _blob_codec(sem)
+        return k.STRING, wire.length_size, 0, 0, codec, codec and _charmap_table(codec), None
+    if t == ENUM:
+        labels = ("", *(getattr(sem, "enum_values", None) or []))
+        return k.ENUM, 1 if wire.size == 1 else 2, 0, 0, None, None, labels
+    if t == SET:
+        labels = tuple(getattr(sem, "enum_values", None) or [])
+        return k.SET, wire.size, 0, 0, None, None, labels
+    if t == BIT:
+        return k.BIT, wire.bytes, 0, 0, None, None, None
+    if t == DATE:
+        return k.DATE, 3, 0, int(fast == "date_days"), None, None, None
+    if t == DATETIME2:
+        mode = {"datetime_ms": 1, "datetime_us": 2}.get(fast or "", 0)
+        return k.DATETIME2, 5, wire.fsp, mode, None, None, None
+    if t == TIMESTAMP2:
+        return k.TIMESTAMP2, 4, wire.fsp, 0, None, None, None
+    if t == TIME2:
+        return k.TIME2, 3, wire.fsp, 0, None, None, None
+    raise _unsupported(t, i)
+
+
+def _generate(
+    wire_columns: Sequence[Any],
+    semantic: Sequence[Any],
+    include: Sequence[int],
+    converters: Sequence[Callable[[Any], Any] | None],
+    *,
+    fast: dict[int, str],
+    where: str,
+) -> RowDecoder:
+    """Generate the Python decoder of one table map."""
     n = len(wire_columns)
     gen = _Gen()
     nb = (n + 7) // 8
     wanted = set(include)
+    gen.bind("_where", where)
     gen.emit(0, "def decode(data, p, end):")
+    # Slices past the end of the bytes are short, not errors: rows cut short show as a range
+    # beyond the bytes, or as the last row ending beyond the range.
+    gen.emit(1, "if p < end and end > len(data):")
+    gen.emit(
+        2,
+        "raise ValueError(f'row image of {_where} is truncated: "
+        "the rows end at byte {end}, the data at byte {len(data)}')",
+    )
     gen.emit(1, "rows = []")
     gen.emit(1, "append = rows.append")
     gen.emit(1, "while p < end:")
@@ -434,30 +599,28 @@ def build_decoder(
         gen.emit(2, "nulls = data[p] | data[p + 1] << 8; p += 2")
     else:
         gen.emit(2, f"nulls = _from(data[p:p + {nb}], 'little'); p += {nb}")
-    conv_of = dict(zip(include, converters, strict=True))
-    fast_of = {i: getattr(c, "kc_fast", None) for i, c in conv_of.items() if c is not None}
     for i, wire in enumerate(wire_columns):
         sem = semantic[i] if i < len(semantic) else None
         out = f"v{i}" if i in wanted else "_"
         gen.emit(2, f"if nulls & {1 << i}:")
         gen.emit(3, f"{out} = None")
         gen.emit(2, "else:")
-        _read_column(gen, 3, i, wire, sem, out=out, fast=fast_of.get(i))
-    used_fast = {
-        i
-        for i, kind in fast_of.items()
-        if (kind == "date_days" and wire_columns[i].type == DATE)
-        or (kind in ("datetime_ms", "datetime_us") and wire_columns[i].type == DATETIME2)
-    }
+        _read_column(gen, 3, i, wire, sem, out=out, fast=fast.get(i))
     values = []
     for pos, i in enumerate(include):
         conv = converters[pos]
-        if conv is None or i in used_fast:
+        if conv is None or i in fast:
             values.append(f"v{i}")
         else:
             name = gen.bind(f"_c{i}", conv)
             values.append(f"{name}(v{i})")
     gen.emit(2, f"append([{', '.join(values)}])")
+    gen.emit(1, "if p > end:")
+    gen.emit(
+        2,
+        "raise ValueError(f'row image of {_where} is truncated: "
+        "row {len(rows) - 1} ends at byte {p}, the rows end at byte {end}')",
+    )
     gen.emit(1, "return rows")
     source = "\n".join(gen.lines)
     namespace = dict(gen.env)
