@@ -735,3 +735,49 @@ def test_speedups_turned_off_by_the_environment(monkeypatch: pytest.MonkeyPatch)
     assert _decoder._load_speedups() is None
     monkeypatch.setenv("KCONNECT_SPEEDUPS", "1")
     assert _decoder._load_speedups() is compiled
+
+
+def test_snapshot_date_and_datetime_text_read_the_same() -> None:
+    """The text protocol's DATE/DATETIME values (a snapshot's) as Debezium's numbers: the
+    compiled parse and the connector's Python functions agree, odd text included (the
+    compiled one hands that to the Python function)."""
+    rnd = random.Random(18)
+    texts: list[str | None] = [
+        None,
+        "0000-00-00",
+        "0000-00-00 00:00:00",
+        "2024-00-10 10:00:00",
+        "1969-12-31 23:59:59.999",
+        "1969-12-31 23:59:59.9995",
+        "0001-01-01 00:00:00",
+        "9999-12-31 23:59:59.999999",
+        "2024-02-29 12:00:00.5",
+        "2024-02-29",
+        "2024-01-01 00:00:00.",
+        " 2024-01-01",
+        "2024-01-01 00:00:00.1234567",
+    ]
+    for _ in range(20_000):
+        text = f"{rnd.randint(0, 9999):04d}-{rnd.randint(0, 12):02d}-{rnd.randint(0, 31):02d}"
+        if rnd.random() < 0.7:
+            text += f" {rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}"
+            if rnd.random() < 0.6:
+                text += "." + str(rnd.randint(0, 999_999)).zfill(rnd.randint(1, 6))[:6]
+        texts.append(text)
+    pairs = [
+        (compiled.text_days, _task._text_days),
+        (compiled.text_millis, _task._text_millis),
+        (compiled.text_micros, _task._text_micros),
+    ]
+
+    def outcome(call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return call(*args)
+        except ValueError as exc:
+            return type(exc)
+
+    for fast, python in pairs:
+        for text in texts:
+            assert outcome(fast, python, text) == outcome(python, text), text
+    assert compiled.text_millis(_task._text_millis, "1970-01-01 00:00:01.5") == 1500
+    assert compiled.text_days(_task._text_days, "1970-01-02") == 1

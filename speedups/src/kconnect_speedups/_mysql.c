@@ -1281,11 +1281,122 @@ static PyTypeObject CreatesType = {
     .tp_vectorcall_offset = offsetof(Creates, vectorcall),
 };
 
+/* ---------------------------------------------------------------------------------- */
+/* Snapshot values: DATE / DATETIME text of the text protocol as Debezium's numbers       */
+
+/* The number of the n ASCII digits at s, or -1 when one is not a digit. */
+static inline int64_t
+digits_at(const char *s, int n)
+{
+    int64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i] - '0';
+        if (c > 9) {
+            return -1;
+        }
+        v = v * 10 + c;
+    }
+    return v;
+}
+
+enum { TEXT_DAYS, TEXT_MILLIS, TEXT_MICROS };
+
+/*
+ * "YYYY-MM-DD[ HH:MM:SS[.ffffff]]" as days, epoch milliseconds or microseconds; None for a
+ * zero date part, as the connector's _text_days / _text_millis / _text_micros. Any other
+ * text is handed to fallback (those Python functions), so both give the same answer.
+ */
+static PyObject *
+text_temporal(PyObject *const *args, Py_ssize_t nargs, int unit)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "expected (fallback, value)");
+        return NULL;
+    }
+    PyObject *fallback = args[0], *v = args[1];
+    if (v == Py_None) {
+        Py_RETURN_NONE;
+    }
+    if (!PyUnicode_Check(v) || !PyUnicode_IS_ASCII(v)) {
+        return PyObject_CallOneArg(fallback, v);
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+    const char *s = (const char *)PyUnicode_1BYTE_DATA(v);
+    int64_t y, m, d;
+    if (n < 10 || s[4] != '-' || s[7] != '-' || (y = digits_at(s, 4)) < 0 ||
+        (m = digits_at(s + 5, 2)) < 0 || (d = digits_at(s + 8, 2)) < 0) {
+        return PyObject_CallOneArg(fallback, v);
+    }
+    if (unit == TEXT_DAYS) {
+        if (n != 10) {
+            return PyObject_CallOneArg(fallback, v);
+        }
+        if (!(y && m && d)) {
+            Py_RETURN_NONE;
+        }
+        return PyLong_FromLongLong(civil_days(y, m, d));
+    }
+    int64_t hh, mi, ss, frac = 0;
+    if (n < 19 || n > 26 || s[10] != ' ' || s[13] != ':' || s[16] != ':' ||
+        (hh = digits_at(s + 11, 2)) < 0 || (mi = digits_at(s + 14, 2)) < 0 ||
+        (ss = digits_at(s + 17, 2)) < 0) {
+        return PyObject_CallOneArg(fallback, v);
+    }
+    if (n > 19) {
+        if (s[19] != '.' || n == 20 || (frac = digits_at(s + 20, (int)(n - 20))) < 0) {
+            return PyObject_CallOneArg(fallback, v);
+        }
+        for (Py_ssize_t i = n - 20; i < 6; i++) {
+            frac *= 10;
+        }
+    }
+    if (!(y && m && d)) {
+        Py_RETURN_NONE;
+    }
+    int64_t seconds = ((civil_days(y, m, d) * 24 + hh) * 60 + mi) * 60 + ss;
+    int64_t micros = seconds * 1000000 + frac;
+    return PyLong_FromLongLong(unit == TEXT_MICROS ? micros : floordiv(micros, 1000));
+}
+
+static PyObject *
+text_days(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    return text_temporal(args, nargs, TEXT_DAYS);
+}
+
+static PyObject *
+text_millis(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    return text_temporal(args, nargs, TEXT_MILLIS);
+}
+
+static PyObject *
+text_micros(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    return text_temporal(args, nargs, TEXT_MICROS);
+}
+
+static PyMethodDef module_methods[] = {
+    {"text_days", (PyCFunction)(void (*)(void))text_days, METH_FASTCALL,
+     "text_days(fallback, v): 'YYYY-MM-DD' as days since 1970-01-01 (None for a zero date); "
+     "other text goes to fallback(v)."},
+    {"text_millis", (PyCFunction)(void (*)(void))text_millis, METH_FASTCALL,
+     "text_millis(fallback, v): 'YYYY-MM-DD HH:MM:SS[.ffffff]' as epoch milliseconds (None "
+     "for a zero date); other text goes to fallback(v)."},
+    {"text_micros", (PyCFunction)(void (*)(void))text_micros, METH_FASTCALL,
+     "text_micros(fallback, v): the same as epoch microseconds."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT,
     .m_name = "kconnect_speedups._mysql",
     .m_doc = "Compiled binlog row-image decoder of kconnect-connector-mysql.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

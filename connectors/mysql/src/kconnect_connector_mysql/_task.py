@@ -812,6 +812,13 @@ def _now_triplet() -> tuple[int, int, int]:
     return ns // 1_000_000, ns // 1000, ns
 
 
+def _text_temporal(name: str, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """kconnect-speedups' parse of DATE/DATETIME text (the same answers, in C; text it does
+    not expect goes to ``python``), or ``python`` itself without it."""
+    compiled = getattr(_decoder.SPEEDUPS, name, None)
+    return python if compiled is None else functools.partial(compiled, python)
+
+
 def _column_converters(
     converters: list[Callable[[Any], Any] | None], data_types: list[str]
 ) -> list[Callable[[Any], Any] | None]:
@@ -821,9 +828,12 @@ def _column_converters(
         kind = getattr(given, "kc_fast", None)
         conv = given
         if data_type == "date" and kind == "date_days":
-            conv = _text_days
+            conv = _text_temporal("text_days", _text_days)
         elif data_type == "datetime" and kind in ("datetime_ms", "datetime_us"):
-            conv = _text_millis if kind == "datetime_ms" else _text_micros
+            if kind == "datetime_ms":
+                conv = _text_temporal("text_millis", _text_millis)
+            else:
+                conv = _text_temporal("text_micros", _text_micros)
         elif data_type in ("date", "datetime") and given is not None:
             conv = _via_pymysql(given, data_type)
         out.append(conv)
