@@ -21,7 +21,7 @@ import pytest
 from kconnect_connector_mysql import _decoder, _task
 from kconnect_connector_mysql import _decoder as d
 from kconnect_connector_mysql._columns import Column, field_schema, value_converter
-from kconnect_sdk import Headers, Schema, SchemaBuilder, SourceRecord, Struct
+from kconnect_sdk import Headers, Schema, SchemaBuilder, SourceRecord, Struct, optional_speedups
 from kconnect_speedups import _mysql as compiled
 
 from .conftest import Db, base_config, drain, payload, start_task, wait_streaming
@@ -732,9 +732,10 @@ def test_compiled_record_loop_makes_the_same_records() -> None:
 
 def test_speedups_turned_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KCONNECT_SPEEDUPS", "0")
-    assert _decoder._load_speedups() is None
+    assert optional_speedups("kconnect_speedups._mysql") is None
     monkeypatch.setenv("KCONNECT_SPEEDUPS", "1")
-    assert _decoder._load_speedups() is compiled
+    assert optional_speedups("kconnect_speedups._mysql") is compiled
+    assert optional_speedups("kconnect_speedups._no_such_module") is None
 
 
 def test_snapshot_date_and_datetime_text_read_the_same() -> None:

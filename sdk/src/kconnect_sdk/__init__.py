@@ -81,6 +81,7 @@ from ._records import (
     TopicPartition,
 )
 from ._schema import Field, Schema, SchemaAndValue, SchemaBuilder, Type, validate_value
+from ._speedups import optional_speedups
 from ._struct import Struct
 from ._transform import Predicate, Transformation
 from ._values import Values
@@ -166,6 +167,7 @@ __all__ = [
     "distribution_version",
     "lambda_validator",
     "non_empty_string",
+    "optional_speedups",
     "parse_properties",
     "parse_type",
     "resolve_placeholders",

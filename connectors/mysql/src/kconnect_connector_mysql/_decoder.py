@@ -21,12 +21,11 @@ import decimal
 import encodings
 import functools
 import importlib
-import os
 import struct
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from kconnect_sdk import ConnectError
+from kconnect_sdk import ConnectError, optional_speedups
 
 __all__ = ["RowDecoder", "build_decoder"]
 
@@ -82,19 +81,7 @@ _CODECS: Final = {
 }
 
 
-def _load_speedups() -> Any:
-    """The compiled decoder (``kconnect_speedups._mysql``), or None: not installed, or
-    turned off with ``KCONNECT_SPEEDUPS=0``."""
-    if os.environ.get("KCONNECT_SPEEDUPS", "").strip() == "0":
-        return None
-    try:
-        from kconnect_speedups import _mysql
-    except ImportError:
-        return None
-    return _mysql
-
-
-SPEEDUPS: Any = _load_speedups()
+SPEEDUPS: Any = optional_speedups("kconnect_speedups._mysql")
 """``kconnect_speedups._mysql`` when decoders are compiled plans, else None (generated
 Python; same values). Tests set it to run both paths."""
 

@@ -13,7 +13,6 @@ import binascii
 import datetime as _dt
 import decimal as _decimal
 import math
-import os
 import re
 import struct
 from collections.abc import Callable, Mapping
@@ -22,7 +21,17 @@ from operator import attrgetter, is_, itemgetter
 from typing import Any, Final
 
 import orjson
-from kconnect_sdk import DataError, Date, Decimal, Schema, Struct, Time, Timestamp, Type
+from kconnect_sdk import (
+    DataError,
+    Date,
+    Decimal,
+    Schema,
+    Struct,
+    Time,
+    Timestamp,
+    Type,
+    optional_speedups,
+)
 
 from ._config import DecimalFormat, JsonConverterSettings
 
@@ -42,19 +51,7 @@ __all__ = [
 Fn = Callable[[Any], Any]
 
 
-def _load_speedups() -> Any:
-    """The compiled fast paths (``kconnect_speedups._json``), or None: not installed, or
-    turned off with ``KCONNECT_SPEEDUPS=0``."""
-    if os.environ.get("KCONNECT_SPEEDUPS", "").strip() == "0":
-        return None
-    try:
-        from kconnect_speedups import _json
-    except ImportError:
-        return None
-    return _json
-
-
-SPEEDUPS: Any = _load_speedups()
+SPEEDUPS: Any = optional_speedups("kconnect_speedups._json")
 """``kconnect_speedups._json`` when the compiled fast paths are in use, else None (the
 pure-Python code runs; same bytes). Tests set it to run both paths."""
 
