@@ -77,3 +77,27 @@ def test_create_delete_churn_levels_off(tmp_path: Path, kafka: str) -> None:
     cycles = 2 * MEASURED // 3
     print(f"traced memory at thirds of {MEASURED} cycles: {levels}; {growth / cycles:.0f} B/cycle")
     assert growth < BOUND_PER_CYCLE * cycles, (levels, growth / cycles)
+
+
+def test_stopped_workers_leave_no_monitor_thread(tmp_path: Path, kafka: str) -> None:
+    """Each engine's task liveness monitor ends with its last task; it stayed for good before."""
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("one\n", encoding="utf-8")
+
+    def monitors() -> int:
+        return sum(t.name == "task-liveness" for t in threading.enumerate())
+
+    before = monitors()
+    for i in range(3):
+        connector = file_source(f"monitor-{i}", source_file, "monitor-topic")
+        with standalone(worker_props(tmp_path, kafka), connector) as app:
+            assert app.worker is not None
+            deadline = time.monotonic() + 60
+            while app.worker.connector_status(f"monitor-{i}")["tasks"][0]["state"] != "RUNNING":
+                assert time.monotonic() < deadline, app.worker.connector_status(f"monitor-{i}")
+                time.sleep(0.01)
+            assert monitors() >= 1  # the running task is watched
+    deadline = time.monotonic() + 10
+    while monitors() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert monitors() <= before, [t.name for t in threading.enumerate()]

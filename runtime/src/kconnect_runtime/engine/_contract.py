@@ -86,8 +86,18 @@ class LivenessMonitor:
                 self._thread.start()
 
     def _loop(self) -> None:
+        """Check every second or so; end once no task is watched (``watch`` starts it again).
+
+        A stopped worker's monitor thread used to stay for the process's life, one per
+        engine ever made (tests and applications that start workers over and over).
+        """
         while True:
-            time.sleep(self._check_all())
+            interval = self._check_all()
+            with self._lock:
+                if not self._runners:
+                    self._thread = None
+                    return
+            time.sleep(interval)
 
     def _check_all(self) -> float:
         """Check every task once; how long to sleep before the next round.
@@ -101,6 +111,10 @@ class LivenessMonitor:
             runners = list(self._runners)
         interval = 1.0
         for runner in runners:
+            if runner.stopping:  # for good: a restarted task has a runner of its own
+                with self._lock:
+                    self._runners.discard(runner)
+                continue
             bound = liveness_timeout_s(runner)
             if bound:
                 interval = min(interval, max(bound / 4, 0.05))
