@@ -1,10 +1,14 @@
 """kconnect_speedups._mysql on its own: plans it refuses, rows read from hand-written bytes,
-bounds. (The MySQL connector's tests run on this module and on its generated Python, and
-compare the two on hand-assembled and real binlog rows.)"""
+bounds; TextRows' columns and arguments it refuses, its rows and its references. (The MySQL
+connector's tests run on this module and on its generated Python, and compare the two on
+hand-assembled and real binlog rows and result sets.)"""
 
 from __future__ import annotations
 
 import decimal
+import gc
+import sys
+import weakref
 from typing import Any
 
 import pytest
@@ -100,3 +104,135 @@ def test_reads_stop_at_the_end_given() -> None:
 def test_bad_plans_are_refused(columns: tuple[Any, ...], width: int, error: str) -> None:
     with pytest.raises(ValueError, match=error):
         m.RowDecoder(columns, width, decimal.Decimal, "table db.t")
+
+
+# --- TextRows: the rows of a text-protocol result set ------------------------------------
+
+
+def text_packet(seq: int, *fields: bytes | None) -> bytes:
+    payload = b"".join(b"\xfb" if f is None else bytes([len(f)]) + f for f in fields)
+    return len(payload).to_bytes(3, "little") + bytes([seq]) + payload
+
+
+def test_text_rows_read_packets_into_converted_values() -> None:
+    rows = m.TextRows(
+        [
+            ("ascii", int),
+            ("utf8", None),
+            ("ascii", float),
+            (None, None),
+            ("ascii", decimal.Decimal),
+        ],
+        [None, lambda v: v and v.upper(), None, None, lambda v: ("then", v)],
+    )
+    data = text_packet(7, b"-42", "é".encode(), b"2.5", b"\x00", b"1.10")
+    data += text_packet(8, None, None, None, None, None)
+    data += b"\x05\x00\x00\x09\xfe\x00\x00\x02\x00"  # EOF
+    got: list[Any] = []
+    assert rows.read_many(data, 0, 10, 7, got.append) == (len(data) - 9, 9, m.STOP_SPECIAL)
+    assert got[0] == [-42, "É", 2.5, b"\x00", ("then", decimal.Decimal("1.10"))]
+    assert got[1][4] == ("then", None)
+    upper = m.TextRows([("utf8", None)], [str.upper])
+    with pytest.raises(TypeError, match=r"'upper' .* 'NoneType'"):  # then sees NULLs too
+        upper.read_many(text_packet(0, None), 0, 1, 0, got.append)
+    got.clear()
+    assert rows.read_many(data, 0, 1, 7, got.append) == (len(data) - 18, 8, 0)
+    assert rows.read_many(data, 0, 1, 6, got.append) == (0, 6, m.STOP_BAD_SEQUENCE)
+    assert rows.read_many(data, 3, 0, 6, got.append) == (3, 6, 0)
+    assert rows.read_many(data, len(data) + 5, 1, 6, got.append) == (len(data) + 5, 6, 0)
+    assert rows.read_many(data[:10], 0, 1, 7, got.append) == (0, 7, 0)  # incomplete
+    long = b"\xff\xff\xff\x00" + b"\x00" * 0xFFFFFF
+    assert rows.read_many(long, 0, 1, 0, got.append) == (0, 0, m.STOP_LONG)
+    assert len(got) == 1
+    assert rows.read_one(data[4:22]) == got[0]
+    assert repr(rows) == "<TextRows: 5 columns>"
+
+
+@pytest.mark.parametrize(
+    ("columns", "then", "error", "match"),
+    [
+        (5, [], TypeError, "sequence of"),
+        ([("ascii", int)], 5, TypeError, "then must be a sequence"),
+        ([("ascii", int)], [], ValueError, "1 columns but 0 then"),
+        ([("ascii",)], [None], TypeError, r"column #0 must be an \(encoding, converter\) pair"),
+        (["ab"], [None], TypeError, "converter must be callable or None, not str"),
+        ([5], [None], TypeError, "pair"),
+        ([(b"ascii", int)], [None], TypeError, "encoding must be a str or None, not bytes"),
+        ([("asc\x00ii", int)], [None], ValueError, "holds a NUL"),
+        ([("ascii", None), ("ascii", 5)], [None, None], TypeError, "column #1: converter"),
+        ([("ascii", int)], ["upper"], TypeError, "then #0 must be callable"),
+    ],
+)
+def test_text_rows_refuse_what_is_not_columns(
+    columns: Any, then: Any, error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        m.TextRows(columns, then)
+
+
+def test_text_rows_refuse_bad_arguments() -> None:
+    rows = m.TextRows([("ascii", int)], [None])
+    data = text_packet(0, b"1")
+    out: list[Any] = []
+    bad: list[tuple[tuple[Any, ...], type[Exception], str]] = [
+        ((data, 0, 1, 0), TypeError, r"takes \(d, p, n, seq, append\), 4 arguments given"),
+        ((bytearray(data), 0, 1, 0, out.append), TypeError, "bytes, not bytearray"),
+        ((memoryview(data), 0, 1, 0, out.append), TypeError, "bytes"),
+        ((data, "0", 1, 0, out.append), TypeError, "integer"),
+        ((data, 0, 1.0, 0, out.append), TypeError, "integer"),
+        ((data, -1, 1, 0, out.append), ValueError, "p=-1"),
+        ((data, 0, -1, 0, out.append), ValueError, "n=-1"),
+        ((data, 0, 1, 256, out.append), ValueError, "seq=256"),
+        ((data, 0, 1, -1, out.append), ValueError, "seq 0 to 255"),
+        ((data, 0, 1, 0, None), TypeError, "append must be callable"),
+        ((data, 2**70, 1, 0, out.append), OverflowError, "too large"),
+    ]
+    for args, error, match in bad:
+        with pytest.raises(error, match=match):
+            rows.read_many(*args)
+    assert out == []
+    with pytest.raises(TypeError, match="read_one: d must be bytes, not str"):
+        rows.read_one("\x011")  # type: ignore[arg-type]  # the wrong type on purpose
+    with pytest.raises(TypeError):
+        rows.read_one()  # type: ignore[call-arg]  # no argument on purpose
+    with pytest.raises(TypeError):
+        m.TextRows([("ascii", int)])  # type: ignore[call-arg]  # no then on purpose
+
+
+def test_text_rows_fields_end_inside_their_packet() -> None:
+    rows = m.TextRows([("utf8", None), ("utf8", None)], [None, None])
+    data = text_packet(0, b"ab") + text_packet(1, b"cd", b"ef")
+    out: list[Any] = []
+    with pytest.raises(ValueError, match=r"column #1's field \(1 bytes from byte 7\) runs past"):
+        rows.read_many(data, 0, 2, 0, out.append)
+    assert out == []
+    with pytest.raises(ValueError, match=r"column #0's value \(250 bytes from byte 1\)"):
+        rows.read_one(b"\xfa" + b"x" * 249)
+
+
+def test_text_rows_hold_their_references_and_release_them() -> None:
+    class Then:
+        def __call__(self, v: Any) -> Any:
+            return v
+
+    convert = decimal.Decimal
+    then = Then()
+    before = sys.getrefcount(convert), sys.getrefcount(then)
+    rows = m.TextRows([("ascii", convert), ("ascii", int)], [then, then])
+    data = b"".join(text_packet(i, b"1.5", str(2**40 + i).encode()) for i in range(50))
+    out: list[Any] = []
+    for _ in range(20):
+        out.clear()
+        assert rows.read_many(data, 0, 100, 0, out.append)[0] == len(data)
+    value = out[-1][1]
+    assert sys.getrefcount(value) == 3  # the row's, value's and the argument's
+    with pytest.raises(ValueError, match="malformed"):
+        rows.read_many(data + b"\x06\x00\x00\x32\x031.5\x0512", 0, 100, 0, out.append)
+    del rows
+    assert (sys.getrefcount(convert), sys.getrefcount(then)) == before
+    # A cycle through a then (the reader held by its own converter) is collected.
+    then.reader = m.TextRows([("ascii", None)], [then])  # type: ignore[attr-defined]
+    gone = weakref.ref(then)
+    del then
+    gc.collect()
+    assert gone() is None

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from kconnect_connector_mysql import MySqlSourceTask, _decoder
+from kconnect_connector_mysql import MySqlSourceTask, _decoder, _resultset
 from kconnect_sdk import SourceRecord
 from kconnect_speedups import _mysql as compiled
 from kconnect_testkit import InMemoryOffsetStore, ScriptedSourceContext
@@ -18,12 +18,15 @@ _counter = itertools.count(1)
 
 @pytest.fixture(params=["compiled", "pure"])
 def decoder_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The binlog row decoder and record loop under test: ``_decoder.SPEEDUPS`` set to the
-    C module of kconnect-speedups (a dev dependency of the workspace, so its import must
-    work here) or to None, the generated Python that runs when the package is absent or
+    """The binlog row decoder, record loop and snapshot row reader under test:
+    ``_decoder.SPEEDUPS`` and ``_resultset.SPEEDUPS`` set to the C module of
+    kconnect-speedups (a dev dependency of the workspace, so its import must work here) or
+    to None, the generated Python that runs when the package is absent or
     ``KCONNECT_SPEEDUPS=0``. A test runs on both with
     ``pytest.mark.usefixtures("decoder_path")``."""
-    monkeypatch.setattr(_decoder, "SPEEDUPS", compiled if request.param == "compiled" else None)
+    module = compiled if request.param == "compiled" else None
+    monkeypatch.setattr(_decoder, "SPEEDUPS", module)
+    monkeypatch.setattr(_resultset, "SPEEDUPS", module)
     return request.param
 
 

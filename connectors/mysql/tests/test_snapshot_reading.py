@@ -12,6 +12,9 @@ from kconnect_connector_mysql._resultset import UnbufferedRows
 
 from .conftest import Db, base_config, drain, payload, start_task
 
+# Every test on both row readers (compiled TextRows and generated Python): see conftest.
+pytestmark = pytest.mark.usefixtures("decoder_path")
+
 
 def _text(i: int) -> str | None:
     """Texts whose lengths take each width of the protocol's length coding (1, 2, 3 bytes)."""

@@ -9,7 +9,8 @@ import pytest
 
 from .conftest import Db, base_config, drain, payload, start_task, wait_streaming
 
-# Every test on both binlog decoders (compiled and generated Python): see conftest.
+# Every test on both paths (binlog decoder, snapshot row reader: compiled and generated
+# Python): see conftest.
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decoder_path")]
 
 

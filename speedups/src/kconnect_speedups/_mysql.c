@@ -18,6 +18,12 @@
  * inserted row, the Debezium envelope's Structs and the SourceRecord tuple, made as that
  * loop makes them (Struct.__new__ and its two slots set; tuple.__new__ of the record
  * class), so the objects are the same.
+ *
+ * TextRows reads the snapshot's rows: the row packets of a text-protocol result set, as
+ * the connector's generated reader (_resultset) does, into the same values (pymysql's
+ * decoding and converter per column, then the caller's callable). Packets are read only
+ * when complete; a field that runs past the end of its packet is a ValueError, where the
+ * generated reader would read on into the next packet.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1379,6 +1385,547 @@ text_micros(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return text_temporal(args, nargs, TEXT_MICROS);
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* TextRows: the row packets of a text-protocol result set (the snapshot's SELECT)       */
+
+/* What read_many stops at, besides n rows or the end of the bytes: the codes of the
+   connector's generated reader (kconnect_connector_mysql._resultset), exported. */
+enum { STOP_SPECIAL = 1, STOP_LONG = 2, STOP_BAD_SEQUENCE = 3 };
+
+#define MAX_PACKET 0xFFFFFF /* a packet this long continues in the next one */
+
+/* How a field's bytes become its value, before the column's then. */
+enum {
+    V_BYTES,      /* no encoding, no converter: the bytes */
+    V_TEXT,       /* bytes.decode(encoding) */
+    V_INT,        /* converter int, encoding ascii or None: int(bytes) */
+    V_FLOAT,      /* converter float, encoding ascii or None: float(bytes) */
+    V_CALL_TEXT,  /* converter(bytes.decode(encoding)) */
+    V_CALL_BYTES, /* converter(bytes) */
+};
+
+/* The decoder PyUnicode_Decode picks for a codec name, called directly (D_CODEC: by name). */
+enum { D_CODEC, D_UTF8, D_ASCII, D_LATIN1 };
+
+typedef struct {
+    int how;
+    int decode;
+    PyObject *encoding; /* str, or NULL */
+    const char *codec;  /* its UTF-8 (D_CODEC) */
+    PyObject *convert;  /* pymysql's converter, or NULL */
+    PyObject *then;     /* the caller's callable, or NULL */
+} TextColumn;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t ncols;
+    TextColumn *cols;
+} TextRows;
+
+/* Names PyUnicode_Decode itself sends to its UTF-8, ASCII and Latin-1 decoders (it matches
+   the name lowercased, punctuation as '_'); any other name goes through it. */
+static int
+codec_shortcut(const char *name)
+{
+    static const struct {
+        const char *name;
+        int decode;
+    } names[] = {
+        {"utf8", D_UTF8},        {"utf-8", D_UTF8},           {"utf_8", D_UTF8},
+        {"ascii", D_ASCII},      {"us-ascii", D_ASCII},       {"us_ascii", D_ASCII},
+        {"latin1", D_LATIN1},    {"latin-1", D_LATIN1},       {"latin_1", D_LATIN1},
+        {"iso-8859-1", D_LATIN1}, {"iso8859-1", D_LATIN1},    {"iso_8859_1", D_LATIN1},
+    };
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        if (PyOS_stricmp(name, names[k].name) == 0) {
+            return names[k].decode;
+        }
+    }
+    return D_CODEC;
+}
+
+/* bytes.decode(encoding): PyUnicode_Decode, or the decoder it would pick for the name (which
+   gives "" for no bytes, as PyUnicode_Decode does; it looks a codec up first only in
+   development mode, where these names are found). */
+static PyObject *
+field_text(TextColumn *c, const char *s, Py_ssize_t n)
+{
+    switch (c->decode) {
+    case D_UTF8:
+        return PyUnicode_DecodeUTF8(s, n, NULL);
+    case D_ASCII:
+        return PyUnicode_DecodeASCII(s, n, NULL);
+    case D_LATIN1:
+        return PyUnicode_DecodeLatin1(s, n, NULL);
+    default:
+        return PyUnicode_Decode(s, n, c->codec, NULL);
+    }
+}
+
+static PyObject *
+call_on_bytes(PyObject *fn, const char *s, Py_ssize_t n)
+{
+    PyObject *raw = PyBytes_FromStringAndSize(s, n);
+    if (raw == NULL) {
+        return NULL;
+    }
+    PyObject *value = PyObject_CallOneArg(fn, raw);
+    Py_DECREF(raw);
+    return value;
+}
+
+/* int(bytes) of an INT column: an optional '-' and decimal digits that fit in 64 bits
+   here; any other text (spaces, '+', '_', more digits, none) is int's to read or refuse. */
+static PyObject *
+field_int(TextColumn *c, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t first = n > 0 && s[0] == '-';
+    if (first < n && n - first <= 20) {
+        uint64_t u = 0;
+        Py_ssize_t j = first;
+        for (; j < n; j++) {
+            unsigned digit = (unsigned)((unsigned char)s[j] - '0');
+            if (digit > 9 || u > (UINT64_MAX - digit) / 10) {
+                break;
+            }
+            u = u * 10 + digit;
+        }
+        if (j == n) {
+            if (!first) {
+                return PyLong_FromUnsignedLongLong(u);
+            }
+            if (u <= (uint64_t)INT64_MAX) {
+                return PyLong_FromLongLong(-(long long)u);
+            }
+            if (u == (uint64_t)INT64_MAX + 1) {
+                return PyLong_FromLongLong(INT64_MIN);
+            }
+        }
+    }
+    return call_on_bytes(c->convert, s, n);
+}
+
+/* float(bytes) of a FLOAT/DOUBLE column. float() strips whitespace and underscores and
+   then parses with PyOS_string_to_double, which is called here directly on texts of
+   only digits, signs, '.' and exponents that it reads to their end; anything else (and
+   every error) is float's. */
+static PyObject *
+field_float(TextColumn *c, const char *s, Py_ssize_t n)
+{
+    char text[64];
+    if (n > 0 && n < (Py_ssize_t)sizeof(text)) {
+        Py_ssize_t j = 0;
+        for (; j < n; j++) {
+            char ch = s[j];
+            if (!((ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '+' || ch == 'e' ||
+                  ch == 'E')) {
+                break;
+            }
+        }
+        if (j == n) {
+            memcpy(text, s, (size_t)n);
+            text[n] = '\0';
+            char *end;
+            double x = PyOS_string_to_double(text, &end, NULL);
+            if (x == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+            }
+            else if (end == text + n) {
+                return PyFloat_FromDouble(x);
+            }
+        }
+    }
+    return call_on_bytes(c->convert, s, n);
+}
+
+/* what: "field", "length" or "value"; size bytes from byte at run past limit. */
+static PyObject *
+malformed(Py_ssize_t column, const char *what, uint64_t size, Py_ssize_t at, Py_ssize_t limit)
+{
+    PyErr_Format(PyExc_ValueError,
+                 "malformed row packet in the MySQL result set: column #%zd's %s (%llu bytes "
+                 "from byte %zd) runs past its packet's end at byte %zd (corrupt data from the "
+                 "server or the connection)",
+                 column, what, (unsigned long long)size, at, limit);
+    return NULL;
+}
+
+/* Column i's value, from the length-coded field at *pp that must end by limit (the end of
+   its packet), converted as pymysql converts it, then passed to the column's then. */
+static PyObject *
+text_field(TextRows *self, Py_ssize_t i, const uint8_t *buf, Py_ssize_t *pp, Py_ssize_t limit)
+{
+    TextColumn *c = &self->cols[i];
+    Py_ssize_t p = *pp;
+    PyObject *v;
+    if (p >= limit) {
+        return malformed(i, "field", 1, p, limit);
+    }
+    unsigned lead = buf[p];
+    uint64_t n;
+    Py_ssize_t start;
+    if (lead < 251) {
+        n = lead;
+        start = p + 1;
+    }
+    else if (lead == 251) {
+        *pp = p + 1;
+        v = Py_NewRef(Py_None);
+        goto then;
+    }
+    else {
+        /* the generated reader's widths: 252 two bytes, 253 three, anything else eight */
+        Py_ssize_t width = lead == 252 ? 2 : lead == 253 ? 3 : 8;
+        if (limit - p - 1 < width) {
+            return malformed(i, "length", (uint64_t)width, p + 1, limit);
+        }
+        n = read_le(buf + p + 1, width);
+        start = p + 1 + width;
+    }
+    if ((uint64_t)(limit - start) < n) {
+        return malformed(i, "value", n, start, limit);
+    }
+    *pp = start + (Py_ssize_t)n;
+    const char *s = (const char *)buf + start;
+    switch (c->how) {
+    case V_INT:
+        v = field_int(c, s, (Py_ssize_t)n);
+        break;
+    case V_FLOAT:
+        v = field_float(c, s, (Py_ssize_t)n);
+        break;
+    case V_TEXT:
+        v = field_text(c, s, (Py_ssize_t)n);
+        break;
+    case V_CALL_TEXT: {
+        PyObject *text = field_text(c, s, (Py_ssize_t)n);
+        if (text == NULL) {
+            return NULL;
+        }
+        v = PyObject_CallOneArg(c->convert, text);
+        Py_DECREF(text);
+        break;
+    }
+    case V_CALL_BYTES:
+        v = call_on_bytes(c->convert, s, (Py_ssize_t)n);
+        break;
+    default:
+        v = PyBytes_FromStringAndSize(s, (Py_ssize_t)n);
+        break;
+    }
+    if (v == NULL) {
+        return NULL;
+    }
+then:
+    if (c->then != NULL) {
+        PyObject *w = PyObject_CallOneArg(c->then, v);
+        Py_DECREF(v);
+        v = w;
+    }
+    return v;
+}
+
+/* The row of the fields at buf[p:limit], as a list. */
+static PyObject *
+text_row(TextRows *self, const uint8_t *buf, Py_ssize_t p, Py_ssize_t limit)
+{
+    PyObject *row = PyList_New(self->ncols);
+    if (row == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->ncols; i++) {
+        PyObject *v = text_field(self, i, buf, &p, limit);
+        if (v == NULL) {
+            Py_DECREF(row);
+            return NULL;
+        }
+        PyList_SET_ITEM(row, i, v);
+    }
+    return row;
+}
+
+static PyObject *
+textrows_read_many(TextRows *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError,
+                     "TextRows.read_many takes (d, p, n, seq, append), %zd arguments given",
+                     nargs);
+        return NULL;
+    }
+    PyObject *data = args[0], *append = args[4];
+    if (!PyBytes_Check(data)) {
+        PyErr_Format(PyExc_TypeError, "TextRows.read_many: d must be bytes, not %.100s",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t p = PyLong_AsSsize_t(args[1]);
+    if (p == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long seq = PyLong_AsLong(args[3]);
+    if (seq == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (p < 0 || n < 0 || seq < 0 || seq > 255) {
+        PyErr_Format(PyExc_ValueError,
+                     "TextRows.read_many: p and n must be >= 0 and seq 0 to 255, got p=%zd, "
+                     "n=%zd, seq=%ld",
+                     p, n, seq);
+        return NULL;
+    }
+    if (!PyCallable_Check(append)) {
+        PyErr_SetString(PyExc_TypeError, "TextRows.read_many: append must be callable");
+        return NULL;
+    }
+    const uint8_t *buf = (const uint8_t *)PyBytes_AS_STRING(data);
+    Py_ssize_t end = PyBytes_GET_SIZE(data);
+    int stopped = 0;
+    for (; n > 0; n--) {
+        if (p > end - 4) {
+            break;
+        }
+        Py_ssize_t length = buf[p] | buf[p + 1] << 8 | buf[p + 2] << 16;
+        Py_ssize_t stop = p + 4 + length;
+        if (stop > end) {
+            break;
+        }
+        if (buf[p + 3] != seq) {
+            stopped = STOP_BAD_SEQUENCE;
+            break;
+        }
+        if (length == MAX_PACKET) {
+            stopped = STOP_LONG;
+            break;
+        }
+        /* An empty packet has no first byte: it is a row whose fields run past it. */
+        if (length > 0) {
+            unsigned b = buf[p + 4];
+            if (b == 255 || (b == 254 && length < 9)) {
+                stopped = STOP_SPECIAL;
+                break;
+            }
+        }
+        seq = (seq + 1) & 255;
+        PyObject *row = text_row(self, buf, p + 4, stop);
+        if (row == NULL) {
+            return NULL;
+        }
+        PyObject *res = PyObject_CallOneArg(append, row);
+        Py_DECREF(row);
+        if (res == NULL) {
+            return NULL;
+        }
+        Py_DECREF(res);
+        p = stop;
+    }
+    return Py_BuildValue("(nli)", p, seq, stopped);
+}
+
+static PyObject *
+textrows_read_one(TextRows *self, PyObject *data)
+{
+    if (!PyBytes_Check(data)) {
+        PyErr_Format(PyExc_TypeError, "TextRows.read_one: d must be bytes, not %.100s",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    return text_row(self, (const uint8_t *)PyBytes_AS_STRING(data), 0, PyBytes_GET_SIZE(data));
+}
+
+static int
+textrows_traverse(TextRows *self, visitproc visit, void *arg)
+{
+    for (Py_ssize_t i = 0; self->cols != NULL && i < self->ncols; i++) {
+        Py_VISIT(self->cols[i].encoding);
+        Py_VISIT(self->cols[i].convert);
+        Py_VISIT(self->cols[i].then);
+    }
+    return 0;
+}
+
+static int
+textrows_clear(TextRows *self)
+{
+    for (Py_ssize_t i = 0; self->cols != NULL && i < self->ncols; i++) {
+        TextColumn *c = &self->cols[i];
+        c->codec = NULL; /* points into encoding */
+        Py_CLEAR(c->encoding);
+        Py_CLEAR(c->convert);
+        Py_CLEAR(c->then);
+    }
+    return 0;
+}
+
+static void
+textrows_dealloc(TextRows *self)
+{
+    PyObject_GC_UnTrack(self);
+    textrows_clear(self);
+    PyMem_Free(self->cols);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Fills c from column i's (encoding, converter) and its then. */
+static int
+parse_text_column(TextColumn *c, Py_ssize_t i, PyObject *item, PyObject *then)
+{
+    PyObject *pair = PySequence_Fast(item, "");
+    if (pair == NULL || PySequence_Fast_GET_SIZE(pair) != 2) {
+        Py_XDECREF(pair);
+        PyErr_Format(PyExc_TypeError,
+                     "TextRows: column #%zd must be an (encoding, converter) pair", i);
+        return -1;
+    }
+    PyObject *encoding = PySequence_Fast_GET_ITEM(pair, 0);
+    PyObject *convert = PySequence_Fast_GET_ITEM(pair, 1);
+    int rc = -1;
+    if (encoding != Py_None) {
+        Py_ssize_t size;
+        const char *name;
+        if (!PyUnicode_Check(encoding)) {
+            PyErr_Format(PyExc_TypeError, "TextRows: column #%zd: encoding must be a str or "
+                         "None, not %.100s", i, Py_TYPE(encoding)->tp_name);
+            goto done;
+        }
+        name = PyUnicode_AsUTF8AndSize(encoding, &size);
+        if (name == NULL) {
+            goto done;
+        }
+        if ((size_t)size != strlen(name)) {
+            PyErr_Format(PyExc_ValueError, "TextRows: column #%zd: encoding %R holds a NUL", i,
+                         encoding);
+            goto done;
+        }
+        c->encoding = Py_NewRef(encoding);
+        c->codec = name;
+        c->decode = codec_shortcut(name);
+    }
+    if (convert != Py_None) {
+        if (!PyCallable_Check(convert)) {
+            PyErr_Format(PyExc_TypeError, "TextRows: column #%zd: converter must be callable "
+                         "or None, not %.100s", i, Py_TYPE(convert)->tp_name);
+            goto done;
+        }
+        c->convert = Py_NewRef(convert);
+    }
+    if (then != Py_None) {
+        if (!PyCallable_Check(then)) {
+            PyErr_Format(PyExc_TypeError, "TextRows: then #%zd must be callable or None, not "
+                         "%.100s", i, Py_TYPE(then)->tp_name);
+            goto done;
+        }
+        c->then = Py_NewRef(then);
+    }
+    /* the generated reader's choice: int() and float() take the ASCII bytes as they are */
+    int ascii = c->encoding == NULL ||
+                PyUnicode_CompareWithASCIIString(c->encoding, "ascii") == 0;
+    if (ascii && (convert == (PyObject *)&PyLong_Type || convert == (PyObject *)&PyFloat_Type)) {
+        c->how = convert == (PyObject *)&PyLong_Type ? V_INT : V_FLOAT;
+    }
+    else if (c->convert != NULL) {
+        c->how = c->encoding != NULL ? V_CALL_TEXT : V_CALL_BYTES;
+    }
+    else {
+        c->how = c->encoding != NULL ? V_TEXT : V_BYTES;
+    }
+    rc = 0;
+done:
+    Py_DECREF(pair);
+    return rc;
+}
+
+static PyObject *
+textrows_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"columns", "then", NULL};
+    PyObject *columns, *then;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:TextRows", kwlist, &columns, &then)) {
+        return NULL;
+    }
+    columns = PySequence_Fast(columns, "TextRows: columns must be a sequence of "
+                                        "(encoding, converter) pairs");
+    if (columns == NULL) {
+        return NULL;
+    }
+    then = PySequence_Fast(then, "TextRows: then must be a sequence of callables or None");
+    if (then == NULL) {
+        Py_DECREF(columns);
+        return NULL;
+    }
+    TextRows *self = NULL;
+    Py_ssize_t ncols = PySequence_Fast_GET_SIZE(columns);
+    if (PySequence_Fast_GET_SIZE(then) != ncols) {
+        PyErr_Format(PyExc_ValueError, "TextRows: %zd columns but %zd then callables", ncols,
+                     PySequence_Fast_GET_SIZE(then));
+        goto fail;
+    }
+    self = (TextRows *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        goto fail;
+    }
+    self->cols = PyMem_Calloc((size_t)(ncols ? ncols : 1), sizeof(TextColumn));
+    if (self->cols == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < ncols; i++) {
+        self->ncols = i + 1; /* so that clear() sees what is filled */
+        if (parse_text_column(&self->cols[i], i, PySequence_Fast_GET_ITEM(columns, i),
+                              PySequence_Fast_GET_ITEM(then, i)) < 0) {
+            goto fail;
+        }
+    }
+    Py_DECREF(columns);
+    Py_DECREF(then);
+    return (PyObject *)self;
+fail:
+    Py_XDECREF(self);
+    Py_DECREF(columns);
+    Py_DECREF(then);
+    return NULL;
+}
+
+static PyObject *
+textrows_repr(TextRows *self)
+{
+    return PyUnicode_FromFormat("<TextRows: %zd columns>", self->ncols);
+}
+
+static PyMethodDef textrows_methods[] = {
+    {"read_many", (PyCFunction)(void (*)(void))textrows_read_many, METH_FASTCALL,
+     "read_many(d, p, n, seq, append) -> (p, seq, stopped)\n\n"
+     "Reads up to n complete row packets of d from byte p, the first numbered seq, passing "
+     "each row to append. Stops at an incomplete packet (stopped 0), or without reading it "
+     "at a packet that is out of sequence (STOP_BAD_SEQUENCE), 16 MB long (STOP_LONG), or "
+     "an EOF or error packet (STOP_SPECIAL). p: where it stopped; seq: the next number."},
+    {"read_one", (PyCFunction)textrows_read_one, METH_O,
+     "read_one(d) -> list\n\nThe row whose fields are d (a long row's joined payload)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TextRowsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kconnect_speedups._mysql.TextRows",
+    .tp_basicsize = sizeof(TextRows),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "TextRows(columns, then)\n\n"
+              "The row reader of one text-protocol result set: columns, per column, pymysql's "
+              "(encoding, converter); then, per column, a callable applied to each value "
+              "(None included) or None. The values of "
+              "kconnect_connector_mysql._resultset's generated reader.",
+    .tp_new = textrows_new,
+    .tp_dealloc = (destructor)textrows_dealloc,
+    .tp_traverse = (traverseproc)textrows_traverse,
+    .tp_clear = (inquiry)textrows_clear,
+    .tp_methods = textrows_methods,
+    .tp_repr = (reprfunc)textrows_repr,
+};
+
 static PyMethodDef module_methods[] = {
     {"text_days", (PyCFunction)(void (*)(void))text_days, METH_FASTCALL,
      "text_days(fallback, v): 'YYYY-MM-DD' as days since 1970-01-01 (None for a zero date); "
@@ -1394,7 +1941,8 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT,
     .m_name = "kconnect_speedups._mysql",
-    .m_doc = "Compiled binlog row-image decoder of kconnect-connector-mysql.",
+    .m_doc = "Compiled fast paths of kconnect-connector-mysql: binlog row images, the "
+              "records of inserted rows, the snapshot's text-protocol rows.",
     .m_size = -1,
     .m_methods = module_methods,
 };
@@ -1411,7 +1959,8 @@ PyInit__mysql(void)
     if (STR_ROW == NULL || STR_C == NULL) {
         return NULL;
     }
-    if (PyType_Ready(&DecoderType) < 0 || PyType_Ready(&CreatesType) < 0) {
+    if (PyType_Ready(&DecoderType) < 0 || PyType_Ready(&CreatesType) < 0 ||
+        PyType_Ready(&TextRowsType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&moduledef);
@@ -1430,6 +1979,12 @@ PyInit__mysql(void)
         Py_DECREF(m);
         return NULL;
     }
+    Py_INCREF(&TextRowsType);
+    if (PyModule_AddObject(m, "TextRows", (PyObject *)&TextRowsType) < 0) {
+        Py_DECREF(&TextRowsType);
+        Py_DECREF(m);
+        return NULL;
+    }
     static const struct {
         const char *name;
         int value;
@@ -1439,6 +1994,8 @@ PyInit__mysql(void)
         {"ENUM", K_ENUM},       {"SET", K_SET},             {"BIT", K_BIT},
         {"DATE", K_DATE},       {"DATETIME2", K_DATETIME2}, {"TIMESTAMP2", K_TIMESTAMP2},
         {"TIME2", K_TIME2},     {"CALL", K_CALL},
+        {"STOP_SPECIAL", STOP_SPECIAL}, {"STOP_LONG", STOP_LONG},
+        {"STOP_BAD_SEQUENCE", STOP_BAD_SEQUENCE},
     };
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         if (PyModule_AddIntConstant(m, kinds[k].name, kinds[k].value) < 0) {

@@ -1,4 +1,4 @@
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 # Column kinds of a RowDecoder plan.
@@ -64,3 +64,21 @@ class PlainCreates:
 def text_days(fallback: Callable[[str | None], int | None], v: str | None, /) -> int | None: ...
 def text_millis(fallback: Callable[[str | None], int | None], v: str | None, /) -> int | None: ...
 def text_micros(fallback: Callable[[str | None], int | None], v: str | None, /) -> int | None: ...
+
+# What TextRows.read_many stops at (the generated reader's codes in kconnect_connector_mysql).
+STOP_SPECIAL: Final[int]  # an EOF or error packet
+STOP_LONG: Final[int]  # a packet of 0xFFFFFF bytes: a row continued in the next packet
+STOP_BAD_SEQUENCE: Final[int]
+
+class TextRows:
+    """The row reader of one text-protocol result set (the MySQL connector's snapshot)."""
+
+    def __init__(
+        self,
+        columns: Sequence[tuple[str | None, Callable[[Any], Any] | None]],
+        then: Sequence[Callable[[Any], Any] | None],
+    ) -> None: ...
+    def read_many(
+        self, d: bytes, p: int, n: int, seq: int, append: Callable[[list[Any]], object], /
+    ) -> tuple[int, int, int]: ...
+    def read_one(self, d: bytes, /) -> list[Any]: ...
