@@ -148,3 +148,59 @@ def test_a_record_the_broker_refuses_keeps_the_tolerance_hint() -> None:
     )
     assert "the broker refused a record" in message
     assert "errors.tolerance=all" in message
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+@pytest.mark.integration
+@pytest.mark.chaos
+def test_a_source_faster_than_its_brokers_buffers_32_mb_not_its_whole_input(
+    tmp_path: Path,
+) -> None:
+    """As Kafka Connect's producer (buffer.memory 32 MB): with librdkafka's 1 GB queue, a
+    worker whose brokers stopped answering read 300 MB of input into memory."""
+    broker = EmbeddedBroker()
+    bootstrap = broker.start()
+    _create_topic(bootstrap, "buffer-topic")
+    props = worker_props(tmp_path, bootstrap, **{"broker.unreachable.timeout.ms": "600000"})
+    worker = write_props(tmp_path / "worker.properties", props)
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("", encoding="utf-8")
+    source = write_props(
+        tmp_path / "src.properties", file_source("buf", source_file, "buffer-topic")
+    )
+    proc = kconnect("standalone", str(worker), str(source), cwd=tmp_path)
+    lines = _Lines(proc)
+    stopped = False
+    try:
+        with source_file.open("a", encoding="utf-8") as f:
+            f.writelines(f"before {i}\n" for i in range(100))
+        _wait(
+            "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 90, lines
+        )
+        process = broker._proc  # the Tansu process (no public handle: tests only)
+        assert process is not None
+        process.send_signal(signal.SIGSTOP)  # accepts connections, answers nothing
+        stopped = True
+        before = _rss_mb(proc.pid)
+        line = "y" * 3999 + "\n"
+        with source_file.open("a", encoding="utf-8") as f:
+            for _ in range(75):  # 300 MB in 4 KB lines
+                f.write(line * 1000)
+        peak, deadline = before, time.monotonic() + 15
+        while time.monotonic() < deadline:
+            peak = max(peak, _rss_mb(proc.pid))
+            time.sleep(0.25)
+        assert proc.poll() is None, lines.text()[-4000:]
+        # 32 MB queued, a FileStream batch held and the allocator's slack: well under 300.
+        assert peak - before < 160, (before, peak)
+    finally:
+        if stopped and broker._proc is not None:
+            broker._proc.send_signal(signal.SIGCONT)
+        stop(proc)
+        broker.stop()
