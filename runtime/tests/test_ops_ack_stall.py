@@ -7,10 +7,13 @@ connectivity problem, while one librdkafka thread of the producer spun a core.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -37,47 +40,56 @@ def _thread_cpu(pid: int) -> dict[str, tuple[str, int]]:
     return out
 
 
+@contextlib.contextmanager
+def _stalled_broker_worker(
+    tmp_path: Path, name: str, url: str | None = None, **worker_extra: str
+) -> Iterator[tuple[subprocess.Popen[bytes], _Lines, Path]]:
+    """A ``kconnect standalone`` worker whose FileStream source ``name`` had its first 100
+    lines acknowledged, then its broker SIGSTOPped (it accepts connections and answers
+    nothing); yields the worker's process, its output and the source file. The broker is
+    resumed and both are stopped on the way out."""
+    broker = EmbeddedBroker()
+    bootstrap = broker.start()
+    topic = f"{name}-topic"
+    _create_topic(bootstrap, topic)
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("", encoding="utf-8")
+    extra = {"broker.unreachable.timeout.ms": "600000", **worker_extra}  # stalled, not gone
+    if url is not None:
+        extra["listeners"] = url
+    worker = write_props(tmp_path / "worker.properties", worker_props(tmp_path, bootstrap, **extra))
+    source = write_props(tmp_path / "src.properties", file_source(name, source_file, topic))
+    proc = kconnect("standalone", str(worker), str(source), cwd=tmp_path)
+    lines = _Lines(proc)
+    stopped = False
+    try:
+        if url is not None:
+            _wait("a healthy worker", lambda: _health(url)[0] == 200, 90, lines)
+        with source_file.open("a", encoding="utf-8") as f:
+            f.writelines(f"before {i}\n" for i in range(100))
+        _wait(
+            "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 90, lines
+        )
+        process = broker._proc  # the Tansu process (no public handle: tests only)
+        assert process is not None
+        process.send_signal(signal.SIGSTOP)
+        stopped = True
+        yield proc, lines, source_file
+    finally:
+        if stopped and broker._proc is not None:
+            broker._proc.send_signal(signal.SIGCONT)
+        stop(proc)
+        broker.stop()
+
+
 @pytest.mark.integration
 @pytest.mark.chaos
 def test_stalled_broker_warns_once_with_the_cause_and_fails_without_advising_data_loss(
     tmp_path: Path,
 ) -> None:
-    broker = EmbeddedBroker()
-    bootstrap = broker.start()
-    _create_topic(bootstrap, "stall-topic")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    source_file = tmp_path / "in.txt"
-    source_file.write_text("", encoding="utf-8")
-    props = worker_props(
-        tmp_path,
-        bootstrap,
-        listeners=url,
-        **{
-            "source.ack.stall.timeout.ms": "2000",
-            "broker.unreachable.timeout.ms": "600000",  # the broker is stalled, not gone
-            "producer.delivery.timeout.ms": "14000",
-        },
-    )
-    worker = write_props(tmp_path / "worker.properties", props)
-    source = write_props(
-        tmp_path / "src.properties", file_source("src", source_file, "stall-topic")
-    )
-    proc = kconnect("standalone", str(worker), str(source), cwd=tmp_path)
-    lines = _Lines(proc)
-    stopped = False
-    try:
-        _wait("a healthy worker", lambda: _health(url)[0] == 200, 90, lines)
-        with source_file.open("a", encoding="utf-8") as f:
-            f.writelines(f"before {i}\n" for i in range(100))
-        _wait(
-            "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 60, lines
-        )
-
-        process = broker._proc  # the Tansu process (no public handle: tests only)
-        assert process is not None
-        process.send_signal(signal.SIGSTOP)  # accepts connections, answers nothing
-        stopped = True
+    url = f"http://127.0.0.1:{free_port()}"
+    settings = {"source.ack.stall.timeout.ms": "2000", "producer.delivery.timeout.ms": "14000"}
+    with _stalled_broker_worker(tmp_path, "src", url, **settings) as (proc, lines, source_file):
         with source_file.open("a", encoding="utf-8") as f:
             f.writelines(f"stalled {i} {'x' * 80}\n" for i in range(300_000))
         warned = _wait(
@@ -122,11 +134,6 @@ def test_stalled_broker_warns_once_with_the_cause_and_fails_without_advising_dat
         assert "errors.tolerance=all" not in trace, trace
         assert "not of the record" in trace, trace
         assert re.search(r"Local: Message timed out|timed out", trace), trace
-    finally:
-        if stopped and broker._proc is not None:
-            broker._proc.send_signal(signal.SIGCONT)
-        stop(proc)
-        broker.stop()
 
 
 @pytest.mark.parametrize(
@@ -164,29 +171,7 @@ def test_a_source_faster_than_its_brokers_buffers_32_mb_not_its_whole_input(
 ) -> None:
     """As Kafka Connect's producer (buffer.memory 32 MB): with librdkafka's 1 GB queue, a
     worker whose brokers stopped answering read 300 MB of input into memory."""
-    broker = EmbeddedBroker()
-    bootstrap = broker.start()
-    _create_topic(bootstrap, "buffer-topic")
-    props = worker_props(tmp_path, bootstrap, **{"broker.unreachable.timeout.ms": "600000"})
-    worker = write_props(tmp_path / "worker.properties", props)
-    source_file = tmp_path / "in.txt"
-    source_file.write_text("", encoding="utf-8")
-    source = write_props(
-        tmp_path / "src.properties", file_source("buf", source_file, "buffer-topic")
-    )
-    proc = kconnect("standalone", str(worker), str(source), cwd=tmp_path)
-    lines = _Lines(proc)
-    stopped = False
-    try:
-        with source_file.open("a", encoding="utf-8") as f:
-            f.writelines(f"before {i}\n" for i in range(100))
-        _wait(
-            "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 90, lines
-        )
-        process = broker._proc  # the Tansu process (no public handle: tests only)
-        assert process is not None
-        process.send_signal(signal.SIGSTOP)  # accepts connections, answers nothing
-        stopped = True
+    with _stalled_broker_worker(tmp_path, "buf") as (proc, lines, source_file):
         before = _rss_mb(proc.pid)
         line = "y" * 3999 + "\n"
         with source_file.open("a", encoding="utf-8") as f:
@@ -199,8 +184,3 @@ def test_a_source_faster_than_its_brokers_buffers_32_mb_not_its_whole_input(
         assert proc.poll() is None, lines.text()[-4000:]
         # 32 MB queued, a FileStream batch held and the allocator's slack: well under 300.
         assert peak - before < 160, (before, peak)
-    finally:
-        if stopped and broker._proc is not None:
-            broker._proc.send_signal(signal.SIGCONT)
-        stop(proc)
-        broker.stop()
