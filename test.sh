@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 source .ci/ensure-uv.sh
+source .ci/ensure-services.sh
 # Bytecode compiled once: with PYTHONDONTWRITEBYTECODE=1 set (as on our CI machines) every
 # process the tests start (workers, plugin hosts, Spark's Python workers) would otherwise
 # compile PySpark, pandas, FastAPI and ours from source again (about 1 s of CPU each).
@@ -15,6 +16,9 @@ uv run --no-sync ruff check .
 uv run --no-sync ruff format --check .
 uv run --no-sync mypy
 uv run --no-sync lint-imports
+# Apache Kafka, the Java Connect worker and Debezium, resolved once from Maven Central into the
+# testkit's cache (both pytest sessions below would otherwise wait on the same download).
+uv run --no-sync python -m kconnect_testkit.java_jars
 if [ "$#" -gt 0 ]; then
   exec uv run --no-sync pytest "$@"
 fi

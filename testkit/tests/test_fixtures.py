@@ -16,7 +16,7 @@ from confluent_kafka import Consumer, Producer
 def test_kc_kafka_produces_and_consumes(kc_kafka: str) -> None:
     topic = f"kc-smoke-{uuid.uuid4().hex[:8]}"
     producer = Producer({"bootstrap.servers": kc_kafka})
-    producer.produce(topic, key=b"k", value=b"hello tansu")
+    producer.produce(topic, key=b"k", value=b"hello kafka")
     assert producer.flush(10) == 0
     consumer = Consumer(
         {
@@ -34,7 +34,7 @@ def test_kc_kafka_produces_and_consumes(kc_kafka: str) -> None:
             if message is not None and message.error() is None:
                 break
         assert message is not None and message.error() is None
-        assert (message.key(), message.value()) == (b"k", b"hello tansu")
+        assert (message.key(), message.value()) == (b"k", b"hello kafka")
     finally:
         consumer.close()
 

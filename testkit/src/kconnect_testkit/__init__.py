@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         ScriptedSourceContext,
     )
     from ._examples import example_scenarios, example_waivers
+    from ._java import DEBEZIUM_VERSION, KAFKA_VERSION, JavaConnectWorker, KafkaCluster
     from ._predicate_suite import PredicateSuite
     from ._scenario import Scenario
     from ._sink_suite import SinkConnectorSuite
@@ -66,6 +67,10 @@ _LAZY = {
     "RecordingSinkContext": "._doubles",
     "ScriptedSourceContext": "._doubles",
     "Scenario": "._scenario",
+    "DEBEZIUM_VERSION": "._java",
+    "KAFKA_VERSION": "._java",
+    "JavaConnectWorker": "._java",
+    "KafkaCluster": "._java",
 }
 
 
@@ -80,11 +85,15 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CORPUS",
+    "DEBEZIUM_VERSION",
+    "KAFKA_VERSION",
     "STRICTNESS_LEVELS",
     "ConverterSuite",
     "CorpusCase",
     "FakeClock",
     "InMemoryOffsetStore",
+    "JavaConnectWorker",
+    "KafkaCluster",
     "PluginPackageSuite",
     "PredicateSuite",
     "RecordFactory",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -11,24 +12,29 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 
+from ._java import KAFKA_VERSION, JavaConnectWorker, JavaUnavailable, KafkaCluster
+
 __all__ = [
     "MariaDBServer",
     "PostgresDatabase",
     "S3Service",
+    "kc_java_connect",
     "kc_kafka",
+    "kc_kafka_cluster",
     "kc_mariadb",
     "kc_postgres",
     "kc_s3",
     "kc_schema_registry",
     "kc_spark",
     "kc_sqlite",
+    "kc_tansu",
 ]
 
 
@@ -46,7 +52,52 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def kc_kafka() -> Iterator[str]:
-    """``bootstrap.servers`` of an embedded Kafka-protocol broker (Tansu) for the session."""
+    """``bootstrap.servers`` of an Apache Kafka broker (KRaft, one node) for the session.
+
+    The pinned release (:data:`kconnect_testkit.KAFKA_VERSION`) comes from Maven Central on
+    first use and is cached; its data lives on disk in a temporary folder.
+    """
+    cluster = _start_cluster(nodes=1)
+    try:
+        yield cluster.bootstrap_servers
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def kc_kafka_cluster() -> Iterator[KafkaCluster]:
+    """A 3-node Apache Kafka cluster (replication factor 3, ``min.insync.replicas=2``).
+
+    For tests about broker failure: :meth:`KafkaCluster.kill_node`, ``stop_node``,
+    ``start_node`` (with its data), ``pause_node`` and ``leader_of``. A test that stops a
+    node starts it again before it ends, so later tests find three.
+    """
+    cluster = _start_cluster(nodes=3)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def _start_cluster(*, nodes: int) -> KafkaCluster:
+    cluster = KafkaCluster(nodes=nodes)
+    try:
+        cluster.start()
+    except JavaUnavailable as exc:
+        cluster.stop()
+        _unavailable(
+            f"Apache Kafka {KAFKA_VERSION}", exc, "apt-get install openjdk-17-jdk-headless maven"
+        )
+    return cluster
+
+
+@pytest.fixture(scope="session")
+def kc_tansu() -> Iterator[str]:
+    """``bootstrap.servers`` of the embedded development broker (Tansu, memory-only).
+
+    What ``kconnect standalone`` starts when a worker config sets no ``bootstrap.servers``;
+    for the tests that keep that default working.
+    """
     from kconnect_runtime import EmbeddedBroker
 
     broker = EmbeddedBroker()
@@ -62,6 +113,36 @@ def kc_kafka() -> Iterator[str]:
         yield bootstrap
     finally:
         broker.stop()
+
+
+@pytest.fixture
+def kc_java_connect(kc_kafka: str, tmp_path: Path) -> Iterator[Callable[..., JavaConnectWorker]]:
+    """Start Apache Kafka Connect's Java worker on ``kc_kafka``: ``kc_java_connect(**kwargs)``.
+
+    The keyword arguments are :class:`JavaConnectWorker`'s (``mode``, ``config``,
+    ``connectors``, ``debezium``, ``name``); every worker started is stopped after the test.
+    """
+    started: list[JavaConnectWorker] = []
+
+    def start(**kwargs: Any) -> JavaConnectWorker:
+        kwargs.setdefault("workdir", tmp_path / f"java-connect-{len(started)}")
+        worker = JavaConnectWorker(kc_kafka, **kwargs)
+        started.append(worker)
+        try:
+            worker.start()
+        except JavaUnavailable as exc:
+            _unavailable(
+                "the Java Kafka Connect worker",
+                exc,
+                "apt-get install openjdk-17-jdk-headless maven",
+            )
+        return worker
+
+    try:
+        yield start
+    finally:
+        for worker in started:
+            worker.stop()
 
 
 @pytest.fixture(scope="session")
@@ -225,37 +306,130 @@ class PostgresDatabase:
         return psycopg.connect(self.dsn, **kwargs)
 
 
+_POSTGRES_INSTALL = (
+    "install the Debian package postgresql (apt-get install postgresql), or set "
+    "KC_POSTGRES_HOST/PORT/USER to a running server with trust authentication"
+)
+
+
+def _postgres_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    # Debian keeps the server's programs off PATH, one folder per major version.
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob(f"*/bin/{name}"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
+    return str(candidates[-1]) if candidates else None
+
+
+def _as_postgres_user(command: list[str]) -> list[str]:
+    # initdb and postgres refuse to run as root; Debian's package creates the postgres user.
+    if os.geteuid() != 0:
+        return command
+    runuser = shutil.which("runuser")
+    if runuser is None:
+        _unavailable("PostgreSQL", "running as root and runuser is missing", _POSTGRES_INSTALL)
+    return [runuser, "-u", "postgres", "--", *command]
+
+
+@contextlib.contextmanager
+def _private_postgres() -> Iterator[tuple[str, int, str]]:
+    """initdb + pg_ctl start on a free port; yields (host, port, superuser)."""
+    initdb, pg_ctl = _postgres_bin("initdb"), _postgres_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        _unavailable("PostgreSQL", "initdb or pg_ctl not found", _POSTGRES_INSTALL)
+    base = Path(tempfile.mkdtemp(prefix="kc-postgres-"))
+    data, log = base / "data", base / "postgres.log"
+    if os.geteuid() == 0:
+        try:
+            shutil.chown(base, user="postgres", group="postgres")
+        except (LookupError, OSError) as exc:
+            shutil.rmtree(base, ignore_errors=True)
+            _unavailable(
+                "PostgreSQL", f"no postgres user to run the server as ({exc})", _POSTGRES_INSTALL
+            )
+    port = _free_port()
+    try:
+        setup = subprocess.run(
+            _as_postgres_user(
+                [
+                    initdb,
+                    "-D",
+                    str(data),
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                    "--no-locale",
+                ]
+            ),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if setup.returncode != 0:
+            _unavailable("PostgreSQL", f"initdb failed: {setup.stderr[-800:]}", _POSTGRES_INSTALL)
+        options = (
+            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        )
+        started = subprocess.run(
+            _as_postgres_user(
+                [pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "60", "start"]
+            ),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode != 0:
+            text = log.read_text()[-800:] if log.exists() else started.stderr[-800:]
+            _unavailable("PostgreSQL", f"pg_ctl start failed: {text}", _POSTGRES_INSTALL)
+        yield "127.0.0.1", port, "postgres"
+    finally:
+        if (data / "postmaster.pid").exists():
+            subprocess.run(
+                _as_postgres_user([pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]),
+                capture_output=True,
+                check=False,
+            )
+        shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def kc_postgres() -> Iterator[PostgresDatabase]:
-    """A fresh database on the PostgreSQL at ``KC_POSTGRES_HOST:KC_POSTGRES_PORT`` (127.0.0.1:5432).
+    """A fresh database on a private PostgreSQL server started for this test session.
 
-    The user is ``KC_POSTGRES_USER`` (default ``postgres``), with trust authentication.
-    The database is dropped at the end of the session.
+    The server is Debian's (``initdb`` + ``pg_ctl`` on a free port, run as the ``postgres``
+    user when the tests run as root), with trust authentication for user ``postgres``.
+    Set ``KC_POSTGRES_HOST`` (and ``KC_POSTGRES_PORT``, ``KC_POSTGRES_USER``) to use a
+    running server instead. The database is dropped at the end of the session.
     """
     try:
         import psycopg
     except ImportError as exc:
         _unavailable("PostgreSQL client", exc, "pip install 'kconnect-testkit[postgres]'")
-    host = os.environ.get("KC_POSTGRES_HOST", "127.0.0.1")
-    port = int(os.environ.get("KC_POSTGRES_PORT", "5432"))
-    user = os.environ.get("KC_POSTGRES_USER", "postgres")
-    admin_dsn = f"host={host} port={port} user={user} dbname=postgres connect_timeout=5"
-    name = f"kc_test_{uuid.uuid4().hex[:12]}"
-    try:
-        with psycopg.connect(admin_dsn, autocommit=True) as admin:
-            admin.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.Error as exc:
-        _unavailable(
-            f"PostgreSQL at {host}:{port}",
-            exc,
-            "install and start PostgreSQL (apt-get install postgresql) with trust auth for "
-            "local TCP connections, or set KC_POSTGRES_HOST/PORT/USER",
-        )
-    try:
-        yield PostgresDatabase(host, port, user, name)
-    finally:
-        with psycopg.connect(admin_dsn, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with contextlib.ExitStack() as stack:
+        if os.environ.get("KC_POSTGRES_HOST"):
+            host = os.environ["KC_POSTGRES_HOST"]
+            port = int(os.environ.get("KC_POSTGRES_PORT", "5432"))
+            user = os.environ.get("KC_POSTGRES_USER", "postgres")
+        else:
+            host, port, user = stack.enter_context(_private_postgres())
+        admin_dsn = f"host={host} port={port} user={user} dbname=postgres connect_timeout=5"
+        name = f"kc_test_{uuid.uuid4().hex[:12]}"
+        try:
+            with psycopg.connect(admin_dsn, autocommit=True) as admin:
+                admin.execute(f'CREATE DATABASE "{name}"')
+        except psycopg.Error as exc:
+            _unavailable(f"PostgreSQL at {host}:{port}", exc, _POSTGRES_INSTALL)
+        try:
+            yield PostgresDatabase(host, port, user, name)
+        finally:
+            with psycopg.connect(admin_dsn, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

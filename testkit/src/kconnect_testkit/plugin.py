@@ -19,24 +19,30 @@ from . import _isolated
 from ._base import STRICTNESS_LEVELS, Suite
 from ._fixtures import (
     _kc_spark_session,
+    kc_java_connect,
     kc_kafka,
+    kc_kafka_cluster,
     kc_mariadb,
     kc_postgres,
     kc_s3,
     kc_schema_registry,
     kc_spark,
     kc_sqlite,
+    kc_tansu,
 )
 
 __all__ = [
     "_kc_spark_session",
+    "kc_java_connect",
     "kc_kafka",
+    "kc_kafka_cluster",
     "kc_mariadb",
     "kc_postgres",
     "kc_s3",
     "kc_schema_registry",
     "kc_spark",
     "kc_sqlite",
+    "kc_tansu",
 ]
 
 ENGINES = ("local", "spark")
