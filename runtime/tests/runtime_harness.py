@@ -11,9 +11,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+import pytest
 from kconnect_runtime import Standalone
 
 SESSION_TIMEOUT = "6000"
+
+TANSU = pytest.param("tansu", marks=pytest.mark.tansu, id="tansu")
+"""With ``@pytest.mark.parametrize("kafka", ["kafka", TANSU], indirect=True)`` a test runs on
+Apache Kafka and again on the embedded development broker (``-m tansu``)."""
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -181,8 +186,6 @@ import threading  # noqa: E402
 import uuid  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @dataclass

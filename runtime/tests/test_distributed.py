@@ -15,6 +15,7 @@ from kconnect_runtime.modes import free_port
 from kconnect_runtime.storage import KafkaLog, KafkaOffsetStore
 from runtime_harness import (
     SESSION_TIMEOUT,
+    TANSU,
     file_sink,
     file_source,
     kconnect,
@@ -126,6 +127,7 @@ def _states(api: httpx.Client) -> dict[str, Any]:
     return {name: entry["status"]["connector"]["state"] for name, entry in body.items()}
 
 
+@pytest.mark.parametrize("kafka", ["kafka", TANSU], indirect=True)
 def test_kill_9_then_restart_recovers_connectors_states_and_offsets(
     kafka: str, tmp_path: Path
 ) -> None:
