@@ -14,6 +14,7 @@ import ctypes
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -359,9 +360,7 @@ class KafkaCluster:
 
         wanted = set(nodes) if nodes is not None else {n.node_id for n in self.running()}
         deadline = time.monotonic() + timeout_s
-        admin = AdminClient(
-            {"bootstrap.servers": self.bootstrap_servers, "socket.timeout.ms": 5000}
-        )
+        admin: AdminClient | None = None
         problem = "no answer"
         while time.monotonic() < deadline:
             for node in self.nodes:
@@ -380,6 +379,9 @@ class KafkaCluster:
                 problem = f"node {closed[0].node_id} does not accept connections yet"
                 time.sleep(0.3)
                 continue
+            if admin is None:
+                # Made only now: librdkafka connects as soon as a client exists.
+                admin = AdminClient(self._client_config({"socket.timeout.ms": 5000}))
             try:
                 meta = admin.list_topics(timeout=5)
                 listed = set(meta.brokers)
@@ -393,6 +395,16 @@ class KafkaCluster:
             f"Apache Kafka did not become ready in {timeout_s:.0f} s ({problem}); "
             f"node log: {_tail(self.nodes[0].log)}"
         )
+
+    def _client_config(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        # Only the nodes that run, and librdkafka's lines through logging: a client given
+        # a stopped node's address writes "Connection refused" to stderr once a second.
+        running = [n.address for n in self.running()] or [n.address for n in self.nodes]
+        return {
+            "bootstrap.servers": ",".join(running),
+            "logger": logging.getLogger("kconnect_testkit.kafka"),
+            **(extra or {}),
+        }
 
     def running(self) -> list[_Node]:
         """The nodes whose JVM is running."""
@@ -441,7 +453,7 @@ class KafkaCluster:
         """The ``node.id`` leading ``topic``'s partition now."""
         from confluent_kafka.admin import AdminClient
 
-        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        admin = AdminClient(self._client_config())
         meta = admin.list_topics(topic, timeout=10)
         leader: int = meta.topics[topic].partitions[partition].leader
         return leader
@@ -454,12 +466,15 @@ class KafkaCluster:
 
     def stop(self) -> None:
         """Stop every node, then remove the work folder if the cluster made it."""
-        for node in self.nodes:
-            if node.proc is not None and node.proc.poll() is None:
+        for node in self.running():
+            assert node.proc is not None
+            with contextlib.suppress(ProcessLookupError):
                 # A paused JVM cannot act on SIGTERM.
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(node.proc.pid, signal.SIGCONT)
-        for node in reversed(self.nodes):
+                os.kill(node.proc.pid, signal.SIGCONT)
+                # Every node at once: stopped one by one, the last nodes have lost the
+                # controller quorum and wait in controlled shutdown until they are killed.
+                node.proc.terminate()
+        for node in self.nodes:
             _stop_process(node.proc, 30.0)
             self._close_stdout(node)
         if self._own_dir:
