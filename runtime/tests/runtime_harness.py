@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from kconnect_runtime import Standalone
+from kconnect_testkit import KafkaCluster
 
 SESSION_TIMEOUT = "6000"
 
@@ -655,3 +656,16 @@ def dlq_records(bootstrap: str, topic: str, count: int, timeout: float = 60.0) -
     finally:
         consumer.close()
     return out
+
+
+@contextlib.contextmanager
+def private_kafka(nodes: int = 1) -> Iterator[KafkaCluster]:
+    """An Apache Kafka cluster of the test's own (KRaft, data on disk), which the test may
+    stop, kill, freeze and start again; stopped on exit. The session's brokers are shared
+    by every test, so a test that takes its broker down needs one nobody else uses."""
+    cluster = KafkaCluster(nodes=nodes)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
