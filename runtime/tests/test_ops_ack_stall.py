@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,9 +18,9 @@ from pathlib import Path
 import httpx
 import pytest
 from confluent_kafka import KafkaError
-from kconnect_runtime import EmbeddedBroker
 from kconnect_runtime.modes import free_port
 from kconnect_runtime.tasks._kafka_clients import delivery_failure_message
+from kconnect_testkit import KafkaCluster
 from runtime_harness import file_source, kconnect, stop, worker_props, write_props
 from test_ops_broker_health import _create_topic, _health, _Lines, _wait
 
@@ -42,14 +41,13 @@ def _thread_cpu(pid: int) -> dict[str, tuple[str, int]]:
 
 @contextlib.contextmanager
 def _stalled_broker_worker(
-    tmp_path: Path, name: str, url: str | None = None, **worker_extra: str
+    kafka: KafkaCluster, tmp_path: Path, name: str, url: str | None = None, **worker_extra: str
 ) -> Iterator[tuple[subprocess.Popen[bytes], _Lines, Path]]:
     """A ``kconnect standalone`` worker whose FileStream source ``name`` had its first 100
-    lines acknowledged, then its broker SIGSTOPped (it accepts connections and answers
-    nothing); yields the worker's process, its output and the source file. The broker is
-    resumed and both are stopped on the way out."""
-    broker = EmbeddedBroker()
-    bootstrap = broker.start()
+    lines acknowledged, then its broker (``kafka``'s one node) SIGSTOPped: it accepts
+    connections and answers nothing. Yields the worker's process, its output and the source
+    file. The broker is resumed and the worker stopped on the way out."""
+    bootstrap = kafka.bootstrap_servers
     topic = f"{name}-topic"
     _create_topic(bootstrap, topic)
     source_file = tmp_path / "in.txt"
@@ -70,26 +68,24 @@ def _stalled_broker_worker(
         _wait(
             "the first lines acknowledged", lambda: lines.matching(r"100 acknowledged"), 90, lines
         )
-        process = broker._proc  # the Tansu process (no public handle: tests only)
-        assert process is not None
-        process.send_signal(signal.SIGSTOP)
+        kafka.pause_node(1)
         stopped = True
         yield proc, lines, source_file
     finally:
-        if stopped and broker._proc is not None:
-            broker._proc.send_signal(signal.SIGCONT)
+        if stopped:
+            kafka.resume_node(1)
         stop(proc)
-        broker.stop()
 
 
 @pytest.mark.integration
 @pytest.mark.chaos
 def test_stalled_broker_warns_once_with_the_cause_and_fails_without_advising_data_loss(
-    tmp_path: Path,
+    own_kafka: KafkaCluster, tmp_path: Path
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     settings = {"source.ack.stall.timeout.ms": "2000", "producer.delivery.timeout.ms": "14000"}
-    with _stalled_broker_worker(tmp_path, "src", url, **settings) as (proc, lines, source_file):
+    stalled = _stalled_broker_worker(own_kafka, tmp_path, "src", url, **settings)
+    with stalled as (proc, lines, source_file):
         with source_file.open("a", encoding="utf-8") as f:
             f.writelines(f"stalled {i} {'x' * 80}\n" for i in range(300_000))
         warned = _wait(
@@ -167,11 +163,11 @@ def _rss_mb(pid: int) -> float:
 @pytest.mark.integration
 @pytest.mark.chaos
 def test_a_source_faster_than_its_brokers_buffers_32_mb_not_its_whole_input(
-    tmp_path: Path,
+    own_kafka: KafkaCluster, tmp_path: Path
 ) -> None:
     """As Kafka Connect's producer (buffer.memory 32 MB): with librdkafka's 1 GB queue, a
     worker whose brokers stopped answering read 300 MB of input into memory."""
-    with _stalled_broker_worker(tmp_path, "buf") as (proc, lines, source_file):
+    with _stalled_broker_worker(own_kafka, tmp_path, "buf") as (proc, lines, source_file):
         before = _rss_mb(proc.pid)
         line = "y" * 3999 + "\n"
         with source_file.open("a", encoding="utf-8") as f:
