@@ -2,8 +2,9 @@
 
 Expected bytes are stated by hand from the rules of Kafka's writer: Jackson escapes ``"``
 and ``\\``, writes ``\\b \\t \\n \\f \\r`` short and every other character below 0x20 as
-``\\u00XX`` with upper-case hex digits, and writes everything else (DEL, non-ASCII,
-characters outside the BMP) as raw UTF-8; doubles and floats are written with Java's
+``\\u00XX`` with upper-case hex digits, writes a character outside the BMP as its escaped
+UTF-16 surrogate pair (``\\uD83D\\uDE00``) and a lone surrogate as its escape, and writes
+everything else (DEL, the rest of non-ASCII) as raw UTF-8; doubles and floats are written with Java's
 ``Double.toString``/``Float.toString``; NUMERIC decimals with ``BigDecimal.toString``;
 BASE64 decimals as the base64 of ``BigInteger.toByteArray()`` of the unscaled value.
 """
@@ -14,7 +15,7 @@ import decimal
 
 import pytest
 from kconnect_converter_json import JsonConverter
-from kconnect_sdk import DataError, Decimal, Schema, SchemaBuilder, Struct
+from kconnect_sdk import Decimal, Schema, SchemaBuilder, Struct
 
 TOPIC = "topic"
 
@@ -69,17 +70,27 @@ def test_control_characters_in_schema_text_are_escaped_the_same_way() -> None:
     )
 
 
-def test_characters_outside_the_bmp_are_raw_utf8_and_escaped_pairs_read_back() -> None:
+def test_characters_outside_the_bmp_are_escaped_pairs_and_read_back() -> None:
+    # Kafka 4.1's Jackson escapes every surrogate in its UTF-8 output, so a character
+    # outside the BMP is written as its surrogate pair, upper-case, in keys and values.
     conv = _converter(**{"schemas.enable": "false"})
-    assert conv.from_connect_data(TOPIC, Schema.STRING, "a\U0001f600b") == (b'"a\xf0\x9f\x98\x80b"')
+    assert conv.from_connect_data(TOPIC, Schema.STRING, "a\U0001f600b") == b'"a\\uD83D\\uDE00b"'
+    assert conv.from_connect_data(TOPIC, None, {"\U00010000": "é"}) == (
+        b'{"\\uD800\\uDC00":"\xc3\xa9"}'
+    )
+    assert (
+        conv.from_connect_batch([(TOPIC, Schema.STRING, "\U0010ffff")] * 2)
+        == [b'"\\uDBFF\\uDFFF"'] * 2
+    )
     assert conv.to_connect_data(TOPIC, b'"\\ud83d\\ude00"').value == "\U0001f600"
 
 
-def test_a_lone_surrogate_is_a_data_error() -> None:
-    # Jackson refuses a broken surrogate pair too; the record fails, the worker goes on.
+def test_a_lone_surrogate_is_written_as_its_escape() -> None:
+    # A Java string may hold a lone surrogate and Jackson writes it as an escape; it has
+    # no UTF-8 form, so orjson refuses it and the converter writes it as Jackson does.
     conv = _converter(**{"schemas.enable": "false"})
-    with pytest.raises(DataError):
-        conv.from_connect_data(TOPIC, Schema.STRING, "\ud83d")
+    assert conv.from_connect_data(TOPIC, Schema.STRING, "x\ud83dy\x01") == b'"x\\uD83Dy\\u0001"'
+    assert conv.to_connect_data(TOPIC, b'"\\udc00x"').value == "\udc00x"
 
 
 @pytest.mark.parametrize(

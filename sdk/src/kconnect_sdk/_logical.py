@@ -70,6 +70,9 @@ class Decimal:
     @staticmethod
     def to_logical(schema: Schema, value: bytes) -> _decimal.Decimal:
         scale = Decimal.scale_of(schema)
+        if not value:
+            # Kafka's BigInteger needs at least one byte: no bytes is not zero.
+            raise DataError("Invalid Decimal bytes: the unscaled value needs at least one byte")
         unscaled = int.from_bytes(value, "big", signed=True)
         # Parsing text is exact at any precision; scaleb would round to the context's.
         return _decimal.Decimal(f"{unscaled}E{-scale}")

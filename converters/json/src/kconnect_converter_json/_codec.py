@@ -148,8 +148,25 @@ def schemaless_default(value: Any) -> Any:
     raise TypeError
 
 
+def has_non_finite(value: Any) -> bool:
+    """Whether a schemaless value holds a NaN or an infinite float anywhere.
+
+    orjson writes those as null where Jackson writes the strings "NaN", "Infinity" and
+    "-Infinity"; the converter looks only when orjson's text holds a null.
+    """
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, list | tuple):
+        return any(map(has_non_finite, value))
+    if isinstance(value, Mapping):
+        return any(map(has_non_finite, value.values())) or any(map(has_non_finite, value))
+    return False
+
+
 def from_schemaless(value: Any) -> Any:
     """A schemaless Connect value as JSON-ready Python, inferring types as Kafka does."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return _non_finite(value)
     if value is None or isinstance(value, str | int | float):
         return value
     if isinstance(value, bytes | bytearray | memoryview):
@@ -419,6 +436,18 @@ class _Compiler:
         key = self.encoder(schema.key_schema)
         val = self.encoder(schema.value_schema)
         if schema.key_schema.type is Type.STRING:
+            if schema.key_schema.optional:
+                # Kafka names a member by the key's JSON text: a null key is "null".
+                def encode_object_null_keys(value: Any) -> Any:
+                    if not isinstance(value, Mapping):
+                        raise DataError(f"Invalid type for MAP: {type(value).__name__}")
+                    out: dict[str, Any] = {}
+                    for k, v in value.items():
+                        name = key(k)
+                        out["null" if name is None else name] = val(v)
+                    return out
+
+                return encode_object_null_keys
 
             def encode_object(value: Any) -> Any:
                 if not isinstance(value, Mapping):
@@ -1346,6 +1375,13 @@ def java_float(value: float) -> Any:
                 break
         except OverflowError:  # rounded up past the largest float
             continue
+    if precision == 1:
+        # Java writes at least two digits ("d.dE"); when one would do, it takes the
+        # two-digit decimal closest to the float that still reads back as it: the
+        # smallest float is 1.4E-45 (exactly 1.401298...E-45), not 1.0E-45.
+        two = f"{single:.2g}"
+        if _pack_f32(float(two)) == packed:
+            text = two
     result = _java_notation(single, text)
     if len(_FLOAT32_TEXT) < 4096:  # the same readings repeat; bound the memory
         _FLOAT32_TEXT[value] = result
@@ -1415,16 +1451,23 @@ def _logical_encoder(
 
 
 # -- leaf decoders ---------------------------------------------------------------------
+_TWO_63: Final = 2.0**63
+
+
 def _int_decoder(schema: Schema) -> Fn:
     lo, hi = _INT_TYPES[schema.type]
 
     def decode_int(value: Any) -> Any:
-        if (type(value) is float and value.is_integer()) or (
+        # A float of 2**63 or more stands for a JSON integer beyond int64 (orjson reads
+        # those as doubles, rounded): out of range, not the int64 it rounds to.
+        if (type(value) is float and value.is_integer() and -_TWO_63 < value < _TWO_63) or (
             type(value) is _decimal.Decimal
             and value.adjusted() < 20  # int() of 1E+999999 would build a huge number
             and value == value.to_integral_value()
         ):
             value = int(value)
+        if type(value) is float and value.is_integer():
+            raise DataError(f"{value:.0f} is out of range for {_type_label(schema)}")
         if type(value) is not int:
             raise DataError(
                 f"Invalid value for {_type_label(schema)}: expected an integral JSON number, "
@@ -1497,7 +1540,11 @@ def _decimal_decoder(schema: Schema) -> Fn:
         if type(value) is str:
             # Decimal.to_logical with the scale read once: the unscaled two's-complement
             # int and the exponent as text (exact at any precision).
-            unscaled = from_bytes(_unb64(value, "Decimal field"), "big", signed=True)
+            raw = _unb64(value, "Decimal field")
+            if not raw:
+                # As Kafka (a BigInteger needs at least one byte): no bytes is no number.
+                raise DataError("Invalid bytes for Decimal field: no bytes (empty base64 text)")
+            unscaled = from_bytes(raw, "big", signed=True)
             return _decimal.Decimal(f"{unscaled}{exponent_text}")
         if type(value) is _decimal.Decimal:
             # Read exactly from the JSON text (the converter parses numbers as Decimal

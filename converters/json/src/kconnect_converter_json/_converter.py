@@ -32,6 +32,7 @@ from ._codec import (
     _Compiler,
     compile_codec,
     from_schemaless,
+    has_non_finite,
     java_doubles,
     maybe_scientific,
     schemaless_default,
@@ -88,8 +89,109 @@ def _java_escapes(out: bytes) -> bytes:
     return _LOWER_ESCAPE.sub(_upper_escape, out)
 
 
+# A character outside the Basic Multilingual Plane (four bytes in UTF-8). Jackson writes it
+# as the escaped UTF-16 surrogate pair, \uD83D\uDE00, in every string of its UTF-8 output.
+_SUPPLEMENTARY: Final = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+def _surrogate_escape(match: re.Match[bytes]) -> bytes:
+    code = ord(match.group(0).decode("utf-8")) - 0x10000
+    return b"\\u%04X\\u%04X" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+
+
+def _jackson_text(out: bytes | None) -> bytes | None:
+    """``out`` with supplementary characters escaped as Jackson escapes them.
+
+    Applied to every text the converter returns, whichever path (compiled or not) wrote
+    it; ASCII text, the usual case, costs one ``isascii``.
+    """
+    if out is None or out.isascii():
+        return out
+    return _SUPPLEMENTARY.sub(_surrogate_escape, out)
+
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate_string(text: str) -> Any:
+    """``text`` (holding a lone surrogate) as the JSON Jackson writes: the surrogate as a
+    ``\\uXXXX`` escape, everything else as orjson writes it."""
+    parts = [b'"']
+    start = 0
+    for match in _SURROGATE.finditer(text):
+        parts.append(orjson.dumps(text[start : match.start()])[1:-1])
+        parts.append(b"\\u%04X" % ord(match.group(0)))
+        start = match.end()
+    parts.append(orjson.dumps(text[start:])[1:-1])
+    parts.append(b'"')
+    return orjson.Fragment(b"".join(parts))
+
+
+def _escape_surrogates(node: Any) -> Any:
+    if isinstance(node, str):
+        return _surrogate_string(node) if _SURROGATE.search(node) else node
+    if isinstance(node, dict):
+        return {k: _escape_surrogates(v) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [_escape_surrogates(v) for v in node]
+    return node
+
+
+def _dumps(node: Any) -> bytes:
+    """``orjson.dumps(node)``; a string holding a lone surrogate (no UTF-8 form, but a
+    Java string may hold one) is written as Jackson writes it, as an escape."""
+    try:
+        return orjson.dumps(node)
+    except orjson.JSONEncodeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        return orjson.dumps(_escape_surrogates(node))
+
+
+def _is_ascii_or_none(out: bytes | None) -> bool:
+    return out is None or out.isascii()
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+_EXACT_DECODER: Final = json.JSONDecoder(
+    parse_float=_decimal.Decimal, parse_constant=_reject_constant
+)
+_FLOAT_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+_JSON_BLANK: Final = " \t\r\n"
+
+
+def _jackson_loads(data: bytes, decoder: json.JSONDecoder) -> Any:
+    """The first JSON value of ``data``, read as Kafka's reader (Jackson's ``readTree``)
+    reads what stricter parsers refuse.
+
+    Jackson skips a leading UTF-8 byte order mark, accepts leading zeros (Kafka enables
+    ALLOW_LEADING_ZEROS_FOR_NUMBERS), reads a number too large for a double (1e400) and a
+    lone surrogate escape (Java strings may hold one), and stops after the first value
+    without looking at what follows. Raises ``json.JSONDecodeError`` (a ValueError) for
+    anything else, and ``UnicodeDecodeError`` for bytes that are not UTF-8.
+    """
+    text = _drop_leading_zeros(data).decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    start = len(text) - len(text.lstrip(_JSON_BLANK))
+    if start == len(text):
+        return _MISSING
+    value, end = decoder.raw_decode(text, start)
+    if end < len(text) and not isinstance(value, dict | list | str):
+        # Jackson does check what follows a number or literal at the root: a number
+        # must end at a blank (01x is an error), a literal at a non-identifier character.
+        follower = text[end]
+        bad = (
+            follower not in _JSON_BLANK
+            if value is not None and not isinstance(value, bool)
+            else follower.isalnum() or follower in "$_"
+        )
+        if bad:
+            raise json.JSONDecodeError("unexpected character after a root value", text, end)
+    return value
 
 
 def _exact_loads(data: bytes) -> Any:
@@ -97,11 +199,7 @@ def _exact_loads(data: bytes) -> Any:
     try:
         return json.loads(data, parse_float=_decimal.Decimal, parse_constant=_reject_constant)
     except json.JSONDecodeError:
-        return json.loads(
-            _drop_leading_zeros(data),
-            parse_float=_decimal.Decimal,
-            parse_constant=_reject_constant,
-        )
+        return _jackson_loads(data, _EXACT_DECODER)
 
 
 def _exact_payload(data: bytes) -> Any:
@@ -123,15 +221,16 @@ _MISSING: Final = _Missing()
 
 
 def _lenient_loads(data: bytes | memoryview, error: orjson.JSONDecodeError) -> Any:
-    """What Kafka's reader makes of bytes orjson refused: blank, or numbers with leading
-    zeros; raises ``error`` for anything else."""
+    """What Kafka's reader makes of bytes orjson refused (blank, leading zeros, a byte
+    order mark, huge numbers, lone surrogates, content after the value); raises
+    ``error`` for anything it refuses too."""
     raw = bytes(data)
     if not raw.strip():
         return _MISSING
-    fixed = _drop_leading_zeros(raw)
-    if fixed == raw:
-        raise error
-    return orjson.loads(fixed)
+    try:
+        return _jackson_loads(raw, _FLOAT_DECODER)
+    except ValueError:  # also JSONDecodeError and UnicodeDecodeError
+        raise error from None
 
 
 class _LRU(OrderedDict[Any, Any]):
@@ -216,7 +315,7 @@ class JsonConverter(Converter, HeaderConverter):
         if found is None:
             codec = compile_codec(schema, self.settings)
             compiler = _Compiler(self.settings)
-            schema_json = orjson.dumps(
+            schema_json = _dumps(
                 schema_to_json(schema, lambda s: compiler.value_encoder(s)(s.default))
             )
             found = _Encoding(
@@ -242,19 +341,22 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None:
             try:
                 out = orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
+                if b"null" in out and has_non_finite(value):
+                    raise TypeError("NaN or an infinity, which orjson writes as null")
             except TypeError:
-                # orjson refuses non-string map keys and unknown classes; the slow path
-                # writes key/value pairs like Kafka, or says which value has no JSON form.
-                out = orjson.dumps(from_schemaless(value))
+                # orjson refuses non-string map keys and unknown classes, and writes a NaN
+                # as null; the slow path writes them like Kafka, or says which value has
+                # no JSON form.
+                out = _dumps(from_schemaless(value))
             # doubles=False: the caller rewrites doubles itself (a whole batch at once).
             return _java_escapes(java_doubles(out) if doubles else out)
-        return _java_escapes(orjson.dumps(self._encoding(schema).codec.encode(value)))
+        return _java_escapes(_dumps(self._encoding(schema).codec.encode(value)))
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
         """Serialise one value; a null value without a schema is a tombstone (None)."""
-        return self._write(topic, schema, value, True)
+        return _jackson_text(self._write(topic, schema, value, True))
 
     def _write(self, topic: str, schema: Schema | None, value: Any, doubles: bool) -> bytes | None:
         if schema is None and value is None:
@@ -274,7 +376,7 @@ class JsonConverter(Converter, HeaderConverter):
             if schema is None:
                 return _NULL_SCHEMA_PREFIX + self._payload(None, value, doubles) + b"}"
             encoding = self._encoding(schema)
-            payload = _java_escapes(orjson.dumps(encoding.codec.encode(value)))
+            payload = _java_escapes(_dumps(encoding.codec.encode(value)))
             # One copy of the (often kilobytes of) schema text, where + would make two.
             return _join((encoding.prefix, payload, b"}"))
         except DataError as exc:
@@ -296,6 +398,18 @@ class JsonConverter(Converter, HeaderConverter):
         self, items: Sequence[tuple[str, Schema | None, Any]]
     ) -> list[bytes | None]:
         """Serialise many ``(topic, schema, value)``; same bytes as one by one."""
+        out = self._write_batch(items)
+        for i, (topic, schema, value) in enumerate(items):
+            # The batch paths write schemaless values with orjson alone, which writes a
+            # NaN or an infinity as null: such a value is written again on its own.
+            found = out[i]
+            if schema is None and found is not None and b"null" in found and has_non_finite(value):
+                out[i] = self._write(topic, schema, value, True)
+        if all(map(_is_ascii_or_none, out)):
+            return out
+        return list(map(_jackson_text, out))
+
+    def _write_batch(self, items: Sequence[tuple[str, Schema | None, Any]]) -> list[bytes | None]:
         if items:
             # The usual batch: one schema (or none) for every record; written whole.
             schema = items[0][1]
@@ -348,9 +462,10 @@ class JsonConverter(Converter, HeaderConverter):
                     out_bytes = _java_escapes(out_bytes)
                 append(_join((prefix, out_bytes, b"}")) if schemas_enable else out_bytes)
         except (DataError, orjson.JSONEncodeError, *_INPUT_ERRORS):
-            # Redo the failing record alone so the error names its topic.
-            self.from_connect_data(topic, schema, value)
-            raise
+            # Write the batch again record by record: the record one call cannot write
+            # raises naming its topic, and one it can (a string with a lone surrogate)
+            # takes the path that writes it.
+            return [self._write(t, s, v, True) for t, s, v in items]
         if schemaless:
             # One screen over the batch's schemaless text, in C, instead of one per value;
             # only on a hit is each value's text screened and rewritten.

@@ -1,0 +1,90 @@
+"""Bytes and values the differential suite (compat/) found Kafka 4.1.1 gives, pinned here.
+
+Each expectation is what Apache Kafka's own JsonConverter produced for the same input.
+"""
+
+from __future__ import annotations
+
+import decimal
+
+import pytest
+from kconnect_converter_json import JsonConverter
+from kconnect_sdk import DataError, Decimal, Schema, SchemaBuilder
+
+TOPIC = "topic"
+
+
+def _converter(**config: str) -> JsonConverter:
+    conv = JsonConverter()
+    conv.configure(config, False)
+    return conv
+
+
+def test_schemaless_non_finite_doubles_are_written_as_jackson_strings() -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    value = {"a": [float("nan"), 1e20], "b": {"c": float("-inf"), "d": None}}
+    expected = b'{"a":["NaN",1.0E20],"b":{"c":"-Infinity","d":null}}'
+    assert conv.from_connect_data(TOPIC, None, value) == expected
+    assert conv.from_connect_batch([(TOPIC, None, value), (TOPIC, None, {"x": 1})]) == [
+        expected,
+        b'{"x":1}',
+    ]
+
+
+def test_a_null_key_of_a_string_keyed_map_is_the_member_null() -> None:
+    schema = SchemaBuilder.map(Schema.OPTIONAL_STRING, Schema.INT32).build()
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.from_connect_data(TOPIC, schema, {None: 1, "a": 2}) == b'{"null":1,"a":2}'
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1.401298464324817e-45, b"1.4E-45"), (2.802596928649634e-45, b"2.8E-45"), (1e-3, b"0.001")],
+)
+def test_floats_with_one_shortest_digit_get_javas_two(value: float, text: bytes) -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.from_connect_data(TOPIC, Schema.FLOAT32, value) == text
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b'{"a":1}x', {"a": 1}),  # Jackson stops after the first value
+        (b"[1] [2]", [1]),
+        (b"\xef\xbb\xbf 1", 1),  # a byte order mark is skipped
+        (b" 007 ", 7),
+        (b"-1e400", float("-inf")),  # too large for a double
+        (b'"\\udc00x"', "\udc00x"),  # a lone surrogate escape
+    ],
+)
+def test_reads_what_jackson_reads(data: bytes, value: object) -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.to_connect_data(TOPIC, data).value == value
+    assert conv.to_connect_batch([(TOPIC, data)])[0].value == value
+
+
+@pytest.mark.parametrize("data", [b"01x", b"truex", b" 12x"])
+def test_a_root_number_or_literal_must_end_at_a_blank(data: bytes) -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    with pytest.raises(DataError):
+        conv.to_connect_data(TOPIC, data)
+
+
+def test_an_int64_beyond_its_range_is_out_of_range_not_rounded() -> None:
+    conv = _converter()
+    data = b'{"schema":{"type":"int64","optional":false},"payload":-9223372036854775809}'
+    with pytest.raises(DataError, match="out of range"):
+        conv.to_connect_data(TOPIC, data)
+
+
+def test_an_empty_base64_decimal_is_an_error_not_zero() -> None:
+    conv = _converter()
+    data = (
+        b'{"schema":{"type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal",'
+        b'"version":1,"parameters":{"scale":"2"}},"payload":""}'
+    )
+    with pytest.raises(DataError, match="Decimal"):
+        conv.to_connect_data(TOPIC, data)
+    with pytest.raises(DataError):
+        Decimal.to_logical(Decimal.schema(2), b"")
+    assert Decimal.to_logical(Decimal.schema(2), b"\x00") == decimal.Decimal("0.00")
