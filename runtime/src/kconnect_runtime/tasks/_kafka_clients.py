@@ -32,11 +32,13 @@ __all__ = [
     "ACK_STALL_TIMEOUT_MS",
     "BROKER_UNREACHABLE_TIMEOUT_MS",
     "STATS_INTERVAL_MS",
+    "TOPIC_LOST_ERRORS",
     "AckStallWatch",
     "BrokerWatch",
     "TaskKafkaClient",
     "delivery_failure_message",
     "kafka_logging",
+    "topic_lost_message",
 ]
 
 log = logging.getLogger("kconnect.task")
@@ -203,6 +205,25 @@ _NOT_THE_RECORDS_FAULT = {
 }
 
 
+# Delivery and produce errors that say the record's topic is gone from the cluster (deleted,
+# or the cluster was replaced): librdkafka fails what it queued for it with these once its
+# metadata no longer lists the topic, and produce() refuses new records with them.
+TOPIC_LOST_ERRORS = frozenset({"_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION", "UNKNOWN_TOPIC_OR_PART"})
+
+
+def topic_lost_message(label: str, topic: str, waiting: int, why: str) -> str:
+    """Why a source task fails when its topic is gone and nothing may create it again."""
+    return (
+        f"{label}: topic {topic!r} does not exist on the Kafka cluster (deleted, or the "
+        f"cluster was replaced) and is not created again: {why}. {waiting} records wait for "
+        "it; offsets after the last acknowledged record are not committed, so they are sent "
+        "again once the task restarts and none is lost. Create the topic, or let the "
+        "connector create it (topic.creation.enable=true on the worker and "
+        "topic.creation.default.replication.factor and topic.creation.default.partitions on "
+        "the connector), then restart the task"
+    )
+
+
 def delivery_failure_message(label: str, stage: str, err: Any, cause: str | None) -> str:
     """Why a source task fails on a record the broker did not take, and what to do.
 
@@ -242,6 +263,8 @@ class AckStallWatch:
         self.timeout_s = float(ACK_STALL_TIMEOUT_MS if timeout_ms is None else timeout_ms) / 1000
         self._told_at: int | None = None  # write_total when the stall was told
         self.cause: str | None = None
+        # The topic the diagnosis found missing; the pipeline creates it again or fails.
+        self.missing_topic: str | None = None
 
     def observe(self, oldest_sent: float | None, producer: Any, topics: set[str]) -> None:
         """After acknowledgements were served: ``oldest_sent`` is when the oldest record
@@ -274,6 +297,7 @@ class AckStallWatch:
         if self._told_at is None:
             return
         self._told_at = None
+        self.missing_topic = None
         runner = self._runner
         log.info(
             "connector %r task %d: the brokers acknowledge records again",
@@ -286,6 +310,7 @@ class AckStallWatch:
 
     def _diagnose(self, producer: Any, topics: set[str]) -> str:
         """The likeliest reason, from what the client knows and one metadata request."""
+        self.missing_topic = None
         watch = self._client.watch
         if watch.since is not None:
             return (
@@ -302,9 +327,10 @@ class AckStallWatch:
         for topic in sorted(topics):
             found = metadata.topics.get(topic)
             if found is None or found.error is not None:
+                self.missing_topic = topic
                 return (
                     f"topic {topic!r} does not exist (deleted?) and the brokers do not create "
-                    "it; create it, or let the connector create it (topic.creation.default.*)"
+                    "topics on demand"
                 )
             leaderless = sorted(p.id for p in found.partitions.values() if p.leader < 0)
             if leaderless:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import collections
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from operator import attrgetter
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, Producer
+from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException, Producer
 from kconnect_sdk import (
     ConnectError,
     Headers,
@@ -36,10 +36,12 @@ from kconnect_runtime.storage import OffsetStore, TaskOffsetReader, offset_key
 
 from ._chain import Converters, TransformChain
 from ._kafka_clients import (  # issue 24
+    TOPIC_LOST_ERRORS,
     AckStallWatch,
     TaskKafkaClient,
     delivery_failure_message,
     kafka_logging,
+    topic_lost_message,
 )
 from ._runner import TaskRunner, now
 
@@ -58,25 +60,50 @@ _source_partition = attrgetter("source_partition")
 _ANY_PARTITION = -1  # librdkafka's RD_KAFKA_PARTITION_UA: the configured partitioner chooses
 
 _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]
+# Takes a record the cluster lost with its topic (the delivery report's message) and the
+# callback that acknowledges it, to send it again.
+_LostMessage = Callable[[Any, Callable[[KafkaError | None, Any], None]], None]
+# How long a topic created again may take until the producer can write to it.
+_RESTORE_TIMEOUT_S = 30.0
 
 
 class _InFlightBatch:
     """Records of one poll awaiting acknowledgement, and the offsets they will commit."""
 
-    __slots__ = ("count", "error", "offsets", "polled", "refused", "remaining", "sent")
+    __slots__ = (
+        "count",
+        "error",
+        "error_topic",
+        "lost",
+        "offsets",
+        "polled",
+        "refused",
+        "remaining",
+        "sent",
+    )
 
-    def __init__(self, count: int, offsets: _PartitionOffsets, polled: int) -> None:
+    def __init__(
+        self, count: int, offsets: _PartitionOffsets, polled: int, lost: _LostMessage | None
+    ) -> None:
         self.sent = now()  # issue 24: how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
         self.remaining = count
         self.offsets = offsets
         self.polled = polled
         self.error: KafkaError | None = None
+        self.error_topic = ""
         self.refused: list[tuple[KafkaError, Any]] = []  # tolerated broker refusals
+        # Where a record goes that the cluster lost with its topic: it is sent again once
+        # the topic is back, and stays unacknowledged until then (None: it fails the task).
+        self.lost = lost
 
     def ack_tolerant(self, err: KafkaError | None, msg: Any) -> None:
         # errors.tolerance=all (KIP-779): a refused record is skipped, its offset committed.
+        # A lost topic is no refusal of the record: skipping would drop all sent to it.
         if err is not None:
+            if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
+                self.lost(msg, self.ack_tolerant)
+                return
             self.refused.append((err, msg))
             self.count -= 1
         self.remaining -= 1
@@ -86,10 +113,15 @@ class _InFlightBatch:
         self.count -= 1
         self.remaining -= 1
 
-    def ack(self, err: KafkaError | None, _msg: Any) -> None:
+    def ack(self, err: KafkaError | None, msg: Any) -> None:
         # Runs on the task thread, inside producer.poll()/flush().
-        if err is not None and self.error is None:
-            self.error = err
+        if err is not None:
+            if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
+                self.lost(msg, self.ack)
+                return
+            if self.error is None:
+                self.error = err
+                self.error_topic = msg.topic()
         self.remaining -= 1
 
 
@@ -167,6 +199,15 @@ class SourcePipeline:
         self.metrics = runner.metrics
         self._in_flight: collections.deque[_InFlightBatch] = collections.deque()
         self._committable: _PartitionOffsets = {}
+        # Records the cluster lost with their topic, in the order their reports came:
+        # (topic, produce arguments with their on_delivery), sent again once it is back.
+        self._lost: list[tuple[str, dict[str, Any]]] = []
+        # Set once a record failed for good: nothing after it becomes committable, so a
+        # restart sends it again (and everything after it) and none is lost.
+        self._delivery_failed = False
+        # Whether lost records may be sent again: not from inside a transaction, whose
+        # records stand or fall together.
+        self._sends_again = True
         # (partitions, replication factor) for topics this task writes to that do not exist
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = spec.topic_creation
@@ -185,6 +226,7 @@ class SourcePipeline:
         self.kafka = TaskKafkaClient(self.runner, "producer", self.producer_config)  # issue 24
         self.producer = Producer(self.kafka.config(self.producer_config))
         self.ack_stall = AckStallWatch(self.runner, self.kafka)
+        self._sends_again = "transactional.id" not in self.producer_config
 
     def start_task(self) -> None:
         """Initialize and start the plugin task on its connector's committed offsets."""
@@ -217,16 +259,32 @@ class SourcePipeline:
     def serve_acks(self, timeout_s: float = 0.0) -> None:
         """Serve the producer's delivery reports, then collect the fully acknowledged batches."""
         self.producer.poll(timeout_s)
+        self._send_lost_again()
         self.collect_acks()
         # issue 24: warn when acknowledgements stall, say when they flow again
         self.ack_stall.observe(
             self._in_flight[0].sent if self._in_flight else None, self.producer, self.active_topics
         )
+        missing = self.ack_stall.missing_topic
+        if missing is not None and not self._delivery_failed:
+            # The records wait in the producer for a topic that is gone: create it again
+            # (they flow once it is back) or fail now with the cause, not at
+            # delivery.timeout.ms with a timeout.
+            self.ack_stall.missing_topic = None
+            self._failing(self._restore_topic, missing)
 
     def flush(self, timeout_s: float) -> int:
-        """Wait for every record to be acknowledged; how many were not, after ``timeout_s``."""
-        remaining: int = self.producer.flush(timeout_s)
-        return remaining
+        """Wait for every record to be acknowledged; how many were not, after ``timeout_s``.
+
+        Records the cluster lost with their topic are sent again once it is back (and
+        count as not acknowledged until they are).
+        """
+        deadline = now() + timeout_s
+        while True:
+            remaining: int = self.producer.flush(max(0.0, deadline - now()))
+            if not self._lost or self._delivery_failed or now() >= deadline:
+                return remaining + len(self._lost)
+            self._send_lost_again()
 
     def flush_errors(self) -> None:
         """Wait until records reported to the DLQ are there (before committing past them)."""
@@ -280,7 +338,9 @@ class SourcePipeline:
                 # Only a batch that failed pays for per-record conversion, to find the culprits.
                 records, keys, values = self._convert_one_by_one(records)
         count = len(records)
-        in_flight = _InFlightBatch(count, offsets, len(batch))
+        in_flight = _InFlightBatch(
+            count, offsets, len(batch), self._lost_message if self._sends_again else None
+        )
         self._in_flight.append(in_flight)
         if not count:
             return
@@ -326,7 +386,9 @@ class SourcePipeline:
                     )
                     in_flight.skip()
                     continue
-            self._produce(record, kwargs, ack or self._record_ack(in_flight, record), in_flight)
+            self._produce(
+                record, kwargs, ack or self._record_ack(in_flight, record, kwargs), in_flight
+            )
 
     def _produce(
         self, record: SourceRecord, kwargs: dict[str, Any], ack: Any, in_flight: _InFlightBatch
@@ -335,6 +397,7 @@ class SourcePipeline:
         if record.timestamp is not None:
             kwargs["timestamp"] = record.timestamp
         kwargs["on_delivery"] = ack
+        restoring: float | None = None  # until when a lost topic is waited for
         while True:
             try:
                 self.producer.produce(record.topic, **kwargs)
@@ -342,9 +405,21 @@ class SourcePipeline:
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room.
                 self.producer.poll(0.05)
+                self._send_lost_again()
                 self.collect_acks()
                 self.runner.beat()
             except KafkaException as exc:
+                if exc.args[0].name() in TOPIC_LOST_ERRORS and self._sends_again:
+                    # The producer knows the topic is gone. What it failed for that topic
+                    # is sent first (in order), then this record, once the topic is back.
+                    self.producer.poll(0)
+                    self._send_lost_again()
+                    if restoring is None:
+                        restoring = now() + _RESTORE_TIMEOUT_S
+                    if now() < restoring:
+                        if not self._failing(self._restore_topic, record.topic):
+                            self.runner.wait_stopping(0.5)  # the brokers do not answer yet
+                        continue
                 if not self.errors.tolerate_all:
                     raise ConnectError(
                         f"{self._label}: cannot produce to topic {record.topic!r} at stage "
@@ -443,13 +518,21 @@ class SourcePipeline:
             return bool(forwards)
         return type(task).commit_record is not SourceTask.commit_record
 
-    def _record_ack(self, in_flight: _InFlightBatch, record: SourceRecord) -> Any:
+    def _record_ack(
+        self, in_flight: _InFlightBatch, record: SourceRecord, kwargs: dict[str, Any]
+    ) -> Any:
         task = self.task
 
         tolerate = self.errors.tolerate_all
         wants_commit_record = self._wants_commit_record
+        lost = self._lost if in_flight.lost is not None else None
 
         def on_delivery(err: KafkaError | None, msg: Any) -> None:
+            if err is not None and lost is not None and err.name() in TOPIC_LOST_ERRORS:
+                # Sent again as it was produced (partition, headers, timestamp and this
+                # callback are in ``kwargs``): a delivery report carries no headers.
+                lost.append((record.topic, kwargs))
+                return
             if err is not None and tolerate:
                 # KIP-779: a record the broker refused is skipped and acknowledged with no
                 # metadata; its offset is committed with its batch.
@@ -515,19 +598,189 @@ class SourcePipeline:
             offsets[last_key] = (partition, record.source_offset)
         return offsets
 
+    # -- a topic the cluster lost ------------------------------------------------------------
+    def _lost_message(
+        self, msg: Any, on_delivery: Callable[[KafkaError | None, Any], None]
+    ) -> None:
+        """Keep a record of the usual batch (no headers, no chosen partition) that the
+        cluster lost with its topic, to send it again as it was produced."""
+        kwargs: dict[str, Any] = {"key": msg.key(), "value": msg.value()}
+        kind, timestamp = msg.timestamp()
+        if kind != TIMESTAMP_NOT_AVAILABLE and timestamp > 0:
+            kwargs["timestamp"] = timestamp
+        kwargs["on_delivery"] = on_delivery
+        self._lost.append((msg.topic(), kwargs))
+
+    def _failing(self, step: Callable[..., bool], *args: Any) -> bool:
+        """Run ``step``; a ConnectError it raises fails the task for good (nothing after
+        the records that wait is committed)."""
+        try:
+            return step(*args)
+        except ConnectError:
+            self._delivery_failed = True
+            raise
+
+    def _send_lost_again(self) -> None:
+        """Send again, in order, the records the cluster lost with their topic, once the
+        topic is back (created again by this task or by the brokers), or fail the task."""
+        if not self._lost or self._delivery_failed:
+            return
+        lost, self._lost = self._lost, []
+        for topic in dict.fromkeys(topic for topic, _ in lost):
+            if not self._failing(self._restore_topic, topic):
+                self._lost[:0] = lost  # the brokers do not answer now: the next round
+                return
+        log.warning(
+            "%s: sending %d records again that the Kafka cluster lost with topic(s) %s",
+            self._label,
+            len(lost),
+            ", ".join(sorted({topic for topic, _ in lost})),
+        )
+        for topic, kwargs in lost:
+            self._failing(self._produce_again, topic, kwargs)
+
+    def _produce_again(self, topic: str, kwargs: dict[str, Any]) -> bool:
+        """Produce a lost record again, once the producer sees its topic again."""
+        deadline = now() + _RESTORE_TIMEOUT_S
+        while True:
+            try:
+                self.producer.produce(topic, **kwargs)
+                return True
+            except BufferError:
+                self.producer.poll(0.05)  # reports of records lost again join the next round
+                self.runner.beat()
+            except KafkaException as exc:
+                if exc.args[0].name() not in TOPIC_LOST_ERRORS or now() > deadline:
+                    raise ConnectError(
+                        f"{self._label}: cannot send a record again to topic {topic!r}, "
+                        f"which the Kafka cluster lost, at stage {Stage.KAFKA_PRODUCE}: {exc}"
+                    ) from exc
+                # The producer's metadata does not show the topic back yet.
+                self._topic_state(topic)
+                if self.runner.wait_stopping(0.1):
+                    return False  # unacknowledged, so not committed: sent after a restart
+
+    def _topic_state(self, topic: str) -> str | None:
+        """``missing``, ``pending`` (no leader yet), ``ready``; None if no broker answers.
+
+        Asked through the producer, whose metadata it refreshes: a broker with
+        ``auto.create.topics.enable=true`` creates the topic on this request, as it does
+        for a producer's own.
+        """
+        try:
+            metadata = self.producer.list_topics(topic, timeout=5)
+        except KafkaException:
+            return None
+        found = metadata.topics.get(topic)
+        if found is None or (
+            found.error is not None and found.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+        ):
+            return "missing"
+        if (
+            found.error is not None
+            or not found.partitions
+            or any(p.leader < 0 for p in found.partitions.values())
+        ):
+            return "pending"
+        return "ready"
+
+    def _why_not_created_again(self) -> str:
+        if not self._sends_again:
+            return (
+                "an exactly-once source task does not send records again outside the "
+                "transaction they belong to"
+            )
+        enabled = str(self.runner.worker_props.get("topic.creation.enable", "true"))
+        creation = (
+            "the worker sets topic.creation.enable=false"
+            if enabled.strip().lower() == "false"
+            else "the connector sets no topic.creation.default.replication.factor and "
+            "topic.creation.default.partitions"
+        )
+        return f"{creation}, and the brokers do not create topics on demand"
+
+    def _restore_topic(self, topic: str) -> bool:
+        """Make a topic the cluster lost writable again: created again with the
+        connector's ``topic.creation.default.*`` (or by the brokers' auto-creation).
+
+        False while no broker answers (try again later); raises ConnectError when nothing
+        may create it, naming the topic and what to do.
+        """
+        if not self._sends_again:
+            raise ConnectError(
+                topic_lost_message(
+                    self._label, topic, self.metrics.active_count, self._why_not_created_again()
+                )
+            )
+        state = self._topic_state(topic)
+        if state is None:
+            return False
+        if state == "missing":
+            if self.topic_creation is None:
+                raise ConnectError(
+                    topic_lost_message(
+                        self._label,
+                        topic,
+                        self.metrics.active_count,
+                        self._why_not_created_again(),
+                    )
+                )
+            partitions, replication = self.topic_creation
+            log.warning(
+                "%s: topic %r is gone from the Kafka cluster (deleted?); creating it again "
+                "(%d partitions, replication factor %d, from topic.creation.default.*) for the "
+                "%d records that wait for it",
+                self._label,
+                topic,
+                partitions,
+                replication,
+                self.metrics.active_count,
+            )
+            self.known_topics.discard(topic)
+            self._ensure_topics({topic})
+        deadline = now() + _RESTORE_TIMEOUT_S
+        while state != "ready":
+            if now() > deadline:
+                raise ConnectError(
+                    f"{self._label}: topic {topic!r}, created again after the Kafka cluster "
+                    f"lost it, has partitions without a leader after {_RESTORE_TIMEOUT_S:.0f} "
+                    "s; check the brokers, then restart the task (offsets after the last "
+                    "acknowledged record are not committed, so none is lost)"
+                )
+            self.runner.beat()
+            if self.runner.wait_stopping(0.1):
+                return False
+            state = self._topic_state(topic)
+        return True
+
     def collect_acks(self) -> None:
         """Make the offsets of fully acknowledged batches committable, in poll order.
 
-        Raises ConnectError when the broker refused a record that is not tolerated.
+        Raises ConnectError when the broker refused a record that is not tolerated; from
+        then on no later batch becomes committable (their records are sent again after a
+        restart, with the one that failed).
         """
+        if self._delivery_failed:
+            return
         while self._in_flight and self._in_flight[0].remaining <= 0:
-            done = self._in_flight.popleft()
+            done = self._in_flight[0]
             if done.error is not None:
+                self._delivery_failed = True
+                if done.error.name() in TOPIC_LOST_ERRORS:
+                    raise ConnectError(
+                        topic_lost_message(
+                            self._label,
+                            done.error_topic,
+                            self.metrics.active_count,
+                            self._why_not_created_again(),
+                        )
+                    )
                 raise ConnectError(  # issue 24: never advise dropping records for a timeout
                     delivery_failure_message(
                         self._label, str(Stage.KAFKA_PRODUCE), done.error, self.ack_stall.cause
                     )
                 )
+            self._in_flight.popleft()
             for err, msg in done.refused:
                 self.errors.failed(
                     Failure(
@@ -565,7 +818,12 @@ class SourcePipeline:
 
     def drain_and_commit(self) -> None:
         """Wait for acknowledgements (up to offset.flush.timeout.ms), commit what was acknowledged."""
-        remaining = self.producer.flush(self.flush_timeout_s)
+        if self._delivery_failed:
+            # Nothing after the failed record becomes committable: waiting for more
+            # acknowledgements would only hold the task back from FAILED.
+            self.commit_offsets()
+            return
+        remaining = self.flush(self.flush_timeout_s)
         if remaining:
             log.warning(
                 "source task %s: %d records were not acknowledged within offset.flush.timeout.ms; "
@@ -591,6 +849,10 @@ class SourcePipeline:
         self.errors.close()
         # Release librdkafka's threads now, not whenever the runner is collected
         # (older confluent-kafka clients have no close() and free it on collection).
+        if self._delivery_failed:
+            # close() would wait for what is still queued (for a lost topic, until librdkafka
+            # gives up on it); none of it is committed, so it is sent again after a restart.
+            self.producer.purge()
         close = getattr(self.producer, "close", None)
         if close is not None:
             close()
