@@ -22,7 +22,8 @@ class TestByteArrayConverter(ConverterSuite):
 
 class TestShortConverter(ConverterSuite):
     plugin = K + "converters.ShortConverter"
-    scenarios = [Scenario(id="int16", corpus=("tombstone", "int8", "int16"))]
+    # Not int8: Kafka's ShortSerializer refuses a Byte, and so does the converter.
+    scenarios = [Scenario(id="int16", corpus=("tombstone", "int16"))]
 
 
 class TestIntegerConverter(ConverterSuite):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 from typing import Any
 
 import pytest
@@ -15,7 +17,18 @@ from kconnect_converter_string import (
     ShortConverter,
     StringConverter,
 )
-from kconnect_sdk import ConfigError, DataError, Schema, SchemaAndValue
+from kconnect_sdk import (
+    ConfigError,
+    DataError,
+    Date,
+    Decimal,
+    Schema,
+    SchemaAndValue,
+    SchemaBuilder,
+    Struct,
+    Time,
+    Timestamp,
+)
 
 NUMBER_CASES: list[tuple[type[Any], Any, bytes, Schema]] = [
     # 12345 = 0x3039; -2 in 16-bit two's complement is 0xFFFE
@@ -178,22 +191,54 @@ def test_string_batches_match_single_conversion_whatever_the_batch_holds() -> No
         assert all(sv.schema == Schema.OPTIONAL_STRING for sv in converter.to_connect_batch(batch))
     written = [("t", None, "ä €"), ("t", None, "b")]
     assert converter.from_connect_batch(written) == ["ä €".encode(), b"b"]
-    with pytest.raises(DataError, match="cannot encode"):  # a lone surrogate, named
-        converter.from_connect_batch([("t", None, "ok"), ("t", None, "\ud800")])
+    # A lone surrogate has no UTF-8 form: Java's String.getBytes writes "?" for it.
+    assert converter.from_connect_batch([("t", None, "ok"), ("t", None, "a\ud800")]) == [
+        b"ok",
+        b"a?",
+    ]
 
 
-def test_string_converter_reports_bad_bytes_and_bad_encoding() -> None:
+def test_string_converter_replaces_what_the_charset_cannot_hold_as_java_does() -> None:
+    # Kafka's StringSerializer/Deserializer use String.getBytes and new String(bytes):
+    # malformed bytes read as U+FFFD, unmappable characters are written as "?".
     converter = _configured(StringConverter)
-    with pytest.raises(DataError, match=r"topic 'logs'.*byte 0") as info:
-        converter.to_connect_data("logs", b"\xff")
-    assert "converter.encoding" in str(info.value)
-    with pytest.raises(DataError, match="'logs'"):
-        converter.to_connect_batch([("logs", b"ok"), ("logs", b"\xff")])
+    assert converter.to_connect_data("logs", b"a\xffb").value == "a\ufffdb"
+    assert [
+        sv.value for sv in converter.to_connect_batch([("logs", b"ok"), ("logs", b"\xff")])
+    ] == [
+        "ok",
+        "\ufffd",
+    ]
     with pytest.raises(ConfigError, match=r"converter\.encoding"):
         _configured(StringConverter, **{"converter.encoding": "no-such-charset"})
     ascii_ = _configured(StringConverter, **{"converter.encoding": "US-ASCII"})
-    with pytest.raises(DataError, match="cannot encode"):
-        ascii_.from_connect_data("t", None, "é")
+    assert ascii_.from_connect_data("t", None, "é\U0001d11ex") == b"??x"
+
+
+def test_string_converter_writes_other_values_with_javas_to_string() -> None:
+    # Bytes Kafka 4.1.1's StringConverter wrote for the same values (compat/ compares them).
+    converter = _configured(StringConverter)
+    struct_schema = (
+        SchemaBuilder.struct().field("c", Schema.BOOLEAN).field("n", Schema.OPTIONAL_INT32).build()
+    )
+    cases = [
+        (Schema.FLOAT64, 84897000000.0, b"8.4897E10"),
+        (Schema.FLOAT64, -1.7976931348623157e308, b"-1.7976931348623157E308"),
+        (Schema.FLOAT32, 0.0017142947763204575, b"0.0017142948"),
+        (
+            Timestamp.SCHEMA,
+            dt.datetime(1969, 9, 22, 0, 40, 21, 423000, tzinfo=dt.UTC),
+            b"Mon Sep 22 00:40:21 UTC 1969",
+        ),
+        (Time.SCHEMA, dt.time(9, 50, 23, 939000, tzinfo=dt.UTC), b"Thu Jan 01 09:50:23 UTC 1970"),
+        (Date.SCHEMA, dt.date(1, 1, 1), b"Mon Jan 03 00:00:00 UTC 1"),  # Julian before 1582
+        (Date.SCHEMA, dt.date(1582, 10, 15), b"Fri Oct 15 00:00:00 UTC 1582"),
+        (None, {"ü": False, "k": [1.5, None, "a"]}, "{ü=false, k=[1.5, null, a]}".encode()),
+        (struct_schema, Struct(struct_schema).put("c", False), b"Struct{c=false}"),
+        (Decimal.schema(-2), decimal.Decimal("5E+2"), b"5E+2"),
+    ]
+    for schema, value, expected in cases:
+        assert converter.from_connect_data("t", schema, value) == expected
 
 
 def test_byte_array_converter_passes_bytes_through() -> None:
@@ -211,3 +256,14 @@ def test_byte_array_converter_passes_bytes_through() -> None:
 
 def test_every_converter_reports_its_version() -> None:
     assert _configured(StringConverter).version() == "0.1.0"
+
+
+def test_number_converters_refuse_a_value_of_another_schema_type() -> None:
+    # Kafka's serializers cast to their own class: a Byte (INT8) is not a Short.
+    short = _configured(ShortConverter)
+    assert short.from_connect_data("t", Schema.INT16, 5) == b"\x00\x05"
+    assert short.from_connect_data("t", None, 5) == b"\x00\x05"
+    with pytest.raises(DataError, match=r"java\.lang\.Byte"):
+        short.from_connect_data("t", Schema.INT8, 5)
+    with pytest.raises(DataError, match=r"java\.lang\.Integer"):
+        _configured(DoubleConverter).from_connect_data("t", Schema.INT32, 5)

@@ -21,6 +21,19 @@ __all__ = [
 ]
 
 
+# The Java class of a Connect value of each primitive type, as Kafka's errors name it.
+_JAVA_CLASS = {
+    Type.INT8: "Byte",
+    Type.INT16: "Short",
+    Type.INT32: "Integer",
+    Type.INT64: "Long",
+    Type.FLOAT32: "Float",
+    Type.FLOAT64: "Double",
+    Type.BOOLEAN: "Boolean",
+    Type.STRING: "String",
+}
+
+
 class NumberConverter(KeyValueHeaderConverter):
     """Base of the fixed-width number converters: big-endian, as Kafka's serializers write.
 
@@ -62,6 +75,14 @@ class NumberConverter(KeyValueHeaderConverter):
     ) -> bytes | None:
         if value is None:
             return None
+        if schema is not None and schema.type is not self.schema.type:
+            # Kafka's serializer casts the value to its own class, which a value of
+            # another schema type (a Byte of an INT8, a Double of a FLOAT64) is not.
+            raise DataError(
+                f"Failed to serialize to {self.type_name} (was class java.lang."
+                f"{_JAVA_CLASS.get(schema.type, schema.type.value)}) for topic {topic!r}: the "
+                f"schema is {schema.type.value}; use the converter of that type"
+            )
         value = self._check(topic, value)
         try:
             return self._codec.pack(value)

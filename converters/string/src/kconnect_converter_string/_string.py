@@ -13,7 +13,6 @@ from kconnect_sdk import (
     ConfigDef,
     ConfigError,
     ConfigType,
-    DataError,
     Headers,
     Importance,
     Schema,
@@ -21,6 +20,7 @@ from kconnect_sdk import (
 )
 
 from ._base import KeyValueHeaderConverter
+from ._java_text import java_text
 
 __all__ = ["StringConverter"]
 
@@ -31,15 +31,6 @@ ENCODING_DEFAULT: Final = "UTF-8"
 _data_of: Final = itemgetter(1)  # (topic, data) -> data
 _value_of: Final = itemgetter(2)  # (topic, schema, value) -> value
 _new_tuple: Final = tuple.__new__
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        # Java's Boolean.toString, so keys written here match those written by Kafka.
-        return "true" if value else "false"
-    return str(value)
 
 
 def _utf8_encode(text: str) -> bytes:
@@ -62,23 +53,26 @@ def _check_encoding(name: str, value: Any) -> None:
         ) from None
 
 
-def _java_utf16_encode(text: str) -> bytes:
+def _java_utf16_encode(text: str, errors: str = "strict") -> bytes:
     # Java's "UTF-16" charset writes a big-endian byte order mark and big-endian units;
     # Python's "utf-16" would use the machine's byte order.
-    return b"\xfe\xff" + text.encode("utf-16-be")
+    return b"\xfe\xff" + text.encode("utf-16-be", errors)
 
 
-def _java_utf16_decode(data: bytes) -> str:
+def _java_utf16_decode(data: bytes, errors: str = "strict") -> str:
     if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
-        return data.decode("utf-16")
-    return data.decode("utf-16-be")
+        return data.decode("utf-16", errors)
+    return data.decode("utf-16-be", errors)
 
 
 class StringConverter(KeyValueHeaderConverter):
     """Strings as encoded text (Kafka's ``org.apache.kafka.connect.storage.StringConverter``).
 
-    Writing converts any non-null value with ``str()`` (Kafka calls ``toString()``) and
-    encodes it; reading decodes the bytes and always reports an optional string schema.
+    Writing converts any non-null value to text as Kafka's ``toString()`` does (numbers,
+    booleans, lists, maps, Structs and dates as Java writes them) and encodes it; reading
+    decodes the bytes and always reports an optional string schema. As Java's charsets,
+    a character the encoding cannot hold is written as its replacement (``?``), and bytes
+    that are not valid in the encoding read as U+FFFD.
     """
 
     def __init__(self) -> None:
@@ -109,30 +103,29 @@ class StringConverter(KeyValueHeaderConverter):
             self._encoder = functools.partial(str.encode, encoding=encoding)
             self._decoder = functools.partial(bytes.decode, encoding=encoding)
 
-    def _encode(self, value: Any) -> bytes:
-        text = _text(value)
+    def _encode(self, value: Any, schema: Schema | None = None) -> bytes:
+        text = java_text(value, schema)
         try:
             return self._encoder(text)
-        except UnicodeEncodeError as exc:
-            raise DataError(
-                f"StringConverter cannot encode {text[:60]!r} in {self.encoding}: {exc.reason}; "
-                f"set {ENCODING_CONFIG} to an encoding that covers these characters (e.g. UTF-8)"
-            ) from exc
+        except UnicodeEncodeError:
+            # As Java's String.getBytes: what the charset cannot hold becomes "?".
+            if self.encoding == "utf-16":
+                return _java_utf16_encode(text, "replace")
+            return text.encode(self.encoding, "replace")
 
     def _decode(self, topic: str, data: bytes) -> str:
         try:
             return self._decoder(data)
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"StringConverter cannot decode bytes from topic {topic!r} as {self.encoding}: "
-                f"{exc.reason} at byte {exc.start}; check {ENCODING_CONFIG} or use "
-                "ByteArrayConverter for binary data"
-            ) from exc
+        except UnicodeDecodeError:
+            # As Java's new String(bytes, charset): malformed input reads as U+FFFD.
+            if self.encoding == "utf-16":
+                return _java_utf16_decode(data, "replace")
+            return data.decode(self.encoding, "replace")
 
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
-        return None if value is None else self._encode(value)
+        return None if value is None else self._encode(value, schema)
 
     def to_connect_data(
         self, topic: str, data: bytes | None, headers: Headers | None = None
@@ -156,8 +149,10 @@ class StringConverter(KeyValueHeaderConverter):
                     pass  # redone below, one by one, so the error names the value
         try:
             return [
-                None if value is None else encode(value if value.__class__ is str else _text(value))
-                for _, _, value in items
+                None
+                if value is None
+                else encode(value if value.__class__ is str else java_text(value, schema))
+                for _, schema, value in items
             ]
         except UnicodeEncodeError:
             # Redo one by one so the error names the value at fault.

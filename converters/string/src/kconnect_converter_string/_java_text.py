@@ -1,0 +1,131 @@
+"""Java's ``toString()`` of Connect values: what Kafka's StringConverter writes for a non-string."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+import struct
+from collections.abc import Mapping
+from typing import Any, Final
+
+from kconnect_sdk import Schema, Struct, Type, Values
+
+__all__ = ["java_date_text", "java_text"]
+
+_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
+_MS_PER_DAY: Final = 86_400_000
+# java.util.Date counts days in the Julian calendar before the Gregorian reform took
+# effect, 1582-10-15 (GregorianCalendar's default cutover), as this instant.
+_GREGORIAN_CUTOVER_MS: Final = -12_219_292_800_000
+# Julian Day Number of 1970-01-01.
+_EPOCH_JDN: Final = 2_440_588
+_DAYS: Final = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+_MONTHS: Final = (
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "May",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+
+
+def _julian(jdn: int) -> tuple[int, int, int]:
+    """The Julian calendar's (year, month, day) of a Julian Day Number."""
+    c = jdn + 32082
+    d = (4 * c + 3) // 1461
+    e = c - (1461 * d) // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def java_date_text(millis: int) -> str:
+    """``java.util.Date.toString()`` of epoch ``millis`` in a JVM whose time zone is UTC:
+    ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15."""
+    days, rest = divmod(millis, _MS_PER_DAY)
+    seconds = rest // 1000
+    jdn = _EPOCH_JDN + days
+    if millis < _GREGORIAN_CUTOVER_MS:
+        year, month, day = _julian(jdn)
+    else:
+        date = _EPOCH_DATE + _dt.timedelta(days=days)
+        year, month, day = date.year, date.month, date.day
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    # Era years: 1 BC is year 1 again, as Java prints it.
+    shown_year = year if year > 0 else 1 - year
+    return f"{_DAYS[(jdn + 1) % 7]} {_MONTHS[month - 1]} {day:02d} {clock} UTC {shown_year}"
+
+
+def _millis(value: _dt.date | _dt.time) -> int:
+    if isinstance(value, _dt.datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
+        return (aware - _EPOCH) // _dt.timedelta(milliseconds=1)
+    if isinstance(value, _dt.date):
+        return (value - _EPOCH_DATE).days * _MS_PER_DAY
+    offset = value.utcoffset() or _dt.timedelta(0)
+    since_midnight = _dt.timedelta(
+        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
+    )
+    return (since_midnight - offset) // _dt.timedelta(milliseconds=1)
+
+
+def _float32(value: float) -> float:
+    try:
+        return float(struct.unpack(">f", struct.pack(">f", value))[0])
+    except OverflowError:
+        return value
+
+
+def java_text(value: Any, schema: Schema | None = None) -> str:
+    """``value.toString()`` of the Java object Kafka holds for a Connect value of ``schema``.
+
+    Numbers as ``Double``/``Float``/``BigDecimal.toString``, booleans as ``true``, lists
+    as ``[a, b]``, maps as ``{k=v}``, a Struct as ``Struct{field=value,...}`` (null fields
+    left out), and the logical date and time types as ``java.util.Date`` in UTC. Bytes
+    have no stable Java form (an identity hash); they are written as Python shows them.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    typ = schema.type if schema is not None else None
+    if isinstance(value, int) and typ not in (Type.FLOAT32, Type.FLOAT64):
+        return str(value)
+    if isinstance(value, int | float):
+        if typ is Type.FLOAT32:
+            text = Values.convert_to_string(Schema.FLOAT32, _float32(float(value)))
+        else:
+            text = Values.convert_to_string(Schema.FLOAT64, float(value))
+        return text if text is not None else "null"
+    if isinstance(value, _decimal.Decimal):
+        # Python's to-sci-string and BigDecimal.toString follow the same rules.
+        return str(value)
+    if isinstance(value, _dt.date | _dt.time):
+        return java_date_text(_millis(value))
+    if isinstance(value, Struct):
+        shown = [
+            f"{f.name}={java_text(v, f.schema)}"
+            for f in value.schema.fields
+            if (v := value.get_without_default(f)) is not None
+        ]
+        return "Struct{" + ",".join(shown) + "}"
+    element = schema.value_schema if schema is not None else None
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(java_text(v, element) for v in value) + "]"
+    if isinstance(value, Mapping):
+        key = schema.key_schema if schema is not None else None
+        return (
+            "{"
+            + ", ".join(f"{java_text(k, key)}={java_text(v, element)}" for k, v in value.items())
+            + "}"
+        )
+    return str(value)
