@@ -19,6 +19,7 @@ from kconnect_sdk import (
     Date,
     Decimal,
     Schema,
+    SchemaAndValue,
     SchemaBuilder,
     Struct,
     Time,
@@ -386,3 +387,26 @@ def test_timestamps_round_trip_at_millisecond_precision(moment: dt.datetime) -> 
 @given(st.dates())
 def test_dates_round_trip(day: dt.date) -> None:
     assert Values.parse_string(Values.convert_to_string(None, day)) == (Date.SCHEMA, day)
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "text"),
+    [
+        # Java writes at least two digits: the two-digit decimal closest to the value.
+        (Schema.FLOAT64, 5e-324, "4.9E-324"),
+        (Schema.FLOAT64, 1e-323, "9.9E-324"),
+        (Schema.FLOAT32, 1.401298464324817e-45, "1.4E-45"),
+        # The largest float: a shorter candidate (3.4028235e38) overflows a float.
+        (Schema.FLOAT32, 3.4028234663852886e38, "3.4028235E38"),
+    ],
+)
+def test_floats_format_as_java_at_the_ends_of_their_range(
+    schema: Schema, value: float, text: str
+) -> None:
+    assert Values.convert_to_string(schema, value) == text
+
+
+def test_parse_string_trims_as_java_trim_does() -> None:
+    # String.trim() removes characters up to U+0020 only: U+2029 keeps "null" a string.
+    assert Values.parse_string("\u2029null") == SchemaAndValue(Schema.STRING, "\u2029null")
+    assert Values.parse_string(" 1 ") == SchemaAndValue(Schema.INT8, 1)

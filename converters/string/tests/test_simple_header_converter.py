@@ -23,3 +23,12 @@ def test_writes_utf8_text() -> None:
     assert converter.from_connect_header("t", "h", Schema.BOOLEAN, True) == b"true"
     assert converter.from_connect_header("t", "h", Schema.INT32, 42) == b"42"
     assert converter.from_connect_header("t", "h", None, None) is None
+
+
+def test_bytes_that_are_not_utf8_read_as_replacement_characters() -> None:
+    # As Kafka's new String(bytes, UTF_8), then Values.parseString.
+    converter = SimpleHeaderConverter()
+    converter.configure({})
+    assert converter.to_connect_header("t", "h", b"ab\xff") == SchemaAndValue(
+        Schema.STRING, "ab\ufffd"
+    )

@@ -33,6 +33,9 @@ _TIME_RE: Final = re.compile(r"(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
 _TIMESTAMP_RE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
 _NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _UNESCAPE_RE: Final = re.compile(r"\\(.)", re.DOTALL)
+# Java's String.trim() removes the characters up to U+0020 and nothing else (Python's strip
+# would also take U+2028, U+00A0 and the other Unicode spaces).
+_JAVA_BLANK: Final = "".join(map(chr, range(0x21)))
 _NUMERIC_ORDER: Final = (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)
 
 _NULL_REQUIRED: Final = "Unable to convert a null value to a schema that requires a value"
@@ -72,12 +75,12 @@ class _Tokens:
 
     def _skip_blank(self) -> None:
         # A trailing blank token is kept so that a value of only whitespace stays a string.
-        while self.pos < len(self.spans) - 1 and not self.token(self.pos).strip():
+        while self.pos < len(self.spans) - 1 and not self.token(self.pos).strip(_JAVA_BLANK):
             self.pos += 1
 
     def can_consume(self, expected: str) -> bool:
         self._skip_blank()
-        if self.has_next() and self.token(self.pos).strip() == expected:
+        if self.has_next() and self.token(self.pos).strip(_JAVA_BLANK) == expected:
             self.pos += 1
             return True
         return False
@@ -94,7 +97,7 @@ class _Tokens:
         return token
 
     def only_blank_left(self) -> bool:
-        return all(not self.token(i).strip() for i in range(self.pos, len(self.spans)))
+        return all(not self.token(i).strip(_JAVA_BLANK) for i in range(self.pos, len(self.spans)))
 
 
 class _Mixed:
@@ -129,6 +132,13 @@ def _common_schema(
     if previous.optional == latest.optional:
         return previous if previous.optional else latest
     return previous if previous == latest else _MIXED
+
+
+def _float32_same(a: float, b: float) -> bool:
+    try:
+        return _struct.pack("<f", a) == _struct.pack("<f", b)
+    except OverflowError:
+        return False
 
 
 def _float32_exact(value: float) -> bool:
@@ -219,14 +229,16 @@ def _parse(tokens: _Tokens, embedded: bool) -> SchemaAndValue | None:
         tokens.pos = mark
 
     token = tokens.next()
-    if not token.strip():
+    if not token.strip(_JAVA_BLANK):
         return SchemaAndValue(Schema.STRING, token)
-    token = token.strip()
+    token = token.strip(_JAVA_BLANK)
     if token[0].isdigit():
         # An unescaped colon is a delimiter, so a time or timestamp arrives as five tokens.
         mark = tokens.pos
         if mark + 4 <= len(tokens.spans):
-            joined = tokens.text[tokens.spans[mark - 1][0] : tokens.spans[mark + 3][1]].strip()
+            joined = tokens.text[tokens.spans[mark - 1][0] : tokens.spans[mark + 3][1]].strip(
+                _JAVA_BLANK
+            )
             temporal = _parse_temporal(joined)
             if temporal is not None:
                 tokens.pos = mark + 4
@@ -318,12 +330,21 @@ def _java_float(value: float, float32: bool) -> str:
     if value == 0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     digits = repr(value)
+    precision = 17
     if float32 and _float32_exact(value):
         for precision in range(1, 10):
             candidate = f"{value:.{precision}g}"
-            if _struct.pack("<f", float(candidate)) == _struct.pack("<f", value):
+            if _float32_same(float(candidate), value):  # 3.4028235e38 overflows: not same
                 digits = candidate
                 break
+    elif len(_decimal.Decimal(digits).normalize().as_tuple().digits) == 1:
+        precision = 1
+    if precision == 1:
+        # Java writes at least two digits and then takes the two-digit decimal closest to
+        # the value that still reads back as it: 4.9E-324 and 1.4E-45, not 5.0 and 1.0.
+        two = f"{_decimal.Decimal(value):.1e}"
+        if float(two) == value if not float32 else _float32_same(float(two), value):
+            digits = two
     number = _decimal.Decimal(digits).normalize()
     if 1e-3 <= abs(value) < 1e7:
         text = f"{number:f}"
@@ -437,8 +458,8 @@ def _as_long(value: Any, target: str) -> int:
             raise DataError(f"unable to convert {_describe(value)} to {target}")
         return int(value)
     if isinstance(value, str):
-        if _NUMBER_RE.fullmatch(value.strip()):
-            return int(_decimal.Decimal(value.strip()))
+        if _NUMBER_RE.fullmatch(value.strip(_JAVA_BLANK)):
+            return int(_decimal.Decimal(value.strip(_JAVA_BLANK)))
         raise DataError(f"unable to convert {_describe(value)} to {target}: not a number")
     if isinstance(value, _dt.datetime):
         return Timestamp.from_logical(Timestamp.SCHEMA, value)
@@ -456,8 +477,8 @@ def _as_double(value: Any, target: str) -> float:
         isinstance(value, int) and not isinstance(value, bool)
     ):
         return float(value)
-    if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
-        return float(_decimal.Decimal(value.strip()))
+    if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip(_JAVA_BLANK)):
+        return float(_decimal.Decimal(value.strip(_JAVA_BLANK)))
     return float(_as_long(value, target))
 
 
@@ -715,8 +736,8 @@ class Values:
             if not math.isfinite(value):
                 raise DataError(f"unable to convert {_describe(value)} to a decimal")
             return _decimal.Decimal(repr(value))
-        if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
-            return _decimal.Decimal(value.strip())
+        if isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip(_JAVA_BLANK)):
+            return _decimal.Decimal(value.strip(_JAVA_BLANK))
         raise DataError(f"unable to convert {_describe(value)} to a decimal with scale {scale}")
 
 

@@ -6,7 +6,7 @@ import importlib.metadata
 import logging
 from typing import Any
 
-from kconnect_sdk import DataError, HeaderConverter, Schema, SchemaAndValue, Values
+from kconnect_sdk import HeaderConverter, Schema, SchemaAndValue, Values
 
 __all__ = ["SimpleHeaderConverter"]
 
@@ -17,7 +17,7 @@ class SimpleHeaderConverter(HeaderConverter):
     """Kafka's default header converter (``org.apache.kafka.connect.storage.SimpleHeaderConverter``).
 
     Writing formats the value with ``Values.convert_to_string`` and encodes it as UTF-8;
-    reading decodes UTF-8 and infers a schema with ``Values.parse_string`` (``42`` is INT8,
+    reading decodes UTF-8 (malformed bytes as U+FFFD, as Java does) and infers a schema with ``Values.parse_string`` (``42`` is INT8,
     ``true`` BOOLEAN, ``[1,2]`` an ARRAY...). Text that cannot be parsed is kept as a string.
     """
 
@@ -30,14 +30,8 @@ class SimpleHeaderConverter(HeaderConverter):
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
         if data is None:
             return SchemaAndValue(None, None)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"Failed to deserialize value for header {header_key!r} on topic {topic!r}: "
-                f"not UTF-8 ({exc.reason} at byte {exc.start}); use ByteArrayConverter as "
-                "header.converter for binary headers"
-            ) from exc
+        # As Kafka's new String(bytes, UTF_8): bytes that are not UTF-8 read as U+FFFD.
+        text = data.decode("utf-8", "replace")
         if not text:
             return SchemaAndValue(Schema.STRING, text)
         try:
