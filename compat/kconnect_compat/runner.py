@@ -1,0 +1,118 @@
+"""Run a batch of cases on both sides, compare, and keep the per-component counts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .cases import Case
+from .compare import Difference, compare
+from .intended import Intended
+from .java import JavaHarness
+from .python import run_case
+
+__all__ = ["ComponentStats", "Differential", "Outcome"]
+
+SHOWN_PER_COMPONENT = 4
+
+
+@dataclass
+class ComponentStats:
+    """What one component's cases came to over the session."""
+
+    compared: int = 0
+    both_failed: int = 0
+    differing: int = 0
+    intended: int = 0
+    by_intent: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """One batch's differences: those the intended list covers and those it does not."""
+
+    compared: int
+    unexplained: list[Difference]
+    intended: list[tuple[Difference, Intended]]
+
+    def report(self) -> str:
+        """The first few unexplained differences of each component, readably."""
+        lines: list[str] = []
+        shown: dict[str, int] = {}
+        for difference in self.unexplained:
+            component = difference.case.component
+            shown[component] = shown.get(component, 0) + 1
+            if shown[component] <= SHOWN_PER_COMPONENT:
+                lines.append(difference.render())
+        counts = ", ".join(f"{c}: {n}" for c, n in sorted(shown.items()))
+        header = (
+            f"{len(self.unexplained)} of {self.compared} cases differ from Apache Kafka and are "
+            f"not in compat/intended-differences.toml ({counts}); the first of each:"
+        )
+        return "\n".join([header, *lines])
+
+
+class Differential:
+    """Runs cases through the Java harness and kconnect; keeps a session-wide tally."""
+
+    def __init__(self, harness: JavaHarness, intended: Sequence[Intended]) -> None:
+        self.harness = harness
+        self.intended = list(intended)
+        self.stats: dict[str, ComponentStats] = {}
+        self.used: set[str] = set()
+
+    def run(self, cases: Iterable[Case]) -> Outcome:
+        batch = list(cases)
+        for i, case in enumerate(batch):
+            case.ident = i
+        java_results = self.harness.run([case.to_java() for case in batch])
+        unexplained: list[Difference] = []
+        intended: list[tuple[Difference, Intended]] = []
+        for case, java in zip(batch, java_results, strict=True):
+            python = run_case(case)
+            stats = self.stats.setdefault(case.component, ComponentStats())
+            stats.compared += 1
+            if "error" in java and "error" in python:
+                stats.both_failed += 1
+            difference = compare(case, java, python)
+            if difference is None:
+                continue
+            stats.differing += 1
+            why = next((i for i in self.intended if i.covers(difference)), None)
+            if why is None:
+                unexplained.append(difference)
+                continue
+            stats.intended += 1
+            stats.by_intent[why.name] = stats.by_intent.get(why.name, 0) + 1
+            self.used.add(why.name)
+            intended.append((difference, why))
+        return Outcome(len(batch), unexplained, intended)
+
+    def summary(self) -> list[str]:
+        """The per-component table printed at the end of the session."""
+        if not self.stats:
+            return []
+        width = max(len(c) for c in self.stats)
+        lines = [
+            f"{'component':<{width}}  compared  differing  intended  (both failed)",
+        ]
+        total = ComponentStats()
+        for component in sorted(self.stats):
+            s = self.stats[component]
+            lines.append(
+                f"{component:<{width}}  {s.compared:>8}  {s.differing:>9}  {s.intended:>8}  ({s.both_failed})"
+            )
+            total.compared += s.compared
+            total.differing += s.differing
+            total.intended += s.intended
+            total.both_failed += s.both_failed
+        lines.append(
+            f"{'total':<{width}}  {total.compared:>8}  {total.differing:>9}  {total.intended:>8}  ({total.both_failed})"
+        )
+        intents: dict[str, int] = {}
+        for s in self.stats.values():
+            for name, n in s.by_intent.items():
+                intents[name] = intents.get(name, 0) + n
+        for name, n in sorted(intents.items()):
+            lines.append(f"  intended {name}: {n}")
+        return lines
