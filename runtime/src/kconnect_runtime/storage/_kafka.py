@@ -40,6 +40,10 @@ __all__ = [
 log = logging.getLogger("kconnect.distributed")
 
 _TIMEOUT_S = 30.0
+# While writes wait for acknowledgement, how often the topic is checked for having gone.
+_LOST_CHECK_S = 2.0
+# Delivery errors that say the topic is gone (librdkafka fails what it queued for it).
+_TOPIC_LOST = frozenset({"_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION", "UNKNOWN_TOPIC_OR_PART"})
 
 
 def encode_json(value: Any) -> bytes:
@@ -66,29 +70,55 @@ class KafkaLog:
         self.key_name = key_name  # the worker config key naming this topic, for messages
         self._producer: Any = None
         self._errors: list[str] = []
-        self._failed: list[tuple[bytes, bytes | None]] = []
+        # Records the brokers did not take: (key, value, the send's sequence number).
+        self._failed: list[tuple[bytes, bytes | None, int]] = []
+        # key -> sequence number of its latest send: a failed record is sent again only if
+        # nothing newer was sent for its key since (compaction keeps the last one written).
+        self._latest: dict[bytes, int] = {}
+        self._sequence = 0
+        self._topic_lost = False  # a write failed because the topic was gone
         # partition -> the offset after the last record this process wrote (acknowledged)
         self.written: dict[int, int] = {}
         self._lock = threading.Lock()
+        self._recreate_lock = threading.Lock()
 
     def _recreate_if_missing(self) -> bool:
-        """Create the topic again if it is gone; True when it was recreated."""
+        """Create the topic again if it is gone; True when it was recreated.
+
+        The records whose writes failed meanwhile are sent again to the new topic.
+        """
         from confluent_kafka.admin import AdminClient
 
-        try:
-            topics = AdminClient(self.client_config).list_topics(timeout=10).topics
-        except Exception:  # the broker is unreachable: not a missing topic
-            return False
-        if self.topic in topics and topics[self.topic].error is None:
-            return False
-        log.warning(
-            "%s %s has disappeared from the cluster; creating it again (what it held is lost: "
-            "running connectors write their state again)",
-            self.key_name,
-            self.topic,
-        )
-        self.ensure_topic()
+        with self._recreate_lock:  # the follower and a writer may both find it gone
+            try:
+                topics = AdminClient(self.client_config).list_topics(timeout=10).topics
+            except Exception:  # the broker is unreachable: not a missing topic
+                return False
+            if self.topic in topics and topics[self.topic].error is None:
+                return False
+            log.warning(
+                "%s %s has disappeared from the cluster; creating it again (what it held is "
+                "lost: running connectors write their state again)",
+                self.key_name,
+                self.topic,
+            )
+            self.ensure_topic()
+            # Offsets acknowledged on the deleted topic say nothing about the new one.
+            self.written.clear()
+        self._send_failed_again()
         return True
+
+    def _send_failed_again(self) -> None:
+        with self._lock:
+            failed, self._failed = self._failed, []
+            self._errors = []
+            self._topic_lost = False
+            if self._producer is None:
+                return
+            for key, value, sequence in failed:
+                if self._latest.get(key) == sequence:
+                    self._produce(key, value)
+            self._producer.poll(0)
 
     def ensure_topic(self) -> None:
         """Create the topic, compacted, when it does not exist."""
@@ -201,51 +231,75 @@ class KafkaLog:
                     # Java's default partitioner for keyed records, so a key lands where
                     # a Java worker put it and compaction keeps the newest value.
                     "partitioner": "murmur2_random",
+                    # A deleted topic must come back as this worker creates it (compacted,
+                    # with its partitions), never as a broker's auto-creation makes it
+                    # (cleanup.policy=delete, num.partitions) on the producer's request.
+                    "allow.auto.create.topics": False,
                 }
             )
         return self._producer
 
-    def send(self, key: bytes, value: bytes | None) -> None:
-        """Queue a record; ``flush`` makes it durable."""
+    def _produce(self, key: bytes, value: bytes | None) -> None:
+        """Produce under ``_lock``."""
+        self._sequence += 1
+        sequence = self._sequence
+        self._latest[key] = sequence
 
         def on_delivery(err: Any, msg: Any) -> None:
             if err is not None:
                 self._errors.append(str(err))
-                self._failed.append((key, value))
+                self._failed.append((key, value, sequence))
+                if err.name() in _TOPIC_LOST:
+                    self._topic_lost = True
                 return
             partition, offset = msg.partition(), msg.offset()
             if offset is not None and offset >= self.written.get(partition, 0):
                 self.written[partition] = offset + 1
 
+        self._producer.produce(self.topic, key=key, value=value, on_delivery=on_delivery)
+
+    def send(self, key: bytes, value: bytes | None) -> None:
+        """Queue a record; ``flush`` makes it durable."""
         with self._lock:
-            producer = self._get_producer()
-            producer.produce(self.topic, key=key, value=value, on_delivery=on_delivery)
-            producer.poll(0)
+            self._get_producer()
+            self._produce(key, value)
+            self._producer.poll(0)
 
     def flush(self, timeout_s: float = _TIMEOUT_S) -> None:
         """Wait until every queued record is acknowledged; raise if one failed.
 
         A topic deleted under a running worker is created again (as at start) and the
-        failed records are sent once more, instead of failing every later write.
+        failed records are sent once more, instead of failing every later write. Records
+        still queued for it go to the new topic once the producer sees it.
         """
-        with self._lock:
-            if self._producer is None:
-                return
-            remaining = self._producer.flush(timeout_s)
-            errors, self._errors = self._errors, []
-            failed, self._failed = self._failed, []
-        if failed and not remaining and self._recreate_if_missing():
-            for key, value in failed:
-                self.send(key, value)
+        deadline = time.monotonic() + timeout_s
+        while True:
             with self._lock:
-                remaining = self._producer.flush(timeout_s)
-                errors, self._errors = self._errors, []
-                self._failed = []
-        if remaining or errors:
-            raise ConnectError(
-                f"{self.key_name}: could not write to topic {self.topic!r} "
-                f"({remaining} records unacknowledged; {'; '.join(errors) or 'timed out'})"
-            )
+                if self._producer is None:
+                    return
+                wait = min(_LOST_CHECK_S, max(0.0, deadline - time.monotonic()))
+                remaining = self._producer.flush(wait)
+                failed, topic_lost = bool(self._failed), self._topic_lost
+            if not remaining and not failed:
+                return
+            if self._recreate_if_missing():
+                continue
+            if time.monotonic() >= deadline:
+                break
+            if topic_lost:
+                # Created again meanwhile (by another worker, or this one's follower).
+                time.sleep(0.1)
+                self._send_failed_again()
+                continue
+            if failed:
+                break
+        with self._lock:
+            errors, self._errors = self._errors, []
+            self._failed = []
+        raise ConnectError(
+            f"{self.key_name}: could not write to topic {self.topic!r} "
+            f"({remaining} records unacknowledged; {'; '.join(errors) or 'timed out'})"
+        )
 
     def close(self) -> None:
         try:
@@ -339,6 +393,8 @@ class LogTail:
                 ends[partition] = high
         except Exception:
             self._partitions = None  # asked again next time (the topic may have changed)
+            if self.log._recreate_if_missing():
+                return {}  # deleted since the partitions were asked: it is empty now
             raise
         return ends
 
@@ -394,6 +450,9 @@ class LogTail:
                     self._positions[partition],
                 )
                 self._positions[partition] = 0
+                # This process's writes acknowledged on the deleted topic no longer count
+                # (the read-to-end barrier would wait for offsets the new topic never has).
+                self.log.written.pop(partition, None)
                 self.close()  # opened again below, at the positions kept
         consumer = self._open()
         for partition in ends:
