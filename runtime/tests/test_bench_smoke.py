@@ -22,11 +22,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 BOOTSTRAP = "{bootstrap}"  # replaced by the session broker's address
+MARIADB = "{mariadb}"  # replaced by the session's private MariaDB, host:port
 TIMEOUT_S = 840  # per script; generous, for a loaded machine (nothing asserts a time)
 
 # Script -> its small-size arguments. Scripts that take --bootstrap-servers share the
@@ -48,7 +50,7 @@ BENCHES: dict[str, list[str]] = {
     "bench_jdbc.py": ["--db", "sqlite", "--rows", "2000", "--bootstrap-servers", BOOTSTRAP],
     "bench_cdc.py": ["--rows", "2000", "--bootstrap-servers", BOOTSTRAP],
     "bench_exactly_once.py": ["--rows", "2000", "--bootstrap-servers", BOOTSTRAP],
-    "bench_spark_df.py": ["--rows", "2000", "--jdbc-rows", "2000"],
+    "bench_spark_df.py": ["--rows", "2000", "--jdbc-rows", "2000", "--mariadb", MARIADB],
     "bench_distributed.py": [
         "--rows",
         "600",
@@ -114,14 +116,19 @@ def _selected_scripts(session: pytest.Session) -> list[str]:
 
 @pytest.fixture(scope="module")
 def bench_runs(
-    request: pytest.FixtureRequest, kafka: str, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    kafka: str,
+    kc_mariadb: Any,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[dict[str, _Run]]:
-    """Every selected script started at once, on the session's broker; killed at the end."""
+    """Every selected script started at once, on the session's broker (and MariaDB); killed
+    at the end."""
     workdir = tmp_path_factory.mktemp("bench-smoke")
     runs: dict[str, _Run] = {}
     try:
         for script in _selected_scripts(request.session):
-            args = [a.replace(BOOTSTRAP, kafka) for a in BENCHES[script]]
+            mariadb = f"{kc_mariadb.host}:{kc_mariadb.port}"
+            args = [a.replace(BOOTSTRAP, kafka).replace(MARIADB, mariadb) for a in BENCHES[script]]
             runs[script] = _Run(script, args, workdir)
         yield runs
     finally:

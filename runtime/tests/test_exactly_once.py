@@ -140,14 +140,12 @@ def test_transactional_id_is_kafkas() -> None:
 
 
 # -- end to end, distributed, on the test broker ----------------------------------------------
-def _values(
-    kafka: str, topic: str, idle_s: float = 2.0, *, isolation: str = "read_committed"
-) -> list[bytes]:
+def _values(kafka: str, topic: str, idle_s: float = 2.0) -> list[bytes]:
     consumer = Consumer(
         {
             "bootstrap.servers": kafka,
             "group.id": f"check-{uuid.uuid4().hex[:8]}",
-            "isolation.level": isolation,
+            "isolation.level": "read_committed",
         }
     )
     try:
@@ -340,12 +338,11 @@ def test_connector_defined_boundaries_commit_after_a_record_and_abort(
     # Transaction 1 ended after record 4; records 5-19 were aborted (no offsets written);
     # transaction 3 ended after batch 3: only offsets 4 and 29 were ever committed.
     assert committed_offsets() == [b'{"n":4}', b'{"n":29}']
-    # The aborted transaction's records are in the log, and the broker hides them from
-    # read_committed readers (what a sink sees) only.
+    # A read_committed reader (what a sink sees) gets the two committed transactions only.
+    # Records of the aborted one may have reached the log before the abort or been purged
+    # from the producer's queue by it, as with Kafka's own producer.
     committed = [v.decode() for v in _values(kafka, topic, 1.0)]
     assert committed == [f"r{n}" for n in (*range(5), *range(20, 30))]
-    everything = [v.decode() for v in _values(kafka, topic, 1.0, isolation="read_uncommitted")]
-    assert everything == [f"r{n}" for n in range(30)]
     status = api.get("/connectors/bounded/status").json()
     assert status["tasks"][0]["state"] == "RUNNING", status
 
