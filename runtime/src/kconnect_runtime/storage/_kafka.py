@@ -51,6 +51,31 @@ def encode_json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+# Answers a partition leader gives while leadership moves (a topic just created, a broker
+# restarted or replaced): asked again, they pass. An unknown topic is not among them: that
+# one is a deleted topic, which the callers create again.
+_LEADERSHIP_MOVING = frozenset(
+    {"NOT_LEADER_FOR_PARTITION", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"}
+)
+
+
+def watermarks(consumer: Any, partition: Any, *, timeout_s: float = _TIMEOUT_S) -> tuple[int, int]:
+    """``consumer.get_watermark_offsets`` asked again while the partition's leadership moves."""
+    from confluent_kafka import KafkaException
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            low, high = consumer.get_watermark_offsets(partition, timeout=timeout_s)
+            return int(low), int(high)
+        except KafkaException as exc:
+            error: Any = exc.args[0] if exc.args else None
+            name = error.name() if hasattr(error, "name") else ""
+            if name not in _LEADERSHIP_MOVING or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 class KafkaLog:
     """A compacted topic read fully at start and written through an idempotent producer."""
 
@@ -155,6 +180,7 @@ class KafkaLog:
                 self.partitions,
                 self.replication_factor,
             )
+            self._wait_for_leaders(admin)
         except KafkaException as exc:
             error = exc.args[0] if exc.args else None
             if isinstance(error, KafkaError) and error.code() == KafkaError.TOPIC_ALREADY_EXISTS:
@@ -164,6 +190,27 @@ class KafkaLog:
                 f"yourself (compacted) or check {self.key_name.rsplit('.', 1)[0]}"
                 ".replication.factor against the number of brokers"
             ) from None
+
+    def _wait_for_leaders(self, admin: Any) -> None:
+        """Wait until every partition of the new topic has a leader the brokers know.
+
+        Kafka answers CreateTopics once the controller has the topic; the brokers learn of
+        it a moment later, and a ListOffsets or Produce before then gets "not leader".
+        """
+        deadline = time.monotonic() + _TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                found = admin.list_topics(self.topic, timeout=_TIMEOUT_S).topics.get(self.topic)
+            except Exception:  # asked again until the deadline
+                found = None
+            if (
+                found is not None
+                and found.error is None
+                and len(found.partitions) == self.partitions
+                and all(p.leader >= 0 and p.error is None for p in found.partitions.values())
+            ):
+                return
+            time.sleep(0.05)
 
     def read_to_end(self) -> list[tuple[bytes | None, bytes | None]]:
         """Every record of the topic, per partition in order, up to the current end."""
@@ -186,9 +233,7 @@ class KafkaLog:
                 raise ConnectError(f"{self.key_name}: topic {self.topic!r} is not available")
             ends: dict[int, int] = {}
             for partition in topic_meta.partitions:
-                low, high = consumer.get_watermark_offsets(
-                    TopicPartition(self.topic, partition), timeout=_TIMEOUT_S
-                )
+                low, high = watermarks(consumer, TopicPartition(self.topic, partition))
                 if high > low:
                     ends[partition] = high
             if not ends:
@@ -387,9 +432,7 @@ class LogTail:
         ends: dict[int, int] = {}
         try:
             for partition in self._partitions:
-                _, high = consumer.get_watermark_offsets(
-                    TopicPartition(self.log.topic, partition), timeout=_TIMEOUT_S
-                )
+                _, high = watermarks(consumer, TopicPartition(self.log.topic, partition))
                 ends[partition] = high
         except Exception:
             self._partitions = None  # asked again next time (the topic may have changed)
