@@ -120,12 +120,24 @@ def test_insert_field_schemaless_adds_every_field() -> None:
     }
 
 
-def test_insert_field_schemaless_leaves_out_null_partition_timestamp_and_static_value() -> None:
+def test_insert_field_schemaless_leaves_out_null_partition_and_timestamp() -> None:
     record = SourceRecord(topic="test", kafka_partition=None, timestamp=None, value={"magic": 42})
-    config = {k: v for k, v in INSERT_ALL.items() if k not in ("offset.field", "static.value")}
+    config = {
+        k: v
+        for k, v in INSERT_ALL.items()
+        if k not in ("offset.field", "static.field", "static.value")
+    }
     transform = build(InsertFieldValue, config)
     out = apply_any(transform, record)
     assert out.value == {"magic": 42, "topic_field": "test"}
+
+
+def test_insert_field_config_must_insert_something_and_give_a_static_value() -> None:
+    # As Kafka 4.1's InsertField.configure (found by compat/).
+    with pytest.raises(ConfigError, match="No field insertion configured"):
+        build(InsertFieldValue, {})
+    with pytest.raises(ConfigError, match="No value specified for static field"):
+        build(InsertFieldValue, {"static.field": "instance_id"})
 
 
 def test_insert_field_with_schema_honours_required_and_optional_suffixes() -> None:

@@ -89,7 +89,13 @@ CONFIGS: list[tuple[type, dict[str, str]]] = [
     (InsertFieldValue, {"topic.field": "_topic", "partition.field": "_partition"}),
     (
         InsertFieldValue,
-        {"topic.field": "_t", "offset.field": "_o", "timestamp.field": "_ts", "static.field": "s"},
+        {
+            "topic.field": "_t",
+            "offset.field": "_o",
+            "timestamp.field": "_ts",
+            "static.field": "s",
+            "static.value": "v",
+        },
     ),
     (
         InsertFieldValue,

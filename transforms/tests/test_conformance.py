@@ -122,7 +122,7 @@ class TestHeaderFromValue(TransformSuite):
 
 class TestHoistFieldValue(TransformSuite):
     plugin = A + "HoistField$Value"
-    scenarios = scenario({"field": "wrapped"}, {"field": ""})
+    scenarios = scenario({"field": "wrapped"}, {})
 
 
 class TestInsertFieldValue(TransformSuite):
@@ -232,7 +232,7 @@ class TestHeaderFromKey(TransformSuite):
 
 class TestHoistFieldKey(TransformSuite):
     plugin = A + "HoistField$Key"
-    scenarios = scenario({"field": "wrapped"}, {"field": ""})
+    scenarios = scenario({"field": "wrapped"}, {})
 
 
 class TestInsertFieldKey(TransformSuite):

@@ -72,7 +72,7 @@ case(
     {"fields": "id", "headers": "hid", "operation": "cut"},
     "operation",
 )
-case(both(A + "HoistField"), {"field": "wrapped"}, {"field": ""}, "field")
+case(both(A + "HoistField"), {"field": "wrapped"}, {}, "field")
 case(
     both(A + "InsertField"),
     {"topic.field": "topic"},

@@ -227,19 +227,24 @@ def cast_value(schema: Schema | None, value: Any, target: Type, *, where: str) -
     )
 
 
-def _target_schema(original: Schema, target: Type) -> Schema:
+def _target_schema(original: Schema, target: Type, *, whole: bool) -> Schema:
+    """The schema of a cast value: as Kafka, a cast field's schema is only its new type,
+    optionality and cast default; a whole value's keeps its name, version, doc and
+    parameters too (but not a logical type's name, which would claim a Date of a string)."""
     default = original.default
     if default is not None:
         default = cast_value(original, default, target, where="default value")
-    keep_name = original.name if original.name not in _LOGICAL else None
+    if not whole:
+        return Schema(target, optional=original.optional, default=default)
+    logical = original.name in _LOGICAL
     return Schema(
         target,
         optional=original.optional,
         default=default,
-        name=keep_name,
-        version=original.version if keep_name else None,
+        name=None if logical else original.name,
+        version=None if logical else original.version,
         doc=original.doc,
-        parameters=original.parameters if keep_name else None,
+        parameters=None if logical else original.parameters,
     )
 
 
@@ -273,7 +278,7 @@ class _Cast(KeyOrValue[R]):
                     record, None, cast_value(None, value, self._whole, where=where)
                 )
             updated = self._schemas.get(schema) or self._schemas.put(
-                schema, self._checked_target(schema, self._whole, where)
+                schema, self._checked_target(schema, self._whole, where, whole=True)
             )
             return self.new_record(
                 record, updated, cast_value(schema, value, self._whole, where=where)
@@ -303,13 +308,13 @@ class _Cast(KeyOrValue[R]):
             values[field.index] = current
         return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
 
-    def _checked_target(self, schema: Schema, target: Type, where: str) -> Schema:
+    def _checked_target(self, schema: Schema, target: Type, where: str, *, whole: bool) -> Schema:
         if schema.type not in _INPUT_TYPES:
             raise DataError(
                 f"Cast: {where}: Cast transformation does not support casting from "
                 f"{schema.type.value}; only primitive values can be cast"
             )
-        return _target_schema(schema, target)
+        return _target_schema(schema, target, whole=whole)
 
     def _struct_schema(self, schema: Schema) -> Schema:
         fields = []
@@ -319,7 +324,10 @@ class _Cast(KeyOrValue[R]):
                 field.schema
                 if target is None
                 else self._checked_target(
-                    field.schema, target, f"{self.NAME} {self.side} field {field.name!r}"
+                    field.schema,
+                    target,
+                    f"{self.NAME} {self.side} field {field.name!r}",
+                    whole=False,
                 )
             )
             fields.append(Field(field.name, field.index, field_schema))

@@ -105,11 +105,30 @@ def _num(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
+def _week_of_year(d: dt.date) -> int:
+    """Java's week of year in the US/ROOT locales (Kafka's SimpleDateFormat uses the JVM's
+    default): weeks start on Sunday and week 1 is the one holding January 1, so the last
+    days of December may fall in week 1 of the next year. ISO weeks differ."""
+    # Day numbers, not dates: the Sunday before 0001-01-01 has no date.
+    day = dt.date(d.year, d.month, d.day)
+    sunday = day.toordinal() - (day.weekday() + 1) % 7
+    if day.year < dt.MAXYEAR and sunday + 6 >= dt.date(day.year + 1, 1, 1).toordinal():
+        return 1
+    jan1 = dt.date(day.year, 1, 1)
+    first_sunday = jan1.toordinal() - (jan1.weekday() + 1) % 7
+    return (sunday - first_sunday) // 7 + 1
+
+
+def _week_year(d: dt.date) -> int:
+    return d.year + 1 if d.month == 12 and _week_of_year(d) == 1 else d.year
+
+
 def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
     if letter in "yY":
+        year: Callable[[dt.datetime], int] = (lambda d: d.year) if letter == "y" else _week_year
         if count == 2:
-            return lambda d: _num(d.year % 100, 2)
-        return lambda d: _num(d.year, count)
+            return lambda d: _num(year(d) % 100, 2)
+        return lambda d: _num(year(d), count)
     if letter in "ML":
         if count >= 4:
             return lambda d: _MONTHS[d.month - 1]
@@ -119,7 +138,7 @@ def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
     simple: dict[str, Callable[[dt.datetime], int]] = {
         "d": lambda d: d.day,
         "D": lambda d: d.timetuple().tm_yday,
-        "w": lambda d: d.isocalendar()[1],
+        "w": _week_of_year,
         "u": lambda d: d.isoweekday(),
         "H": lambda d: d.hour,
         "k": lambda d: d.hour or 24,
@@ -227,8 +246,12 @@ class JavaDateFormat:
         return hit
 
     def parse_millis(self, text: str) -> int:
-        """Milliseconds since the epoch for ``text``; unset fields default as in Java (1970-01-01)."""
-        m = self._regex.fullmatch(text.strip())
+        """Milliseconds since the epoch for ``text``; unset fields default as in Java (1970-01-01).
+
+        As Java's ``DateFormat.parse(String)``, the pattern must match from the start of
+        the text and whatever follows the match is ignored ("12:26 PM" with "yy" is 2012).
+        """
+        m = self._regex.match(text.strip())
         if m is None:
             raise DataError(
                 f"could not parse timestamp {text!r} with format {self.pattern!r}; "

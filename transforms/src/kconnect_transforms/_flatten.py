@@ -118,6 +118,13 @@ class _Flatten(KeyOrValue[R]):
                 if field.schema.type is Type.STRUCT:
                     walk(field.schema, name, (*path, field.index), field_optional, default)
                     continue
+                if field.schema.type is Type.MAP:
+                    # As Kafka: a map's keys are not known from its schema, so it cannot
+                    # become fields.
+                    raise DataError(
+                        f"{self.NAME}: Flatten transformation does not support MAP for record "
+                        f"with schemas (for field {name!r})"
+                    )
                 if any(f.name == name for f in fields):
                     raise DataError(
                         f"{self.NAME}: flattening gives two fields named {name!r}; choose "

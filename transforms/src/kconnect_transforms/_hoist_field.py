@@ -7,12 +7,12 @@ from typing import ClassVar
 from kconnect_sdk import (
     ConfigDef,
     ConfigType,
+    DataError,
     Field,
     Importance,
     ParsedConfig,
     Schema,
     Type,
-    non_empty_string,
 )
 
 from ._util import (
@@ -30,7 +30,8 @@ class _HoistField(KeyOrValue[R]):
     CONFIG_DEF: ClassVar[ConfigDef] = ConfigDef().define(
         "field",
         ConfigType.STRING,
-        validator=non_empty_string,
+        # No validator, as in Kafka: "" names the map key of a schemaless value (a struct
+        # field cannot be called "", and says so when the first record comes).
         importance=Importance.MEDIUM,
         documentation="Field name for the single field that will be created in the "
         "resulting Struct or Map.",
@@ -46,6 +47,11 @@ class _HoistField(KeyOrValue[R]):
             return record
         if schema is None:
             return self.new_record(record, None, {self._field: value})
+        if not self._field:
+            raise DataError(
+                f"{self.NAME}: a struct field cannot be called '' (field config); name the "
+                "field to hoist the value into"
+            )
         updated = self._schemas.get(schema)
         if updated is None:
             updated = self._schemas.put(

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from kconnect_sdk import (
     ConfigDef,
+    ConfigError,
     ConfigType,
     ConnectRecord,
     DataError,
@@ -118,6 +119,17 @@ class _InsertField(KeyOrValue[R]):
         self._timestamp = _spec(config["timestamp.field"])
         self._static = _spec(config["static.field"])
         self._static_value: str | None = config["static.value"]
+        if not any((self._topic, self._partition, self._offset, self._timestamp, self._static)):
+            # As Kafka: an InsertField that inserts nothing is a config mistake.
+            raise ConfigError(
+                "No field insertion configured: set at least one of topic.field, "
+                "partition.field, offset.field, timestamp.field or static.field"
+            )
+        if self._static is not None and self._static_value is None:
+            raise ConfigError(
+                f"No value specified for static field: {config['static.field']}; set static.value",
+                name="static.value",
+            )
         self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
         self._schemas: SchemaCache[tuple[Schema, list[tuple[int, Any]], list[Field]]] = (
             SchemaCache()

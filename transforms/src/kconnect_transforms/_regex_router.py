@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from kconnect_sdk import (
     ConfigDef,
     ConfigType,
+    DataError,
     Importance,
     ParsedConfig,
 )
@@ -69,7 +71,14 @@ class RegexRouter(BaseTransform[R]):
         routed = self._routes.get(topic)
         if routed is None:
             if self._regex.fullmatch(topic):
-                routed = self._regex.sub(self._replacement, topic, count=1)
+                try:
+                    routed = self._regex.sub(self._replacement, topic, count=1)
+                except (re.error, IndexError) as exc:
+                    # Java's Matcher fails the same way (a group the regex does not have).
+                    raise DataError(
+                        f"RegexRouter: replacement {self._replacement!r} does not fit regex "
+                        f"{self._regex.pattern!r} for topic {topic!r}: {exc}"
+                    ) from exc
             else:
                 routed = topic
             if len(self._routes) > 10_000:

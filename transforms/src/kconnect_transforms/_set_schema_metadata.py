@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from kconnect_sdk import (
     ConfigDef,
+    ConfigError,
     ConfigType,
     DataError,
     Importance,
@@ -50,6 +51,11 @@ class _SetSchemaMetadata(KeyOrValue[R]):
     def _configure(self, config: ParsedConfig) -> None:
         self._name: str | None = config["schema.name"]
         self._version: int | None = config["schema.version"]
+        if self._name is None and self._version is None:
+            raise ConfigError(
+                "Neither schema name nor version configured: set schema.name, schema.version "
+                "or both"
+            )
         self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
         self._schemas: SchemaCache[Schema] = SchemaCache()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from typing import Any, ClassVar
 
@@ -111,7 +112,7 @@ class _TimestampConverter(KeyOrValue[R]):
             )
         self._precision: str = config["unix.precision"].lower()
         self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
-        self._schemas: SchemaCache[tuple[Schema, str]] = SchemaCache()
+        self._schemas: SchemaCache[tuple[Schema, str | Schema]] = SchemaCache()
 
     # -- conversion through milliseconds since the epoch ----------------------------------
     def _where(self) -> str:
@@ -155,7 +156,11 @@ class _TimestampConverter(KeyOrValue[R]):
             return Time.to_logical(Time.SCHEMA, millis % _DAY_MS)
         return Timestamp.to_logical(Timestamp.SCHEMA, millis)
 
-    def _convert(self, value: Any, kind: str) -> Any:
+    def _convert(self, value: Any, kind: str | Schema) -> Any:
+        """``value`` converted from ``kind``; a schema stands for a kind not known, an
+        error once a value of it is converted (even a null one, as in Kafka)."""
+        if isinstance(kind, Schema):
+            kind = self._kind_of_schema(kind)
         if value is None:
             return None
         return self._from_millis(self._to_millis(value, kind))
@@ -208,8 +213,10 @@ class _TimestampConverter(KeyOrValue[R]):
         if value is None:
             if schema is None:
                 return record
-            # As Kafka: a null value with a schema still gets the converted schema.
+            # As Kafka: a null value with a schema still gets the converted schema, and a
+            # whole value's schema must still be one it knows.
             if not field:
+                self._kind_of_schema(schema)
                 return self.new_record(record, self._target_schema(schema.optional), None)
             plan = self._schemas.get(schema)
             if plan is None:
@@ -236,7 +243,7 @@ class _TimestampConverter(KeyOrValue[R]):
         plan = self._schemas.get(struct.schema)
         if plan is None:
             plan = self._schemas.put(struct.schema, self._plan(struct.schema))
-        updated_schema, kind = plan
+        updated_schema, field_kind = plan
         values = list(struct_values(struct))
         if self._replace_null:
             for f in struct.schema.fields:
@@ -244,17 +251,21 @@ class _TimestampConverter(KeyOrValue[R]):
                     values[f.index] = f.schema.default
         target = updated_schema.field(field)
         assert target is not None
-        values[target.index] = self._convert(values[target.index], kind)
+        values[target.index] = self._convert(values[target.index], field_kind)
         return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
 
-    def _plan(self, schema: Schema) -> tuple[Schema, str]:
+    def _plan(self, schema: Schema) -> tuple[Schema, str | Schema]:
         source = schema.field(self._field)
         if source is None:
             raise DataError(
                 f"{self._where()}: the field is not in the {self.side} schema (fields: "
                 f"{', '.join(f.name for f in schema.fields)}); fix the 'field' config"
             )
-        kind = self._kind_of_schema(source.schema)
+        # Kafka builds the new schema whatever the field's type; converting the field of
+        # a struct of it fails (a null record value is never converted).
+        kind: str | Schema = source.schema
+        with contextlib.suppress(DataError):
+            kind = self._kind_of_schema(source.schema)
         fields = [
             f
             if f.name != self._field

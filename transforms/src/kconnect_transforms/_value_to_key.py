@@ -71,6 +71,12 @@ class ValueToKey(BaseTransform[R]):
                         f"{self.NAME}: Field does not exist: {name!r}; the value schema has: "
                         f"{', '.join(f.name for f in struct.schema.fields)}"
                     )
+                if any(f.name == name for f in fields):
+                    # As Kafka's SchemaBuilder: a key struct cannot hold a field twice.
+                    raise DataError(
+                        f"{self.NAME}: Cannot create field because of field name duplication "
+                        f"{name}; list each field once in 'fields'"
+                    )
                 sources.append(source)
                 fields.append(Field(name, len(fields), source.schema))
             plan = self._schemas.put(struct.schema, (Schema(Type.STRUCT, fields=fields), sources))
