@@ -380,7 +380,9 @@ def _first_difference(
             return None if java == python else (path, java, python)
     if isinstance(java, dict) and isinstance(python, dict):
         if set(java) != set(python):
-            return path, java, python
+            only_java = ", ".join(sorted(set(java) - set(python)))
+            only_python = ", ".join(sorted(set(python) - set(java)))
+            return f"{path} [only java: {only_java}; only kconnect: {only_python}]", java, python
         if "dec" in java and java.keys() == {"dec", "scale"}:
             return _decimal_difference(java, python, path)
         if (

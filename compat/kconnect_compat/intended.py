@@ -24,6 +24,7 @@ class Intended:
     """One listed difference: which component, which kind, what its summary looks like."""
 
     name: str
+    status: str  # "intended" (on purpose) or "known" (not fixed yet)
     component: re.Pattern[str]
     kinds: frozenset[str]
     match: re.Pattern[str]
@@ -48,9 +49,13 @@ def load_intended(path: Path = INTENDED_FILE) -> list[Intended]:
         if missing:
             raise ValueError(f"{path}: difference {name!r} lacks {sorted(missing)}")
         kinds = entry.get("kind", [])
+        status = entry.get("status", "intended")
+        if status not in ("intended", "known"):
+            raise ValueError(f"{path}: difference {name!r}: status must be intended or known")
         found.append(
             Intended(
                 name=name,
+                status=status,
                 component=re.compile(entry["component"]),
                 kinds=frozenset([kinds] if isinstance(kinds, str) else kinds),
                 match=re.compile(entry["match"], re.DOTALL),

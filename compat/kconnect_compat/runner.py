@@ -24,6 +24,7 @@ class ComponentStats:
     both_failed: int = 0
     differing: int = 0
     intended: int = 0
+    known: int = 0
     by_intent: dict[str, int] = field(default_factory=dict)
 
 
@@ -82,7 +83,10 @@ class Differential:
             if why is None:
                 unexplained.append(difference)
                 continue
-            stats.intended += 1
+            if why.status == "known":
+                stats.known += 1
+            else:
+                stats.intended += 1
             stats.by_intent[why.name] = stats.by_intent.get(why.name, 0) + 1
             self.used.add(why.name)
             intended.append((difference, why))
@@ -93,26 +97,34 @@ class Differential:
         if not self.stats:
             return []
         width = max(len(c) for c in self.stats)
-        lines = [
-            f"{'component':<{width}}  compared  differing  intended  (both failed)",
-        ]
+        header = "compared  differing  intended  known  unlisted  (both failed)"
+        lines = [f"{'component':<{width}}  {header}"]
         total = ComponentStats()
         for component in sorted(self.stats):
             s = self.stats[component]
-            lines.append(
-                f"{component:<{width}}  {s.compared:>8}  {s.differing:>9}  {s.intended:>8}  ({s.both_failed})"
-            )
+            lines.append(_row(component, width, s))
             total.compared += s.compared
             total.differing += s.differing
             total.intended += s.intended
+            total.known += s.known
             total.both_failed += s.both_failed
-        lines.append(
-            f"{'total':<{width}}  {total.compared:>8}  {total.differing:>9}  {total.intended:>8}  ({total.both_failed})"
-        )
-        intents: dict[str, int] = {}
+        lines.append(_row("total", width, total))
+        counts: dict[str, int] = {}
         for s in self.stats.values():
             for name, n in s.by_intent.items():
-                intents[name] = intents.get(name, 0) + n
-        for name, n in sorted(intents.items()):
-            lines.append(f"  intended {name}: {n}")
+                counts[name] = counts.get(name, 0) + n
+        for entry in self.intended:
+            if entry.name in counts:
+                lines.append(f"  {entry.status} {entry.name}: {counts[entry.name]}")
+        unused = [e.name for e in self.intended if e.name not in counts]
+        if unused:
+            lines.append(f"  listed but not seen this run: {', '.join(unused)}")
         return lines
+
+
+def _row(name: str, width: int, s: ComponentStats) -> str:
+    unlisted = s.differing - s.intended - s.known
+    return (
+        f"{name:<{width}}  {s.compared:>8}  {s.differing:>9}  {s.intended:>8}  {s.known:>5}  "
+        f"{unlisted:>8}  ({s.both_failed})"
+    )
