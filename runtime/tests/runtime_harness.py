@@ -669,3 +669,46 @@ def private_kafka(nodes: int = 1) -> Iterator[KafkaCluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+class LineAppender(threading.Thread):
+    """Appends ``line N`` to a file, ``block`` lines every ``pace_s``, until stopped (started
+    by :meth:`begin`): a FileStream source's input that grows while a test runs."""
+
+    def __init__(self, path: Path, *, block: int = 100, pace_s: float = 0.05) -> None:
+        super().__init__(daemon=True, name="appender")
+        self.path = path
+        self.block = block
+        self.pace_s = pace_s
+        self.written = 0
+        self._halt = threading.Event()
+        path.touch()
+
+    def begin(self) -> LineAppender:
+        self.start()
+        return self
+
+    def run(self) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            while not self._halt.wait(self.pace_s):
+                n = self.written
+                f.write("".join(f"line {i}\n" for i in range(n, n + self.block)))
+                f.flush()
+                self.written = n + self.block
+
+    def stop(self) -> int:
+        """Stop appending; how many lines were written."""
+        self._halt.set()
+        if self.is_alive():
+            self.join(10)
+        return self.written
+
+
+def every_line(sink: Path, written: int) -> bool:
+    """Whether ``sink`` holds each of ``line 0`` … ``line written-1`` at least once."""
+    # One partition keeps the file's order, so the last line arrives last; only then is
+    # the (larger) set comparison worth making.
+    text = sink.read_text(encoding="utf-8") if sink.exists() else ""
+    if not text.endswith(f"line {written - 1}\n"):
+        return False
+    return len(set(text.splitlines())) >= written

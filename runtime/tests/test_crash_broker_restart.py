@@ -12,7 +12,6 @@ line is in the sink file (zero lost) and repeats are counted.
 from __future__ import annotations
 
 import signal
-import threading
 import time
 import uuid
 from collections import Counter
@@ -20,13 +19,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kconnect_testkit import KafkaCluster
 from runtime_harness import (
     CrashRow,
+    LineAppender,
     end_process,
+    every_line,
     file_sink,
     file_source,
     line_count,
-    private_kafka,
     report_crash,
     start_kconnect,
     wait_for,
@@ -35,33 +36,6 @@ from runtime_harness import (
 )
 
 pytestmark = [pytest.mark.chaos, pytest.mark.integration, pytest.mark.timeout(300)]
-
-BLOCK, PACE_S = 100, 0.05  # the appender writes 100 lines every 50 ms
-
-
-class _Appender(threading.Thread):
-    """Appends ``line N`` to the source file at a steady pace until stopped."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(daemon=True, name="appender")
-        self.path = path
-        self.written = 0
-        self._halt = threading.Event()
-        path.touch()
-        self.start()
-
-    def run(self) -> None:
-        with self.path.open("a", encoding="utf-8") as f:
-            while not self._halt.wait(PACE_S):
-                n = self.written
-                f.write("".join(f"line {i}\n" for i in range(n, n + BLOCK)))
-                f.flush()
-                self.written = n + BLOCK
-
-    def stop(self) -> int:
-        self._halt.set()
-        self.join(10)
-        return self.written
 
 
 def _grows(sink: Path, by: int = 500) -> Callable[[], bool]:
@@ -109,16 +83,9 @@ def _rewinds(numbers: list[int]) -> list[tuple[int, int]]:
     return [(i, n) for i, n in enumerate(numbers) if i and n <= numbers[i - 1]]
 
 
-def _every_line(sink: Path, written: int) -> bool:
-    # One partition keeps the file's order, so the last line arrives last; only then is
-    # the (larger) set comparison worth making.
-    text = sink.read_text(encoding="utf-8") if sink.exists() else ""
-    if not text.endswith(f"line {written - 1}\n"):
-        return False
-    return len(set(text.splitlines())) >= written
-
-
-def test_broker_restarts_lose_nothing(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_broker_restarts_lose_nothing(
+    own_kafka: KafkaCluster, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
     topic = f"restart-{uuid.uuid4().hex[:8]}"
     log = tmp_path / "worker.log"
@@ -126,36 +93,35 @@ def test_broker_restarts_lose_nothing(tmp_path: Path, request: pytest.FixtureReq
     # went down, and the seconds until lines flowed again.
     marks: list[tuple[int, int]] = []
     outages: list[float] = []
-    with private_kafka() as kafka:
-        bootstrap = kafka.bootstrap_servers
-        files = [
-            write_props(tmp_path / "worker.properties", worker_props(tmp_path, bootstrap)),
-            write_props(tmp_path / "src.properties", file_source("src", source, topic)),
-            write_props(tmp_path / "sink.properties", file_sink("sink", sink, topic)),
-        ]
-        appender = _Appender(source)
-        proc = start_kconnect(["standalone", *map(str, files)], tmp_path, log)
-        try:
-            for how in ("SIGTERM", "kill -9"):
-                wait_for(_grows(sink), 90, f"lines in the sink ({log})")
-                committed = _caught_up(bootstrap, topic, log)
-                marks.append((line_count(sink), committed))
-                down = time.monotonic()
-                if how == "SIGTERM":
-                    kafka.stop_node(1)
-                else:
-                    kafka.kill_node(1)
-                kafka.start_node(1)
-                wait_for(_grows(sink), 90, f"lines after the broker's {how} restart ({log})")
-                outages.append(time.monotonic() - down)
-            written = appender.stop()
-            wait_for(lambda: _every_line(sink, written), 120, f"every line in the sink ({log})")
-            _committed, in_topic = _sink_position(bootstrap, topic)
-            assert end_process(proc, signal.SIGTERM) == 0, log.read_text()[-3000:]
-        finally:
-            appender.stop()
-            if proc.poll() is None:
-                end_process(proc, signal.SIGKILL)
+    bootstrap = own_kafka.bootstrap_servers
+    files = [
+        write_props(tmp_path / "worker.properties", worker_props(tmp_path, bootstrap)),
+        write_props(tmp_path / "src.properties", file_source("src", source, topic)),
+        write_props(tmp_path / "sink.properties", file_sink("sink", sink, topic)),
+    ]
+    appender = LineAppender(source).begin()
+    proc = start_kconnect(["standalone", *map(str, files)], tmp_path, log)
+    try:
+        for how in ("SIGTERM", "kill -9"):
+            wait_for(_grows(sink), 90, f"lines in the sink ({log})")
+            committed = _caught_up(bootstrap, topic, log)
+            marks.append((line_count(sink), committed))
+            down = time.monotonic()
+            if how == "SIGTERM":
+                own_kafka.stop_node(1)
+            else:
+                own_kafka.kill_node(1)
+            own_kafka.start_node(1)
+            wait_for(_grows(sink), 90, f"lines after the broker's {how} restart ({log})")
+            outages.append(time.monotonic() - down)
+        written = appender.stop()
+        wait_for(lambda: every_line(sink, written), 120, f"every line in the sink ({log})")
+        _committed, in_topic = _sink_position(bootstrap, topic)
+        assert end_process(proc, signal.SIGTERM) == 0, log.read_text()[-3000:]
+    finally:
+        appender.stop()
+        if proc.poll() is None:
+            end_process(proc, signal.SIGKILL)
     numbers = [int(line.split()[1]) for line in sink.read_text(encoding="utf-8").splitlines()]
     got = Counter(numbers)
     lost = sum(1 for i in range(written) if i not in got)
