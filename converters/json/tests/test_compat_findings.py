@@ -20,17 +20,6 @@ def _converter(**config: str) -> JsonConverter:
     return conv
 
 
-def test_schemaless_non_finite_doubles_are_written_as_jackson_strings() -> None:
-    conv = _converter(**{"schemas.enable": "false"})
-    value = {"a": [float("nan"), 1e20], "b": {"c": float("-inf"), "d": None}}
-    expected = b'{"a":["NaN",1.0E20],"b":{"c":"-Infinity","d":null}}'
-    assert conv.from_connect_data(TOPIC, None, value) == expected
-    assert conv.from_connect_batch([(TOPIC, None, value), (TOPIC, None, {"x": 1})]) == [
-        expected,
-        b'{"x":1}',
-    ]
-
-
 def test_a_null_key_of_a_string_keyed_map_is_the_member_null() -> None:
     schema = SchemaBuilder.map(Schema.OPTIONAL_STRING, Schema.INT32).build()
     conv = _converter(**{"schemas.enable": "false"})

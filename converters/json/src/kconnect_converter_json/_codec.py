@@ -148,25 +148,8 @@ def schemaless_default(value: Any) -> Any:
     raise TypeError
 
 
-def has_non_finite(value: Any) -> bool:
-    """Whether a schemaless value holds a NaN or an infinite float anywhere.
-
-    orjson writes those as null where Jackson writes the strings "NaN", "Infinity" and
-    "-Infinity"; the converter looks only when orjson's text holds a null.
-    """
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, list | tuple):
-        return any(map(has_non_finite, value))
-    if isinstance(value, Mapping):
-        return any(map(has_non_finite, value.values())) or any(map(has_non_finite, value))
-    return False
-
-
 def from_schemaless(value: Any) -> Any:
     """A schemaless Connect value as JSON-ready Python, inferring types as Kafka does."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return _non_finite(value)
     if value is None or isinstance(value, str | int | float):
         return value
     if isinstance(value, bytes | bytearray | memoryview):

@@ -32,7 +32,6 @@ from ._codec import (
     _Compiler,
     compile_codec,
     from_schemaless,
-    has_non_finite,
     java_doubles,
     maybe_scientific,
     schemaless_default,
@@ -146,10 +145,6 @@ def _dumps(node: Any) -> bytes:
         if "surrogates" not in str(exc):
             raise
         return orjson.dumps(_escape_surrogates(node))
-
-
-def _is_ascii_or_none(out: bytes | None) -> bool:
-    return out is None or out.isascii()
 
 
 def _reject_constant(name: str) -> Any:
@@ -341,12 +336,9 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None:
             try:
                 out = orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
-                if b"null" in out and has_non_finite(value):
-                    raise TypeError("NaN or an infinity, which orjson writes as null")
             except TypeError:
-                # orjson refuses non-string map keys and unknown classes, and writes a NaN
-                # as null; the slow path writes them like Kafka, or says which value has
-                # no JSON form.
+                # orjson refuses non-string map keys and unknown classes; the slow path
+                # writes key/value pairs like Kafka, or says which value has no JSON form.
                 out = _dumps(from_schemaless(value))
             # doubles=False: the caller rewrites doubles itself (a whole batch at once).
             return _java_escapes(java_doubles(out) if doubles else out)
@@ -399,13 +391,9 @@ class JsonConverter(Converter, HeaderConverter):
     ) -> list[bytes | None]:
         """Serialise many ``(topic, schema, value)``; same bytes as one by one."""
         out = self._write_batch(items)
-        for i, (topic, schema, value) in enumerate(items):
-            # The batch paths write schemaless values with orjson alone, which writes a
-            # NaN or an infinity as null: such a value is written again on its own.
-            found = out[i]
-            if schema is None and found is not None and b"null" in found and has_non_finite(value):
-                out[i] = self._write(topic, schema, value, True)
-        if all(map(_is_ascii_or_none, out)):
+        # One C-level pass over the batch's text: the usual batch is all ASCII and needs
+        # no escape added (about 2 % of writing it).
+        if b"".join(filter(None, out)).isascii():
             return out
         return list(map(_jackson_text, out))
 
