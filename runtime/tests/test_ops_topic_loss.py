@@ -399,6 +399,13 @@ def test_internal_topics_deleted_under_a_distributed_worker_come_back_compacted(
             output,
         )
         assert {t: _topic_shape(kafka, t) for t in shapes} == shapes
+        # What the config topic held is gone: the worker says which connectors to write again.
+        _until(
+            "the error naming the connectors not in the new config topic",
+            lambda: output.matching(r"created again empty: connectors src keep running"),
+            30,
+            output,
+        )
         # The source goes on, and its offsets land in the new offsets topic.
         _until(
             "the lines after the deletion",

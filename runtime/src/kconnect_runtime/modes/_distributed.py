@@ -109,12 +109,27 @@ class Distributed(Standalone):
             raise
         except Exception as exc:
             raise ConnectError(f"cannot set up the distributed worker's topics: {exc}") from None
+        logs["config"].on_recreated = self._config_topic_recreated
         self._offset_log = logs["offset"]
         self._offsets = offsets
         self._members_topic = logs["members"].topic
         self._control = KafkaControlStore(logs["config"], logs["status"])
         self._group_store = GroupStore(self._control)
         return offsets, self._group_store
+
+    def _config_topic_recreated(self) -> None:
+        """The config topic was deleted and this worker created it again, empty."""
+        herder = self.herder
+        names = sorted(list(herder.view)) if herder is not None else []
+        if names:
+            topic = self._control.config_log.topic if self._control is not None else ""
+            log.error(
+                "config.storage.topic %s was deleted and is created again empty: connectors "
+                "%s keep running, but a worker started from now on does not know them; write "
+                "their configs again (PUT /connectors/<name>/config) before restarting workers",
+                topic,
+                ", ".join(names),
+            )
 
     def _herder(self, worker: Worker) -> DistributedHerder:
         if self.herder is None:

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +106,8 @@ class KafkaLog:
         self.written: dict[int, int] = {}
         self._lock = threading.Lock()
         self._recreate_lock = threading.Lock()
+        # Called after this process created the topic again (what it held is lost).
+        self.on_recreated: Callable[[], None] | None = None
 
     def _recreate_if_missing(self) -> bool:
         """Create the topic again if it is gone; True when it was recreated.
@@ -131,6 +133,8 @@ class KafkaLog:
             # Offsets acknowledged on the deleted topic say nothing about the new one.
             self.written.clear()
         self._send_failed_again()
+        if self.on_recreated is not None:
+            self.on_recreated()
         return True
 
     def _send_failed_again(self) -> None:
