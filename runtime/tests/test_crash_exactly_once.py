@@ -68,8 +68,8 @@ KILLS = 10
 BLOCK, PACE_S = 100, 0.01  # the writer appends 100 lines every 10 ms (about 10,000 lines/s)
 GROUP_KEYS = {
     # Fast membership: a killed worker's member expires (and its successor is assigned the
-    # task) within a few seconds.
-    "session.timeout.ms": "3000",
+    # task) within a few seconds; 6 s is the shortest session Kafka allows.
+    "session.timeout.ms": "6000",
     "heartbeat.interval.ms": "500",
     "scheduled.rebalance.max.delay.ms": "0",
     "exactly.once.source.support": "enabled",

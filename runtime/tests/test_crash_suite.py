@@ -222,9 +222,9 @@ def test_four_connectors_survive_random_kills(
                     "value.converter.schemas.enable": "false",
                     "offset.storage.file.filename": str(tmp_path / "offsets.json"),
                     "offset.flush.interval.ms": "100",
-                    # A short session: the sink's group joins (about half of it on the
-                    # test broker) and forgets a killed member quickly.
-                    "consumer.session.timeout.ms": "2000",
+                    # The shortest session Kafka allows (group.min.session.timeout.ms):
+                    # the sink's group forgets a killed member quickly.
+                    "consumer.session.timeout.ms": "6000",
                     "consumer.heartbeat.interval.ms": "500",
                     "listeners": "",
                 },

@@ -492,6 +492,8 @@ class DistributedHerder:
         self.ready.set()
         deadline = time.monotonic() + timeout_s
         while self._applied_generation < 0 or self.worker_id not in self.members:
+            if self.membership.refusal is not None:
+                raise ConnectError(self.membership.refusal)
             if time.monotonic() > deadline:
                 log.warning(
                     "group %s: no assignment for this worker after %.0fs; serving REST and "

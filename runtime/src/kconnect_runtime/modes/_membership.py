@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from confluent_kafka import KafkaError
+
 __all__ = ["MEMBER_SLOTS", "GroupMembership", "live_members"]
 
 log = logging.getLogger("kconnect.distributed")
@@ -34,6 +36,17 @@ MEMBER_SLOTS = 32
 """Partitions of the members topic: the largest number of workers one group can use."""
 
 _STATS_INTERVAL_MS = 250
+
+
+_REFUSED_JOINS: dict[int, str] = {
+    KafkaError.INVALID_SESSION_TIMEOUT: (
+        "session.timeout.ms must lie within the brokers' group.min.session.timeout.ms and "
+        "group.max.session.timeout.ms (6000 and 1800000 by default)"
+    ),
+    KafkaError.GROUP_AUTHORIZATION_FAILED: (
+        "the worker's principal may not use group.id: grant it READ on the group"
+    ),
+}
 
 
 class GroupMembership:
@@ -77,6 +90,7 @@ class GroupMembership:
         self._reinstated = False
         self.partitions: list[int] = []
         self.rebalancing = True
+        self.refusal: str | None = None  # why the broker will not let this worker join
 
     def start(self) -> None:
         from confluent_kafka import Consumer
@@ -106,10 +120,20 @@ class GroupMembership:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self._consumer.poll(0.1)
+                message = self._consumer.poll(0.1)
             except Exception:  # a poll error must not end membership; librdkafka retries
                 log.exception("group membership: poll failed")
                 time.sleep(0.5)
+                continue
+            error = message.error() if message is not None else None
+            if error is not None and self.refusal is None and error.code() in _REFUSED_JOINS:
+                # librdkafka would ask again for ever; the broker answers the same until a
+                # setting changes. Kafka's worker fails on it: the herder stops the worker.
+                self.refusal = (
+                    f"group {self.group_id}: the broker refuses this worker's membership: "
+                    f"{error.str()}; {_REFUSED_JOINS[error.code()]}"
+                )
+                log.error("%s", self.refusal)
 
     def _on_stats(self, raw: str) -> None:
         try:

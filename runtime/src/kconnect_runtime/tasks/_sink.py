@@ -79,6 +79,24 @@ def _one(converter: Converter, topic: str, data: bytes | None) -> SchemaAndValue
     return converter.to_connect_batch([(topic, data)])[0]
 
 
+# Consumer errors librdkafka reports and then retries for ever, which the broker will answer
+# the same way until someone changes a setting or an ACL: Kafka's Java consumer throws them
+# from poll() and the task fails, so an operator sees the cause instead of a silent task.
+_REFUSED_FOR_GOOD: dict[int, str] = {
+    KafkaError.INVALID_SESSION_TIMEOUT: (
+        "consumer.session.timeout.ms (or consumer.override.session.timeout.ms) must lie "
+        "within the brokers' group.min.session.timeout.ms and group.max.session.timeout.ms "
+        "(6000 and 1800000 by default)"
+    ),
+    KafkaError.GROUP_AUTHORIZATION_FAILED: (
+        "the worker's principal may not use its consumer group: grant it READ on the group"
+    ),
+    KafkaError.TOPIC_AUTHORIZATION_FAILED: (
+        "the worker's principal may not read the topic: grant it READ (and DESCRIBE)"
+    ),
+}
+
+
 class SinkContext:
     """The SinkTaskContext handed to the plugin task; acts on the pipeline's consumer."""
 
@@ -473,10 +491,13 @@ class SinkPipeline:
         for m, err in zip(messages, errors, strict=True):
             if err is None:
                 good.append(m)
-            elif err.fatal():
+            elif err.fatal() or err.code() in _REFUSED_FOR_GOOD:
+                hint = _REFUSED_FOR_GOOD.get(
+                    err.code(), "check the broker and the consumer.* settings"
+                )
                 raise ConnectError(
                     f"{self._label}: consumer error at stage {Stage.KAFKA_CONSUME}: {err.str()}; "
-                    "check the broker and the consumer.* settings, then restart the task"
+                    f"{hint}, then restart the task"
                 )
             elif err.code() != KafkaError._PARTITION_EOF:
                 # e.g. a subscribed topic that does not exist yet: Kafka Connect waits for it.
