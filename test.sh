@@ -30,7 +30,7 @@ fi
 # fixtures), split so that both take about as long (13 and 22 minutes before the
 # distributed-mode files moved to the first). The second session's output follows the first's.
 second=(
-  sdk/tests converters connectors transforms/tests testkit/tests speedups/tests
+  sdk/tests converters connectors transforms/tests testkit/tests speedups/tests compat
   runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
   runtime/tests/test_crash_broker_restart.py runtime/tests/test_dataframes*.py
 )
