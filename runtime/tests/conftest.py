@@ -8,9 +8,17 @@ from runtime_harness import private_kafka
 
 
 @pytest.fixture(scope="session")
-def kafka(kc_kafka: str) -> str:
-    """bootstrap.servers of the session's Apache Kafka broker (the testkit's ``kc_kafka``)."""
-    return kc_kafka
+def kafka(request: pytest.FixtureRequest) -> str:
+    """bootstrap.servers of the session's Apache Kafka broker (the testkit's ``kc_kafka``).
+
+    Parametrized indirectly with ``"tansu"`` (``runtime_harness.TANSU``), the embedded
+    development broker's instead (``kc_tansu``), for the tests that keep ``kconnect
+    standalone``'s default working.
+    """
+    broker = getattr(request, "param", "kafka")
+    fixture = {"kafka": "kc_kafka", "tansu": "kc_tansu"}[broker]
+    bootstrap: str = request.getfixturevalue(fixture)
+    return bootstrap
 
 
 @pytest.fixture
