@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from confluent_kafka import KafkaException
 from kconnect_sdk import AlreadyExistsError, ConfigDef, ConfigError, ConnectError, NotFoundError
 
 from kconnect_runtime.config import Redactor
@@ -448,8 +449,16 @@ class DistributedHerder:
 
     def sync(self, timeout_s: float = _WRITE_TIMEOUT_S) -> None:
         """Wait until this worker has read the config topic up to its current end."""
-        with self._barrier_lock:
-            ends = self._barrier.end_offsets()
+        try:
+            with self._barrier_lock:
+                ends = self._barrier.end_offsets()
+        except KafkaException as exc:
+            # The brokers are moving leadership (a broker died or restarts): the request can
+            # be retried, as Kafka Connect answers while its herder is not ready.
+            raise NotReadyError(
+                "Request cannot be completed: this worker cannot read config.storage.topic "
+                f"{self.config_log.topic!r} to its end now ({exc}); retry"
+            ) from None
         # Our own writes count exactly (some brokers report a lagging high watermark).
         for partition, offset in list(self.config_log.written.items()):
             ends[partition] = max(ends.get(partition, 0), offset)
@@ -589,6 +598,16 @@ class DistributedHerder:
                 self._reconcile()
                 if leader and self.eos_enabled:
                     self._fence_zombies_as_leader()
+            except (KafkaException, NotReadyError) as exc:
+                if self._stop.is_set():
+                    return
+                # The cluster is moving leadership: said in one line, asked again.
+                log.warning(
+                    "distributed: applying the group's assignment waits for the brokers (%s); "
+                    "retrying",
+                    exc,
+                )
+                self._stop.wait(1.0)
             except Exception:
                 if self._stop.is_set():
                     return  # stopping: the follower is gone, nothing more to apply

@@ -51,11 +51,20 @@ def encode_json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-# Answers a partition leader gives while leadership moves (a topic just created, a broker
-# restarted or replaced): asked again, they pass. An unknown topic is not among them: that
-# one is a deleted topic, which the callers create again.
+# Answers while leadership moves (a topic just created, a broker restarted, killed or
+# replaced; librdkafka drops a dead broker's handle): asked again, they pass. An unknown
+# topic is not among them: that one is a deleted topic, which the callers create again.
 _LEADERSHIP_MOVING = frozenset(
-    {"NOT_LEADER_FOR_PARTITION", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"}
+    {
+        "NOT_LEADER_FOR_PARTITION",
+        "NOT_LEADER_OR_FOLLOWER",
+        "LEADER_NOT_AVAILABLE",
+        "_DESTROY_BROKER",
+        "_TRANSPORT",
+        "_TIMED_OUT",
+        "REQUEST_TIMED_OUT",
+        "NETWORK_EXCEPTION",
+    }
 )
 
 
