@@ -97,3 +97,52 @@ def test_kc_spark_counts_a_dataframe(kc_spark: Any) -> None:
     frame = kc_spark.createDataFrame([(i,) for i in range(10)], ["n"])
     assert frame.filter(frame.n % 2 == 0).count() == 5
     assert kc_spark.sparkContext.master == "local[2]"
+
+
+@pytest.mark.integration
+def test_kc_java_connect_runs_apache_kafka_connects_worker(
+    kc_java_connect: Any, kc_kafka: str, tmp_path: Path
+) -> None:
+    from kconnect_testkit import DEBEZIUM_VERSION, KAFKA_VERSION
+
+    java = kc_java_connect(mode="distributed", debezium=True)
+    status, root = java.request("GET", "/")
+    assert status == 200 and root["version"] == KAFKA_VERSION
+    _, plugins = java.request("GET", "/connector-plugins")
+    versions = {p["class"]: p["version"] for p in plugins}
+    assert versions["org.apache.kafka.connect.file.FileStreamSourceConnector"] == KAFKA_VERSION
+    assert versions["io.debezium.connector.mysql.MySqlConnector"] == DEBEZIUM_VERSION
+    assert versions["io.debezium.connector.mariadb.MariaDbConnector"] == DEBEZIUM_VERSION
+    assert "org.apache.kafka.connect.mirror.MirrorSourceConnector" in versions
+
+    source = tmp_path / "in.txt"
+    source.write_text("one\ntwo\n")
+    topic = f"java-{uuid.uuid4().hex[:8]}"
+    config = {
+        "connector.class": "FileStreamSource",
+        "file": str(source),
+        "topic": topic,
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+    }
+    status, _ = java.request("PUT", "/connectors/java-file/config", config)
+    assert status == 201
+    java.wait_running("java-file")
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kc_kafka,
+            "group.id": f"g-{topic}",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    try:
+        consumer.subscribe([topic])
+        values: list[bytes] = []
+        for _ in range(60):
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                values.append(message.value())
+            if len(values) == 2:
+                break
+        assert values == [b"one", b"two"]
+    finally:
+        consumer.close()
