@@ -73,6 +73,8 @@ def main() -> int:
                         f"bootstrap.servers={bootstrap}",
                         f"listeners=http://127.0.0.1:{port}",
                         "group.id=kconnect-beside-java",
+                        "key.converter=org.apache.kafka.connect.json.JsonConverter",
+                        "value.converter=org.apache.kafka.connect.json.JsonConverter",
                         "config.storage.topic=kconnect-beside-java-configs",
                         "offset.storage.topic=kconnect-beside-java-offsets",
                         "status.storage.topic=kconnect-beside-java-status",
