@@ -84,8 +84,11 @@ def _until(what: str, condition: Callable[[], Any], timeout_s: float, output: _O
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}:\n{output.tail()}")
 
 
-def _records(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | None]] | None:
-    """Every (key, value) of ``topic`` from its start to its end; None if it does not exist."""
+_Record = tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]
+
+
+def _records(bootstrap: str, topic: str) -> list[_Record] | None:
+    """Every (key, value, headers) of ``topic`` from start to end; None if it does not exist."""
     admin = AdminClient({"bootstrap.servers": bootstrap})
     # Every topic, not this one: asking for one by name makes a broker with
     # auto.create.topics.enable=true create it, which would hide what the worker does.
@@ -100,7 +103,7 @@ def _records(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | Non
             "enable.auto.commit": False,
         }
     )
-    out: list[tuple[bytes | None, bytes | None]] = []
+    out: list[_Record] = []
     try:
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in found.partitions])
         at_end: set[int] = set()
@@ -115,7 +118,7 @@ def _records(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | Non
                 if error.code() == KafkaError._PARTITION_EOF and partition is not None:
                     at_end.add(partition)
                 continue
-            out.append((message.key(), message.value()))
+            out.append((message.key(), message.value(), list(message.headers() or [])))
     finally:
         consumer.close()
     return out
@@ -123,7 +126,7 @@ def _records(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | Non
 
 def _lines(bootstrap: str, topic: str) -> list[str] | None:
     records = _records(bootstrap, topic)
-    return None if records is None else [(v or b"").decode() for _, v in records]
+    return None if records is None else [(v or b"").decode() for _, v, _ in records]
 
 
 def _create_topic(bootstrap: str, topic: str) -> None:
@@ -245,6 +248,16 @@ def _source_worker(
             {"producer.override.topic.metadata.propagation.max.ms": "1000"},
             id="records-failed-by-the-producer",
         ),
+        pytest.param(
+            {
+                "producer.override.topic.metadata.propagation.max.ms": "1000",
+                "transforms": "origin",
+                "transforms.origin.type": "org.apache.kafka.connect.transforms.InsertHeader",
+                "transforms.origin.header": "origin",
+                "transforms.origin.value.literal": "file",
+            },
+            id="records-with-headers-failed-by-the-producer",
+        ),
     ],
 )
 def test_a_deleted_topic_is_created_again_from_topic_creation_and_no_record_is_lost(
@@ -260,6 +273,9 @@ def test_a_deleted_topic_is_created_again_from_topic_creation_and_no_record_is_l
         # topic the task created again from topic.creation.default.* (1 partition).
         _until("the lines after the deletion", lambda: w.lines() == _AFTER, 40, w.output)
         assert w.task().get("state") == "RUNNING", w.output.tail()
+        if "transforms" in source_extra:  # sent again with the headers they were sent with
+            records = _records(w.bootstrap, w.topic) or []
+            assert all(headers == [("origin", b"file")] for _, _, headers in records), records[:3]
         created = w.output.matching(rf"topic '{w.topic}' is gone from the Kafka cluster")
         assert created and "creating it again (1 partitions" in created[0], w.output.tail()
         metadata = AdminClient({"bootstrap.servers": w.bootstrap}).list_topics(timeout=10)
@@ -368,7 +384,7 @@ def test_internal_topics_deleted_under_a_distributed_worker_come_back_compacted(
         # The source's offset as the recreated offsets topic holds it (not the worker's memory).
         key = json.dumps(["src", {"filename": str(source_file)}], separators=(",", ":"))
         found = None
-        for k, v in _records(kafka, f"{group}-offsets") or []:
+        for k, v, _ in _records(kafka, f"{group}-offsets") or []:
             if k == key.encode():
                 found = json.loads(v or b"null")
         return found and found["position"]
@@ -434,7 +450,7 @@ def test_internal_topics_deleted_under_a_distributed_worker_come_back_compacted(
         _until(
             "its status in the new status topic",
             lambda: any(
-                k == b"status-task-src2-0" for k, _ in _records(kafka, f"{group}-status") or []
+                k == b"status-task-src2-0" for k, _, _ in _records(kafka, f"{group}-status") or []
             ),
             30,
             output,

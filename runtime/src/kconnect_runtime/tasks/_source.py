@@ -60,9 +60,10 @@ _source_partition = attrgetter("source_partition")
 _ANY_PARTITION = -1  # librdkafka's RD_KAFKA_PARTITION_UA: the configured partitioner chooses
 
 _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]
-# Takes a record the cluster lost with its topic (the delivery report's message) and the
-# callback that acknowledges it, to send it again.
-_LostMessage = Callable[[Any, Callable[[KafkaError | None, Any], None]], None]
+# Takes a record the cluster lost with its topic: the topic and its produce arguments
+# (on_delivery included), to send it again as it was.
+_LostRecord = Callable[[str, dict[str, Any]], None]
+_Ack = Callable[[KafkaError | None, Any], None]
 # How long a topic created again may take until the producer can write to it.
 _RESTORE_TIMEOUT_S = 30.0
 
@@ -83,7 +84,7 @@ class _InFlightBatch:
     )
 
     def __init__(
-        self, count: int, offsets: _PartitionOffsets, polled: int, lost: _LostMessage | None
+        self, count: int, offsets: _PartitionOffsets, polled: int, lost: _LostRecord | None
     ) -> None:
         self.sent = now()  # issue 24: how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
@@ -102,7 +103,7 @@ class _InFlightBatch:
         # A lost topic is no refusal of the record: skipping would drop all sent to it.
         if err is not None:
             if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
-                self.lost(msg, self.ack_tolerant)
+                self.lost(msg.topic(), _produced_as(msg, self.ack_tolerant))
                 return
             self.refused.append((err, msg))
             self.count -= 1
@@ -117,12 +118,36 @@ class _InFlightBatch:
         # Runs on the task thread, inside producer.poll()/flush().
         if err is not None:
             if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
-                self.lost(msg, self.ack)
+                self.lost(msg.topic(), _produced_as(msg, self.ack))
                 return
             if self.error is None:
                 self.error = err
                 self.error_topic = msg.topic()
         self.remaining -= 1
+
+    def kept(self, ack: _Ack, kwargs: dict[str, Any]) -> _Ack:
+        """``ack`` for a record produced with ``kwargs``, kept to send it again as it was:
+        a delivery report carries no headers, nor whether the partition was chosen."""
+        return partial(self._ack_kept, ack, kwargs)
+
+    def _ack_kept(
+        self, ack: _Ack, kwargs: dict[str, Any], err: KafkaError | None, msg: Any
+    ) -> None:
+        if err is not None and self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
+            self.lost(msg.topic(), kwargs)
+            return
+        ack(err, msg)
+
+
+def _produced_as(msg: Any, on_delivery: _Ack) -> dict[str, Any]:
+    """The produce arguments of a record of the usual batch (no headers, no chosen
+    partition), from its delivery report."""
+    kwargs: dict[str, Any] = {"key": msg.key(), "value": msg.value()}
+    kind, timestamp = msg.timestamp()
+    if kind != TIMESTAMP_NOT_AVAILABLE and timestamp > 0:
+        kwargs["timestamp"] = timestamp
+    kwargs["on_delivery"] = on_delivery
+    return kwargs
 
 
 class SourceContext:
@@ -339,7 +364,7 @@ class SourcePipeline:
                 records, keys, values = self._convert_one_by_one(records)
         count = len(records)
         in_flight = _InFlightBatch(
-            count, offsets, len(batch), self._lost_message if self._sends_again else None
+            count, offsets, len(batch), self._keep_lost if self._sends_again else None
         )
         self._in_flight.append(in_flight)
         if not count:
@@ -386,9 +411,13 @@ class SourcePipeline:
                     )
                     in_flight.skip()
                     continue
-            self._produce(
-                record, kwargs, ack or self._record_ack(in_flight, record, kwargs), in_flight
-            )
+            if ack is None:
+                callback = self._record_ack(in_flight, record, kwargs)
+            elif in_flight.lost is not None:
+                callback = in_flight.kept(ack, kwargs)
+            else:
+                callback = ack
+            self._produce(record, kwargs, callback, in_flight)
 
     def _produce(
         self, record: SourceRecord, kwargs: dict[str, Any], ack: Any, in_flight: _InFlightBatch
@@ -525,13 +554,13 @@ class SourcePipeline:
 
         tolerate = self.errors.tolerate_all
         wants_commit_record = self._wants_commit_record
-        lost = self._lost if in_flight.lost is not None else None
+        sends_again = in_flight.lost is not None
 
         def on_delivery(err: KafkaError | None, msg: Any) -> None:
-            if err is not None and lost is not None and err.name() in TOPIC_LOST_ERRORS:
+            if err is not None and sends_again and err.name() in TOPIC_LOST_ERRORS:
                 # Sent again as it was produced (partition, headers, timestamp and this
                 # callback are in ``kwargs``): a delivery report carries no headers.
-                lost.append((record.topic, kwargs))
+                self._keep_lost(record.topic, kwargs)
                 return
             if err is not None and tolerate:
                 # KIP-779: a record the broker refused is skipped and acknowledged with no
@@ -599,17 +628,9 @@ class SourcePipeline:
         return offsets
 
     # -- a topic the cluster lost ------------------------------------------------------------
-    def _lost_message(
-        self, msg: Any, on_delivery: Callable[[KafkaError | None, Any], None]
-    ) -> None:
-        """Keep a record of the usual batch (no headers, no chosen partition) that the
-        cluster lost with its topic, to send it again as it was produced."""
-        kwargs: dict[str, Any] = {"key": msg.key(), "value": msg.value()}
-        kind, timestamp = msg.timestamp()
-        if kind != TIMESTAMP_NOT_AVAILABLE and timestamp > 0:
-            kwargs["timestamp"] = timestamp
-        kwargs["on_delivery"] = on_delivery
-        self._lost.append((msg.topic(), kwargs))
+    def _keep_lost(self, topic: str, kwargs: dict[str, Any]) -> None:
+        """Keep a record the cluster lost with its topic, to send it again."""
+        self._lost.append((topic, kwargs))
 
     def _failing(self, step: Callable[..., bool], *args: Any) -> bool:
         """Run ``step``; a ConnectError it raises fails the task for good (nothing after
@@ -636,12 +657,13 @@ class SourcePipeline:
             len(lost),
             ", ".join(sorted({topic for topic, _ in lost})),
         )
+        deadline = now() + _RESTORE_TIMEOUT_S  # for the whole round, not per record
         for topic, kwargs in lost:
-            self._failing(self._produce_again, topic, kwargs)
+            if not self._failing(self._produce_again, topic, kwargs, deadline):
+                return  # stopping: what was not sent again is not committed either
 
-    def _produce_again(self, topic: str, kwargs: dict[str, Any]) -> bool:
+    def _produce_again(self, topic: str, kwargs: dict[str, Any], deadline: float) -> bool:
         """Produce a lost record again, once the producer sees its topic again."""
-        deadline = now() + _RESTORE_TIMEOUT_S
         while True:
             try:
                 self.producer.produce(topic, **kwargs)
