@@ -263,7 +263,6 @@ def _source_worker(
 def test_a_deleted_topic_is_created_again_from_topic_creation_and_no_record_is_lost(
     tmp_path: Path, kafka_without_auto_create: str, source_extra: dict[str, str]
 ) -> None:
-    started = time.monotonic()
     worker_extra = {"source.ack.stall.timeout.ms": "2000"}
     with _source_worker(tmp_path, kafka_without_auto_create, worker_extra, source_extra) as w:
         _delete_topics(w.bootstrap, w.topic)
@@ -286,7 +285,6 @@ def test_a_deleted_topic_is_created_again_from_topic_creation_and_no_record_is_l
             30,
             w.output,
         )
-    assert time.monotonic() - started < 90
 
 
 def test_a_deleted_topic_nothing_may_create_fails_the_task_naming_it_and_loses_nothing(
