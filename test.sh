@@ -39,10 +39,10 @@ for path in "${second[@]}"; do
   case "$path" in runtime/tests/*) first+=("--ignore=$path") ;; esac
 done
 log="$(mktemp -t kconnect-tests-XXXXXX.log)"
-uv run --no-sync pytest -p no:cacheprovider "${second[@]}" >"$log" 2>&1 &
+uv run --no-sync pytest -p no:cacheprovider --durations=15 "${second[@]}" >"$log" 2>&1 &
 other=$!
 status=0
-uv run --no-sync pytest "${first[@]}" || status=$?
+uv run --no-sync pytest --durations=15 "${first[@]}" || status=$?
 other_status=0
 wait "$other" || other_status=$?
 echo

@@ -49,7 +49,7 @@ def main() -> int:
     cluster = None
     bootstrap = args.bootstrap_servers
     if bootstrap is None:
-        cluster = KafkaCluster()
+        cluster = KafkaCluster(quick_start=False)
         bootstrap = cluster.start()
         print(f"Apache Kafka (KRaft, one node): bootstrap.servers={bootstrap}", flush=True)
     work = Path(tempfile.mkdtemp(prefix="kc-java-bench-"))
@@ -59,6 +59,7 @@ def main() -> int:
         config=_settings(args.config),
         debezium=args.debezium,
         workdir=work / "java",
+        quick_start=False,
     )
     kconnect = None
     try:
