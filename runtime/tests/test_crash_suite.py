@@ -126,9 +126,14 @@ class Appender(threading.Thread):
 
 
 class S3Feed(threading.Thread):
-    """Produces ``{"p": partition, "n": n}`` records to every partition, steadily."""
+    """Produces ``{"p": partition, "n": n}`` records to every partition, steadily.
 
-    def __init__(self, kafka: str, topic: str, per_tick: int = 2) -> None:
+    40 records/s (two objects of ``flush.size``): slow enough that the sink, which spends
+    each kill -9 round waiting out its dead member's session (6 s on Kafka), catches up
+    before the final check; a backlog of thousands of objects took minutes to write.
+    """
+
+    def __init__(self, kafka: str, topic: str, per_tick: int = 1) -> None:
         super().__init__(daemon=True, name="s3-feed")
         self.producer = Producer({"bootstrap.servers": kafka, "enable.idempotence": True})
         self.topic = topic
@@ -144,7 +149,7 @@ class S3Feed(threading.Thread):
         self.producer.poll(0)
 
     def run(self) -> None:
-        while not self._halt.wait(0.05):
+        while not self._halt.wait(0.1):
             for p in range(S3_PARTITIONS):
                 self._send(p, self.per_tick)
 
