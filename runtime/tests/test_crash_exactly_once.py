@@ -27,7 +27,10 @@ The file grows while the test runs (a writer appends lines at a steady pace), an
 kill comes after the run has committed at least one transaction, at a random moment
 within the next ones: so every run resumes from an offset its predecessor committed, and
 most kills land inside an open transaction. The test checks that each run resumes exactly
-at the last offset record its predecessor wrote, that every run's lines are contiguous,
+at the last offset record of its predecessor that a read_committed reader of Apache Kafka
+gets (a kill between a transaction's offset record and its commit request aborts that
+transaction, and the successor resumes at the one before), that every run's lines are
+contiguous,
 and that the committed parts of all runs together hold every line exactly once: the
 read_committed view. The records of the aborted transactions are counted (the duplicates a
 read_uncommitted consumer sees).
@@ -158,8 +161,12 @@ def test_exactly_once_file_source_under_kill_9(
     appender = _Appender(source)
     data = TopicTail(kafka, topic)
     offsets = TopicTail(kafka, f"{group}-offsets")
+    # What a successor reads: an offset record whose transaction the kill left open is
+    # aborted when the successor fences the killed producer (Kafka hides it from
+    # read_committed readers), and the successor resumes at the one committed before it.
+    committed_offsets = TopicTail(kafka, f"{group}-offsets", read_committed=True)
     runs: list[list[int]] = []  # the line numbers each run wrote, in order
-    resumes: list[int] = []  # the position in the last offset record after each kill
+    last_at_kill: list[int] = []  # the log offset of the last offset record at each kill
     in_commit_window = 0  # kills between a transaction's offset record and its commit
     url = f"http://127.0.0.1:{port}"
     started = time.monotonic()
@@ -206,16 +213,25 @@ def test_exactly_once_file_source_under_kill_9(
                 # Where the successor resumes; and whether the kill left the offset
                 # record's transaction open (asked once the killed worker's last requests
                 # were answered, before a successor fences the killed producer).
-                partition, offset, position = _offset_records(offsets, "eos")[-1]
+                partition, offset, _position = _offset_records(offsets, "eos")[-1]
                 # An open transaction holds the last stable offset at or below its first
                 # record (Apache Kafka), or at 0 (Tansu).
                 in_commit_window += offsets.committed_end(partition) <= offset
-                resumes.append(position)
+                last_at_kill.append(offset)
         total_s = time.monotonic() - started
+        committed_offsets.settle(idle_s=1.0)
+        committed = _offset_records(committed_offsets, "eos")
+        # Where each successor must resume: the last offset record, up to the kill, whose
+        # transaction committed.
+        resumes = [
+            max((pos for _p, off, pos in committed if off <= last), default=0)
+            for last in last_at_kill
+        ]
     finally:
         appender.stop()
         data.close()
         offsets.close()
+        committed_offsets.close()
 
     ends = _positions(total)
     line_after = {end: i + 1 for i, end in enumerate(ends)}  # byte position → next line
