@@ -44,7 +44,10 @@ def produce(kafka: str, topic: str) -> set[str]:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": kafka})
-    for future in admin.create_topics([NewTopic(topic, PARTITIONS, 1)]).values():
+    # The records carry fixed timestamps from 2023 (deterministic objects); Kafka's default
+    # 7-day retention would delete them at the broker's first retention check.
+    keep = NewTopic(topic, PARTITIONS, 1, config={"retention.ms": "-1"})
+    for future in admin.create_topics([keep]).values():
         future.result(30)
     producer = Producer({"bootstrap.servers": kafka, "enable.idempotence": True})
     lines: set[str] = set()
