@@ -8,7 +8,7 @@ both stream.
 
 Four option sets, each run by one Debezium and one kconnect connector: ``default`` (every
 mode at its default) captures the whole database with transaction metadata, heartbeats,
-TRUNCATE events and the signaling table; the others capture ``types`` only, each with
+TRUNCATE events and the signaling table; the others capture ``types`` (and, but for ``connect``, ``long_times``), each with
 another ``decimal.handling.mode``, ``time.precision.mode``,
 ``bigint.unsigned.handling.mode`` and ``binary.handling.mode``.
 """
@@ -87,7 +87,7 @@ _ROW_PLAIN = """
     'abc', 'Zoë 🚀 naïve', 'café',
     'tiny', 'a longer text', 'medium', 'long',
     x'01020304', x'0A0B', x'00', x'FF00FF', x'DEADBEEF', x'',
-    '2018-06-20', '-01:00:00', '12:34:56.789', '13:37:03.123456',
+    '2018-06-20', '01:00:00', '12:34:56.789', '13:37:03.123456',
     '2018-06-20 13:37:03', '2018-06-20 13:37:03.1', '2018-06-20 13:37:03.120',
     '2018-06-20 13:37:03.123456',
     '2018-06-20 13:37:03', '2018-06-20 13:37:03.123456',
@@ -110,7 +110,7 @@ _ROW_EDGES = """
     '', '', '',
     '', '', '', '',
     x'00000000', x'', x'', x'', x'', x'00',
-    '1000-01-01', '838:59:59', '-838:59:59.000', '00:00:00.000001',
+    '1000-01-01', '23:59:59', '00:00:00.000', '00:00:00.000001',
     '1000-01-01 00:00:00', '9999-12-31 23:59:59.9', '1970-01-01 00:00:00.000',
     '9999-12-31 23:59:59.999999',
     '1970-01-01 00:00:01', '2038-01-19 03:14:07.999999',
@@ -131,6 +131,16 @@ SETUP: tuple[str, ...] = (
     _types_row(1, _ROW_PLAIN),
     _types_row(2, _ROW_EDGES),
     _types_row(3, _ROW_NULLS),
+    # TIME is a duration (-838:59:59 to 838:59:59), not a time of day: what Kafka Connect's
+    # Time (time.precision.mode=connect) cannot hold is in this table only.
+    """CREATE TABLE long_times (
+        id INT PRIMARY KEY, t TIME, t3 TIME(3), t6 TIME(6)
+    )""",
+    """INSERT INTO long_times VALUES
+        (1, '838:59:59', '-838:59:59.000', '-01:00:00.000001'),
+        (2, '-01:00:00', '25:00:00.125', '-00:00:00.5'),
+        (3, NULL, NULL, NULL),
+        (4, '00:00:00', '23:59:59.999', '24:00:00.000000')""",
     """CREATE TABLE orders (
         id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
         customer VARCHAR(40) NOT NULL,
@@ -164,8 +174,17 @@ SETUP: tuple[str, ...] = (
 
 # (table, rows) each connector of an option set reads in its snapshot.
 SNAPSHOT_ROWS: dict[str, dict[str, int]] = {
-    "default": {"types": 3, "orders": 6, "order_lines": 3, "notes": 2, "marker": 1},
-    "other": {"types": 3},
+    "default": {
+        "types": 3,
+        "long_times": 4,
+        "orders": 6,
+        "order_lines": 3,
+        "notes": 2,
+        "marker": 1,
+    },
+    "double_connect": {"types": 3},
+    "string_hex": {"types": 3, "long_times": 4},
+    "isostring": {"types": 3, "long_times": 4},
 }
 
 DML: tuple[tuple[str, ...], ...] = (
@@ -177,7 +196,9 @@ DML: tuple[tuple[str, ...], ...] = (
         c_decimal = 0.001, c_blob = x'00FF', c_json = '{"updated": true}', c_null = 'now'
         WHERE id = 1""",
     ),
-    ("UPDATE types SET c_double = NULL, c_time6 = '-00:00:00.5', c_ubigint = 1 WHERE id = 3",),
+    ("UPDATE types SET c_double = NULL, c_time6 = '00:00:00.5', c_ubigint = 1 WHERE id = 3",),
+    ("INSERT INTO long_times VALUES (5, '-00:00:01', '-00:00:00.5', '100:00:00.000001')",),
+    ("UPDATE long_times SET t = '24:00:00' WHERE id = 1",),
     ("DELETE FROM types WHERE id = 2",),
     ("INSERT INTO orders (customer, amount, status) VALUES ('gus', 12.34, 'new')",),
     ("UPDATE orders SET amount = 11.00, updated = '2024-05-06 07:08:09.100' WHERE id = 1",),
@@ -265,19 +286,20 @@ OPTION_SETS: dict[str, dict[str, str]] = {
         "binary.handling.mode": "base64",
         "table.include.list": f"{DATABASE}.types",
     },
-    "string_adaptive": {
+    # Debezium 3.5 refuses time.precision.mode=adaptive ("no longer supported").
+    "string_hex": {
         "decimal.handling.mode": "string",
-        "time.precision.mode": "adaptive",
+        "time.precision.mode": "adaptive_time_microseconds",
         "bigint.unsigned.handling.mode": "long",
         "binary.handling.mode": "hex",
-        "table.include.list": f"{DATABASE}.types",
+        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times",
     },
     "isostring": {
         "decimal.handling.mode": "precise",
         "time.precision.mode": "isostring",
         "bigint.unsigned.handling.mode": "precise",
         "binary.handling.mode": "base64-url-safe",
-        "table.include.list": f"{DATABASE}.types",
+        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times",
     },
 }
 
@@ -294,7 +316,6 @@ def connector_config(
         "database.hostname": server.host,
         "database.port": str(server.port),
         "database.user": server.user,
-        "database.ssl.mode": "disabled",
         "database.server.id": str(server_id),
         "topic.prefix": prefix,
         "database.include.list": DATABASE,

@@ -266,11 +266,10 @@ def _geometry_builder() -> SchemaBuilder:
     return (
         SchemaBuilder.struct()
         .name("io.debezium.data.geometry.Geometry")
-        .version(2)
+        .version(1)
         .doc("Geometry")
         .field("wkb", Schema.BYTES)
         .field("srid", Schema.OPTIONAL_INT32)
-        .field("extensions", SchemaBuilder.map(Schema.STRING, Schema.STRING).optional().build())
     )
 
 
@@ -314,7 +313,8 @@ def schema_builder(
             "allowed", ",".join(column.enum_values or [])
         )
     if t == "tinyint":
-        return SchemaBuilder.int16() if unsigned else SchemaBuilder.int8()
+        # Debezium's binlog connectors give TINYINT, signed or not, Connect's INT16.
+        return SchemaBuilder.int16()
     if t == "smallint":
         return SchemaBuilder.int32() if unsigned else SchemaBuilder.int16()
     if t in ("mediumint",):
@@ -380,6 +380,9 @@ def field_schema(column: Column, **modes: str) -> Schema:
     builder = schema_builder(column, **modes)
     if column.optional:
         builder.optional()
+    if column.comment:
+        # Debezium documents a field with its column's COMMENT.
+        builder.doc(column.comment)
     default = _default_value(column, builder, modes)
     if default is not None:
         builder.default_value(default)
@@ -411,10 +414,32 @@ def _default_value(column: Column, builder: SchemaBuilder, modes: dict[str, str]
             return value.quantize(decimal.Decimal(1).scaleb(-(column.scale or 0)))
         if t in ("char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"):
             return text
+        if t in ("date", "datetime", "timestamp", "time"):
+            return _temporal_default(column, text, modes)
     except (ValueError, ArithmeticError):
         return None
-    # Temporal and other defaults (CURRENT_TIMESTAMP, expressions) are left out.
+    # Other defaults (expressions) are left out.
     return None
+
+
+def _temporal_default(column: Column, text: str, modes: dict[str, str]) -> Any:
+    """A literal DATE/DATETIME/TIMESTAMP/TIME default as the column's values are written;
+    None for CURRENT_TIMESTAMP and other expressions (raises ValueError on those)."""
+    t = column.data_type
+    natural: Any
+    if t == "date":
+        natural = _dt.date.fromisoformat(text)
+    elif t in ("datetime", "timestamp"):
+        natural = _dt.datetime.fromisoformat(text)
+    else:
+        sign = -1 if text.startswith("-") else 1
+        hours, minutes, seconds = text.lstrip("-").split(":")
+        natural = sign * _dt.timedelta(
+            hours=int(hours), minutes=int(minutes), seconds=float(seconds)
+        )
+    schema = schema_builder(column, **modes).build()
+    convert = value_converter(column, schema, **modes)
+    return natural if convert is None else convert(natural)
 
 
 # --- values ------------------------------------------------------------------------------------
@@ -454,6 +479,49 @@ def _micro_time(value: Any) -> Any:
     return value if isinstance(value, int) else None
 
 
+def _java_int(value: int) -> int:
+    """A Java ``(int)`` cast: the low 32 bits, signed."""
+    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _milli_time(value: Any) -> Any:
+    """TIME as Debezium's Time (adaptive, precision <= 3): the duration's milliseconds cast to
+    Java's int, which wraps past 24 days as Debezium's does (838:59:59 is -1274568296)."""
+    micros = _micro_time(value)
+    return None if micros is None else _java_int(micros // 1000)
+
+
+_DAY_MICROS: Final = 86_400_000_000
+
+
+def _iso_clock(seconds: int, fraction: int) -> str:
+    """A time of day as java.time's ISO formatters write it: seconds always, the fraction
+    (microseconds) without trailing zeros."""
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    if fraction:
+        text += "." + f"{fraction:06d}".rstrip("0")
+    return text
+
+
+def _iso_time(value: Any) -> Any:
+    """TIME as Debezium's IsoTime (ISO_OFFSET_TIME, ``Z``). Only a time of day: Debezium
+    emits null for a negative TIME or one past 24:00:00, as for any value it cannot
+    convert."""
+    micros = _micro_time(value)
+    if micros is None or not 0 <= micros <= _DAY_MICROS:
+        return None
+    seconds, fraction = divmod(micros % _DAY_MICROS, 1_000_000)
+    return _iso_clock(seconds, fraction) + "Z"
+
+
+def _iso_timestamp(value: Any) -> Any:
+    """DATETIME as Debezium's IsoTimestamp: the instant at UTC, ISO_INSTANT's form."""
+    if not isinstance(value, _dt.datetime):
+        return None
+    clock = _iso_clock(value.hour * 3600 + value.minute * 60 + value.second, value.microsecond)
+    return f"{value.date().isoformat()}T{clock}Z"
+
+
 def _epoch_micros(value: Any) -> Any:
     if isinstance(value, _dt.datetime):
         delta = value.replace(tzinfo=None) - _EPOCH
@@ -489,13 +557,24 @@ def _float32(value: Any) -> Any:
     return float(value)
 
 
-def _binary(mode: str) -> Converter | None:
+def _widened_float32(value: Any) -> Any:
+    if value is None:
+        return None
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def _binary(mode: str, pad_to: int | None = None) -> Converter | None:
+    if pad_to:
+        # BINARY(n) is fixed-length: the binlog drops its trailing zero bytes, Debezium puts
+        # them back (the snapshot reads the value whole).
+        encode = _binary(mode) or (lambda v: v)
+        return lambda v: None if v is None else encode(bytes(v).ljust(pad_to, b"\0"))
     if mode == "base64":
         return lambda v: None if v is None else base64.b64encode(bytes(v)).decode("ascii")
     if mode == "base64-url-safe":
         return lambda v: None if v is None else base64.urlsafe_b64encode(bytes(v)).decode("ascii")
     if mode == "hex":
-        return lambda v: None if v is None else bytes(v).hex().upper()
+        return lambda v: None if v is None else bytes(v).hex()
     return None
 
 
@@ -527,13 +606,14 @@ def _geometry(point: bool, schema: Schema) -> Converter:
             return None
         raw = bytes(value)
         # MySQL stores a geometry as a 4-byte little-endian SRID followed by its WKB.
-        srid = struct.unpack_from("<I", raw, 0)[0]
+        # Debezium reads an SRID of 0 (none given) as no SRID.
+        srid = struct.unpack_from("<I", raw, 0)[0] or None
         wkb = raw[4:]
         if point:
             order = "<" if wkb[0] == 1 else ">"
             x, y = struct.unpack_from(order + "dd", wkb, 5)
             return make_struct(schema, [x, y, wkb, srid])
-        return make_struct(schema, [wkb, srid, None])
+        return make_struct(schema, [wkb, srid])
 
     return convert
 
@@ -585,6 +665,10 @@ def value_converter(
         return lambda v: v - (1 << 64) if v is not None and v >= 1 << 63 else v
     if t == "float" and schema.type.value == "float32":
         return _float32
+    if t == "float":
+        # FLOAT(M,D) is a 32-bit float written as FLOAT64: the float's own value, widened (the
+        # snapshot reads it as decimal text, which is not always that value).
+        return _widened_float32
     if t in ("decimal", "numeric"):
         if decimal_mode == "double":
             return lambda v: None if v is None else float(v)
@@ -594,7 +678,7 @@ def value_converter(
     if t == "bit":
         return _bits(column.length or 1) if (column.length or 1) > 1 else _bit1
     if t in _BINARY_TYPES:
-        return _binary(binary_mode)
+        return _binary(binary_mode, column.length if t == "binary" else None)
     if t == "json":
         return _json_text
     if t == "point":
@@ -607,7 +691,8 @@ def value_converter(
         )
     if t == "date":
         if time_mode == "isostring":
-            return lambda v: v.isoformat() if isinstance(v, _dt.date) else None
+            # Debezium's IsoDate: the date at UTC, ISO_OFFSET_DATE ("2018-06-20Z").
+            return lambda v: v.isoformat() + "Z" if isinstance(v, _dt.date) else None
         if time_mode == "connect":
             return lambda v: v if isinstance(v, _dt.date) else None
         return _fast(_days, "date_days")
@@ -615,13 +700,13 @@ def value_converter(
         if time_mode == "connect":
             return _connect_time(column.name)
         if time_mode == "isostring":
-            return lambda v: None if v is None else str(v)
+            return _iso_time
         if time_mode == "adaptive" and _time_precision(column) <= 3:
-            return lambda v: None if (m := _micro_time(v)) is None else m // 1000
+            return _milli_time
         return _micro_time
     if t == "datetime":
         if time_mode == "isostring":
-            return lambda v: v.isoformat() if isinstance(v, _dt.datetime) else None
+            return _iso_timestamp
         if time_mode == "connect":
             # Connect's Timestamp has millisecond precision: microseconds are cut.
             return lambda v: (

@@ -83,9 +83,20 @@ CONFIG_DEF: Final = (
         "database.ssl.mode",
         _S,
         "preferred",
-        _one_of("disabled", "preferred", "required", "verify_ca", "verify_identity"),
+        # MySqlConnector's values, then MariaDbConnector's (those of MariaDB's JDBC driver).
+        _one_of(
+            "disabled",
+            "preferred",
+            "required",
+            "verify_ca",
+            "verify_identity",
+            "disable",
+            "trust",
+            "verify-ca",
+            "verify-full",
+        ),
         importance=_M,
-        documentation="Whether to use an encrypted connection.",
+        documentation="Whether to use an encrypted connection (MariaDbConnector: disable, trust, verify-ca or verify-full).",
     )
     .define(
         "database.initial.statements",
@@ -483,6 +494,17 @@ class TableFilter:
                     hit = not _any(self.table_exclude, name)
             self._cache[key] = hit
         return hit
+
+    def snapshot_rank(self, db: str, table: str) -> int:
+        """Where a table comes in a snapshot: Debezium reads tables in the order of the
+        ``table.include.list`` entry each first matches (by name within one entry)."""
+        if self.table_include is None:
+            return 0
+        name = f"{db}.{table}"
+        return next(
+            (i for i, p in enumerate(self.table_include) if p.fullmatch(name)),
+            len(self.table_include),
+        )
 
     def column(self, db: str, table: str, column: str) -> bool:
         name = f"{db}.{table}.{column}"

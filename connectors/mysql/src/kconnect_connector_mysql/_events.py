@@ -19,7 +19,7 @@ __all__ = ["DEBEZIUM_VERSION", "EventSchemas", "TableSchema"]
 # columns Debezium's TruncateStrings and MaskStrings apply to.
 _CHARACTER_JDBC_TYPES: Final = frozenset({1, 12, -1, 2005, -15, -9, -16, 2011, 70})
 
-DEBEZIUM_VERSION: Final = "3.2.0.Final"
+DEBEZIUM_VERSION: Final = "3.5.0.Final"
 """The Debezium release whose event format this package reproduces (``source.version``)."""
 
 SNAPSHOT_VALUES: Final = (

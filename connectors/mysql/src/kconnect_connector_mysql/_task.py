@@ -58,6 +58,19 @@ class _RowMetadataAdvice(logging.Filter):
 
 
 _replication_log = logging.getLogger("pymysqlreplication")
+
+_REPLICATION_IMPORT = threading.Lock()
+
+
+def _import_replication() -> None:
+    """Import mysql-replication once, under a lock: its modules import each other, and two
+    connectors' tasks starting at once could otherwise each see the other's half-imported
+    ``pymysqlreplication.row_event`` (an AttributeError naming a circular import)."""
+    with _REPLICATION_IMPORT:
+        import pymysqlreplication.event
+        import pymysqlreplication.row_event  # noqa: F401 - imported for its side effect
+
+
 if not any(isinstance(f, _RowMetadataAdvice) for f in _replication_log.filters):
     _replication_log.addFilter(_RowMetadataAdvice())
 
@@ -580,7 +593,9 @@ class MySqlSourceTask(SourceTask):
         s, schemas = self._settings, self._schemas
         assert s is not None and schemas is not None
         fetch = s.fetch_size or 10000
-        tables = sorted(self._tables.items())
+        tables = sorted(
+            self._tables.items(), key=lambda item: (s.filters.snapshot_rank(*item[0]), item[0])
+        )
         partition = self._partition
         snap_offset = {**offset, _SNAPSHOT_KEY: "INITIAL", "ts_sec": ts_sec}
         file, pos = str(offset["file"]), int(offset["pos"])
@@ -1084,6 +1099,7 @@ class _Streamer:
     server_id = 0
 
     def _open(self) -> Any:
+        _import_replication()
         from pymysqlreplication import BinLogStreamReader
         from pymysqlreplication.event import (
             GtidEvent,
@@ -1143,6 +1159,7 @@ class _Streamer:
         )
 
     def run(self) -> None:
+        _import_replication()
         from pymysqlreplication.event import (
             GtidEvent,
             HeartbeatLogEvent,
@@ -1606,6 +1623,14 @@ class _Streamer:
                                 source_partition=partition,
                                 source_offset=off,
                             )
+                        )
+                    if tx:
+                        # The create is an event of the transaction of its own, as in
+                        # Debezium: it counts in total_order and the END's event counts.
+                        self.tx_total += 1
+                        self.tx_counts[table_name] += 1
+                        tx_block = schemas.tx_block(
+                            self.tx_id or "", self.tx_total, self.tx_counts[table_name]
                         )
                     out.append(
                         SourceRecord(
