@@ -16,6 +16,7 @@ not list fails the test.
 
 from __future__ import annotations
 
+import difflib
 import json
 import time
 import uuid
@@ -45,6 +46,7 @@ __all__ = [
 REST_INTENDED_FILE = Path(__file__).resolve().parents[1] / "rest-intended-differences.toml"
 
 _TIMESTAMP_KEYS = frozenset({"last_modified", "creation-timestamp", "discoverTimestamp"})
+_BUILD_KEYS = frozenset({"commit"})  # GET /: the git hash a Java build was made from
 _IDENTITY_KEYS = ("name", "class", "id", "connector")
 SETTLE_TIMEOUT_S = 30.0
 
@@ -68,6 +70,8 @@ class Side:
 
     def __post_init__(self) -> None:
         self.client = httpx.Client(base_url=self.url, timeout=60.0)
+        # Every worker id seen in a worker_id field, to hide it in free text as well.
+        self.worker_ids = {self.worker_id}
 
     def fill(self, thing: Any) -> Any:
         """``thing`` with the placeholders replaced by this side's values."""
@@ -81,20 +85,23 @@ class Side:
 
     def text(self, value: str) -> str:
         """A string with this side's own names put back to the placeholders."""
-        return (
-            value.replace(str(self.folder), DIR)
-            .replace(self.prefix, PREFIX)
-            .replace(self.worker_id, "<worker>")
-        )
+        value = value.replace(str(self.folder), DIR).replace(self.prefix, PREFIX)
+        for worker_id in self.worker_ids:
+            value = value.replace(worker_id, "<worker>")
+        return value
 
     def normalise(self, thing: Any, key: str | None = None) -> Any:
         """A JSON value with what differs by construction replaced (see the module doc)."""
         if key == "worker_id" and isinstance(thing, str):
+            if len(thing) > 3:  # an empty id must not match everywhere
+                self.worker_ids.add(thing)
             return "<worker>"
         if key in _TIMESTAMP_KEYS and thing is not None:
             return "<ts>"
         if key == "trace" and thing is not None:
             return "<trace>"
+        if key in _BUILD_KEYS and isinstance(thing, str):
+            return "<commit>"
         if isinstance(thing, str):
             return self.text(thing)
         if isinstance(thing, dict):
@@ -114,9 +121,16 @@ class Side:
         elif step.body is not None:
             content = json.dumps(self.fill(step.body)).encode()
             headers["Content-Type"] = "application/json"
-        response = self.client.request(
-            step.method, self.fill(step.path), content=content, headers=headers
-        )
+        try:
+            response = self.client.request(
+                step.method, self.fill(step.path), content=content, headers=headers
+            )
+        except httpx.RemoteProtocolError:
+            # Jetty may close a kept-alive connection after an error answer to a body it did
+            # not read; the request never reached it, so it is sent again on a new one.
+            response = self.client.request(
+                step.method, self.fill(step.path), content=content, headers=headers
+            )
         return Answer.of(response, self)
 
     def get(self, path: str) -> Answer:
@@ -164,7 +178,7 @@ class RestDifference:
         )
 
 
-def _show(thing: Any, limit: int = 400) -> str:
+def _show(thing: Any, limit: int = 1500) -> str:
     text = thing if isinstance(thing, str) else json.dumps(thing, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -319,7 +333,7 @@ class RestSession:
 
     def run(self, steps: Sequence[Step]) -> None:
         for index, step in enumerate(steps):
-            request = f"{step.method} {step.path}"
+            request = f"{step.method} {step.path}" + (f" [{step.note}]" if step.note else "")
             java = self.java.send(step)
             kconnect = self.kconnect.send(step)
             found: list[RestDifference] = []
@@ -337,13 +351,30 @@ class RestSession:
                 f"#{index} {request} {step.note} -> java {java.status} kconnect {kconnect.status}"
                 + (f" ({len(found)} difference(s))" if found else "")
             )
+            waited = time.monotonic()
+            refused = {
+                side.name
+                for side, answer in ((self.java, java), (self.kconnect, kconnect))
+                if answer.status >= 400
+            }
             for settle in step.settle:
-                found += self._settle(step, request, settle)
+                found += self._settle(step, request, settle, refused)
+            if step.settle:
+                self.log[-1] += f" settled in {time.monotonic() - waited:.1f} s"
             self.record(step.component, found)
 
-    def _settle(self, step: Step, request: str, settle: Settle) -> list[RestDifference]:
-        """Wait for both sides; a side that never gets there is a difference, not a hang."""
-        outcome = {side.name: _wait(side, settle) for side in (self.java, self.kconnect)}
+    def _settle(
+        self, step: Step, request: str, settle: Settle, refused: set[str]
+    ) -> list[RestDifference]:
+        """Wait for both sides; a side that never gets there is a difference, not a hang.
+
+        A side that refused the request has nothing to wait for (its refusal is the
+        difference already counted).
+        """
+        outcome = {
+            side.name: None if side.name in refused else _wait(side, settle)
+            for side in (self.java, self.kconnect)
+        }
         if outcome["java"] is None and outcome["kconnect"] is None:
             return []
         return [
@@ -527,19 +558,31 @@ def compare_topic(
     for key in sorted(java_keys.keys() | kconnect_keys.keys()):
         j = java_keys.get(key, [])
         k = kconnect_keys.get(key, [])
-        for i in range(max(len(j), len(k))):
-            request = f"record {key}#{i}"
-            if i >= len(k):
-                record(component, [RestDifference(component, request, "only-java", "", j[i], None)])
-            elif i >= len(j):
-                record(
-                    component, [RestDifference(component, request, "only-kconnect", "", None, k[i])]
-                )
-            else:
+        # Aligned as a diff: a record one side wrote and the other did not shows as that,
+        # not as every later record of the key shifted by one.
+        matcher = difflib.SequenceMatcher(
+            a=[_canonical(v) for v in j], b=[_canonical(v) for v in k], autojunk=False
+        )
+        for tag, j1, j2, k1, k2 in matcher.get_opcodes():
+            if tag == "equal":
+                for _ in range(j1, j2):
+                    record(component, [])
+                continue
+            pairs = min(j2 - j1, k2 - k1)
+            for offset in range(pairs):
+                request = f"record {key}#{j1 + offset}"
                 record(
                     component,
                     [
                         RestDifference(component, request, kind, where, jv, kv)
-                        for kind, where, jv, kv in compare_bodies(j[i], k[i])
+                        for kind, where, jv, kv in compare_bodies(j[j1 + offset], k[k1 + offset])
                     ],
+                )
+            for i in range(j1 + pairs, j2):
+                request = f"record {key}#{i}"
+                record(component, [RestDifference(component, request, "only-java", "", j[i], None)])
+            for i in range(k1 + pairs, k2):
+                request = f"record {key}#{i}"
+                record(
+                    component, [RestDifference(component, request, "only-kconnect", "", None, k[i])]
                 )

@@ -438,7 +438,7 @@ def script() -> list[Step]:
             note="null removes a key",
         ),
         Step(c, "GET", "/connectors/src-run/config"),
-        Step(c, "PATCH", "/connectors/src-run/config", body={"name": "other"}),
+        Step(c, "PATCH", "/connectors/src-run/config", body={"name": "other"}, note="renames"),
         Step(c, "PATCH", "/connectors/src-run/config", body={"tasks.max": "zero"}),
         Step(c, "PATCH", "/connectors/nope/config", body={"batch.size": "1"}),
         Step(c, "PATCH", "/connectors/src-run/config", raw=Raw(b"{oops"), note="bad JSON"),
@@ -682,6 +682,15 @@ def script() -> list[Step]:
         Step(c, "GET", "/connectors/src-run/nothing-here"),
     ]
 
+    c = "connectors: delete"
+    for name in ("src-run", "src-paused", "src-stopped", "sink", "put-made"):
+        steps.append(Step(c, "DELETE", f"/connectors/{name}", settle=[absent(name)]))
+    steps += [
+        Step(c, "DELETE", "/connectors/src-run", note="gone already"),
+        Step(c, "GET", "/connectors/src-run"),
+        Step(c, "GET", "/connectors", unordered=True),
+        Step(c, "GET", "/connectors?expand=status"),
+    ]
     c = "odd names"
     for name in (
         "with space",
@@ -711,13 +720,4 @@ def script() -> list[Step]:
             Step(c, "DELETE", f"/connectors/{_seg(name)}", settle=[absent(name)], note=name[:20])
         )
 
-    c = "connectors: delete"
-    for name in ("src-run", "src-paused", "src-stopped", "sink", "put-made"):
-        steps.append(Step(c, "DELETE", f"/connectors/{name}", settle=[absent(name)]))
-    steps += [
-        Step(c, "DELETE", "/connectors/src-run", note="gone already"),
-        Step(c, "GET", "/connectors/src-run"),
-        Step(c, "GET", "/connectors", unordered=True),
-        Step(c, "GET", "/connectors?expand=status"),
-    ]
     return steps

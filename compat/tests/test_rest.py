@@ -9,6 +9,7 @@ does not list fails the test; the per-component table is printed at the end of t
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 import uuid
@@ -132,6 +133,14 @@ def test_rest_session_matches_the_java_worker(
     if not request.config.pluginmanager.has_plugin("kconnect-rest-compat"):
         request.config.pluginmanager.register(_TableReport(), "kconnect-rest-compat")
     print("\n" + "\n".join(lines))
+    dump = os.environ.get("KC_COMPAT_REST_DUMP")
+    if dump:  # every difference and the request log, for working through them
+        with open(dump, "w", encoding="utf-8") as out:
+            for d in session.unexplained:
+                out.write(f"UNLISTED [{d.component}] {d.summary()}\n")
+            for d, why in session.explained:
+                out.write(f"{why.status} {why.name} [{d.component}] {d.summary()}\n")
+            out.write("\n".join(session.log) + "\n")
     assert not session.unexplained, _report(session.unexplained, session.log)
 
 

@@ -127,6 +127,44 @@ def _states(api: httpx.Client) -> dict[str, Any]:
     return {name: entry["status"]["connector"]["state"] for name, entry in body.items()}
 
 
+def _task_states(api: httpx.Client, name: str) -> list[str]:
+    return [t["state"] for t in api.get(f"/connectors/{name}/status").json()["tasks"]]
+
+
+def test_tasks_follow_pause_and_resume_of_their_connector_on_the_same_worker(
+    kafka: str, tmp_path: Path
+) -> None:
+    # The connector and its task run on the one worker; pausing the connector first must
+    # not leave its task running (the compat REST differential saw it RUNNING for good).
+    port = free_port()
+    worker = _worker_file(tmp_path, kafka, port, _unique("kc-pause"))
+    api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    proc = kconnect("distributed", str(worker), cwd=tmp_path)
+    try:
+        wait_for(lambda: _up(api), 30, "the distributed worker's REST API")
+        running = file_source("follows", tmp_path / "in.txt", _unique("t"))
+        assert (
+            api.post("/connectors", json={"name": "follows", "config": running}).status_code == 201
+        )
+        wait_for(lambda: _task_states(api, "follows") == ["RUNNING"], 30, "the task RUNNING")
+        assert api.put("/connectors/follows/pause").status_code == 202
+        wait_for(lambda: _task_states(api, "follows") == ["PAUSED"], 30, "the task PAUSED")
+        assert api.put("/connectors/follows/resume").status_code == 202
+        wait_for(lambda: _task_states(api, "follows") == ["RUNNING"], 30, "the task RUNNING again")
+
+        created_paused = file_source("starts-paused", tmp_path / "p.txt", _unique("t"))
+        body = {"name": "starts-paused", "config": created_paused, "initial_state": "PAUSED"}
+        assert api.post("/connectors", json=body).status_code == 201
+        assert api.put("/connectors/starts-paused/resume").status_code == 202
+        wait_for(
+            lambda: _task_states(api, "starts-paused") == ["RUNNING"],
+            30,
+            "the task of a connector created PAUSED RUNNING once resumed",
+        )
+    finally:
+        stop(proc)
+
+
 @pytest.mark.parametrize("kafka", ["kafka", TANSU], indirect=True)
 def test_kill_9_then_restart_recovers_connectors_states_and_offsets(
     kafka: str, tmp_path: Path

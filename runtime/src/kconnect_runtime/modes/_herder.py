@@ -80,6 +80,10 @@ class _HostedTask:
     runtime: ConnectorRuntime  # the connector's plugin and parsed config (never started)
     runner: TaskRunner | None = None
     status: Status = field(default_factory=Status)
+    # The target state this task's runner was last given. Its own, not the runtime's: the
+    # runtime may be the connector's running instance here, whose target state the worker
+    # changes first, and the task must still be paused or resumed after it.
+    target: TargetState = TargetState.STARTED
 
     @property
     def key(self) -> str:
@@ -855,6 +859,7 @@ class DistributedHerder:
                 return
         self._start_failed.pop(task_unit(name, index), None)
         hosted = _HostedTask(name, index, stored, dict(entry.config), runtime)
+        hosted.target = entry.target_state
         hosted.status = Status(worker_id=self.worker_id)
         hosted.status.listener = self._task_listener(hosted)
         self.hosted[task_unit(name, index)] = hosted
@@ -869,7 +874,7 @@ class DistributedHerder:
 
     def _task_listener(self, hosted: _HostedTask) -> Callable[[Status], None]:
         def on_change(status: Status) -> None:
-            if status.state is State.RUNNING and hosted.runtime.target_state is TargetState.PAUSED:
+            if status.state is State.RUNNING and hosted.target is TargetState.PAUSED:
                 if hosted.runner is not None:
                     hosted.runner.pause()
                 else:
@@ -926,9 +931,9 @@ class DistributedHerder:
         timer.start()
 
     def _apply_task_target(self, hosted: _HostedTask, target: TargetState) -> None:
-        if hosted.runtime.target_state is target or hosted.runner is None:
+        if hosted.target is target or hosted.runner is None:
             return
-        hosted.runtime.target_state = target
+        hosted.target = target
         if target is TargetState.PAUSED:
             hosted.runner.pause()
         elif target is TargetState.STARTED:

@@ -20,7 +20,7 @@ __all__ = ["admin_router"]
 
 log = logging.getLogger("kconnect.rest")
 
-KAFKA_CONNECT_VERSION = "4.1.0"
+KAFKA_CONNECT_VERSION = "4.1.1"
 """The Apache Kafka Connect release whose REST API this one matches (KIP-891's plugin
 versions, KIP-1017's ``/health``): what ``GET /`` reports as ``version``."""
 

@@ -8,6 +8,7 @@ values and values resolved from config providers are never returned.
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -96,7 +97,16 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error(exc.status_code, str(exc.detail))
+        # Routing's own refusals (no such path, method not allowed) read as Jersey's
+        # WebApplicationException messages: "HTTP 404 Not Found".
+        detail = str(exc.detail)
+        try:
+            phrase = HTTPStatus(exc.status_code).phrase
+        except ValueError:
+            phrase = None
+        if detail == phrase:
+            detail = f"HTTP {exc.status_code} {phrase}"
+        return error(exc.status_code, detail)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -9,6 +9,9 @@ line naming the connector, the action and, with basic auth, the user (issue 24).
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -18,6 +21,7 @@ from kconnect_sdk import ConfigError, NotFoundError
 from pydantic import BaseModel
 
 from kconnect_runtime.status import TargetState
+from kconnect_runtime.storage import BadRequestError
 from kconnect_runtime.worker import WorkerApi
 
 from ._middleware import connector_name, rest_user
@@ -45,7 +49,7 @@ class CreateConnectorRequest(BaseModel):
 class OffsetsRequest(BaseModel):
     """Body of ``PATCH /connectors/{name}/offsets``."""
 
-    offsets: list[dict[str, Any]]
+    offsets: list[dict[str, Any]] | None = None
 
 
 log = logging.getLogger("kconnect.rest")
@@ -64,12 +68,24 @@ def _location(name: str) -> dict[str, str]:
     return {"Location": f"/connectors/{segment}"}
 
 
-def _task_id(name: str, task: str) -> int:
-    """A task id from the path; as Jersey's Integer path parameter, anything else is 404."""
-    if not (task.isascii() and task.isdigit()):
-        shown = task if len(task) <= 40 else task[:40] + "..."
-        raise NotFoundError(f"Task {shown!r} of connector {name} not found: task ids are 0, 1, ...")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _task_id(task: str) -> int:
+    """A task id from the path, read as Jersey reads an Integer path parameter: a path
+    segment that is no 32-bit integer matches no resource (Jersey's plain 404)."""
+    if _INTEGER.fullmatch(task) is None or not -(2**31) <= int(task) < 2**31:
+        raise NotFoundError("HTTP 404 Not Found")
     return int(task)
+
+
+@contextmanager
+def _not_found_as(message: str) -> Iterator[None]:
+    """A NotFoundError raised inside reads ``message``, as Kafka's herder words it there."""
+    try:
+        yield
+    except NotFoundError as exc:
+        raise NotFoundError(message) from exc
 
 
 _INITIAL_STATES = {
@@ -169,7 +185,9 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
     @router.get("/connectors/{name}/status")
     def connector_status(name: str) -> dict[str, Any]:
         name = connector_name(name)
-        body: dict[str, Any] = scrubbed(worker, name, worker.connector_status(name))
+        with _not_found_as(f"No status found for connector {name}"):
+            status = worker.connector_status(name)
+        body: dict[str, Any] = scrubbed(worker, name, status)
         return body
 
     @router.get("/connectors/{name}/tasks")
@@ -180,16 +198,20 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
     @router.get("/connectors/{name}/tasks/{task}/status")
     def task_status(name: str, task: str) -> dict[str, Any]:
         name = connector_name(name)
-        body: dict[str, Any] = scrubbed(
-            worker, name, worker.task_status(name, _task_id(name, task))
-        )
+        index = _task_id(task)
+        with _not_found_as(f"No status found for task {name}-{index}"):
+            status = worker.task_status(name, index)
+        body: dict[str, Any] = scrubbed(worker, name, status)
         return body
 
     @router.post("/connectors/{name}/tasks/{task}/restart", status_code=204)
     def restart_task(name: str, task: str, http: Request) -> Response:
         name = connector_name(name)
-        index = _task_id(name, task)
-        worker.restart_task(name, index)
+        index = _task_id(task)
+        if name not in worker.connector_names():
+            raise NotFoundError(f"Unknown connector: {name}")
+        with _not_found_as(f"Unknown task: {name}-{index}"):
+            worker.restart_task(name, index)
         _audit(http, name, f"task {index} restarted")
         return Response(status_code=204)
 
@@ -203,9 +225,10 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         name = connector_name(name)
         include_tasks = query_flag(includeTasks, default=False)
         only_failed = query_flag(onlyFailed, default=False)
-        status = worker.restart_connector(
-            name, include_tasks=include_tasks, only_failed=only_failed
-        )
+        with _not_found_as(f"Unknown connector: {name}"):
+            status = worker.restart_connector(
+                name, include_tasks=include_tasks, only_failed=only_failed
+            )
         _audit(
             http,
             name,
@@ -219,33 +242,45 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
     @router.put("/connectors/{name}/pause", status_code=202)
     def pause_connector(name: str, http: Request) -> Response:
         name = connector_name(name)
-        worker.pause_connector(name)
+        with _not_found_as(f"Unknown connector {name}"):
+            worker.pause_connector(name)
         _audit(http, name, "paused")
         return Response(status_code=202)
 
     @router.put("/connectors/{name}/resume", status_code=202)
     def resume_connector(name: str, http: Request) -> Response:
         name = connector_name(name)
-        worker.resume_connector(name)
+        with _not_found_as(f"Unknown connector {name}"):
+            worker.resume_connector(name)
         _audit(http, name, "resumed")
         return Response(status_code=202)
 
     @router.put("/connectors/{name}/stop", status_code=204)
     def stop_connector(name: str, http: Request) -> Response:
         name = connector_name(name)
-        worker.stop_connector(name)
+        with _not_found_as(f"Unknown connector {name}"):
+            worker.stop_connector(name)
         _audit(http, name, "stopped")
         return Response(status_code=204)
 
     @router.get("/connectors/{name}/topics")
     def connector_topics(name: str) -> dict[str, Any]:
         name = connector_name(name)
-        return {name: {"topics": worker.connector_topics(name)}}
+        try:
+            topics = worker.connector_topics(name)
+        except NotFoundError:
+            # Kafka reads active topics from the status topic for any name: an unknown
+            # connector has none.
+            topics = []
+        return {name: {"topics": topics}}
 
     @router.put("/connectors/{name}/topics/reset", status_code=202)
     def reset_topics(name: str, http: Request) -> Response:
         name = connector_name(name)
-        worker.reset_topics(name)
+        try:
+            worker.reset_topics(name)
+        except NotFoundError:
+            return Response(status_code=202)  # as Kafka: nothing to reset is no error
         _audit(http, name, "active topics reset")
         return Response(status_code=202)
 
@@ -257,6 +292,10 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
     @router.patch("/connectors/{name}/offsets")
     def alter_offsets(name: str, request: OffsetsRequest, http: Request) -> dict[str, str]:
         name = connector_name(name)
+        if not request.offsets:
+            raise BadRequestError(
+                "Partitions / offsets need to be provided for an alter offsets request"
+            )
         message = worker.alter_offsets(name, request.offsets)
         _audit(http, name, f"offsets altered ({len(request.offsets)} partition(s))")
         return {"message": scrubbed(worker, name, message)}

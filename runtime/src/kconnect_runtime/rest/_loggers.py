@@ -68,30 +68,33 @@ class LoggerLevels:
             return self._describe(name)
 
     def set(self, name: str, level: str) -> list[str]:
-        """Set ``name`` and its descendants to ``level``; returns the loggers changed."""
+        """Set ``name`` and its descendants to ``level``; returns the loggers whose level
+        this changed, as Kafka's ``Loggers.setLevel`` does (a logger already at ``level``
+        is neither listed nor marked modified)."""
         python_level = _TO_PYTHON.get(str(level).upper())
         if python_level is None:
             # Kafka's LoggingResource answers 404 for a level log4j does not know.
-            shown = level if len(level) <= 100 else level[:100] + "..."
-            raise NotFoundError(
-                f"invalid log level '{shown}'. Use one of {', '.join(reversed(_TO_PYTHON))}."
-            )
+            raise NotFoundError(f"invalid log level '{level}'.")
         now = int(time.time() * 1000)
         if name == self.ROOT:
-            affected = [self.ROOT] + [
+            family = [self.ROOT] + [
                 n
                 for n, lg in list(logging.root.manager.loggerDict.items())
                 if isinstance(lg, logging.Logger) and lg.level != logging.NOTSET
             ]
         else:
             logging.getLogger(name)  # created when missing, as log4j does
-            affected = [
+            family = [
                 n
                 for n, lg in list(logging.root.manager.loggerDict.items())
                 if isinstance(lg, logging.Logger) and (n == name or n.startswith(name + "."))
             ]
+        new_name = _kafka_name(python_level)
         with self._lock:
-            for n in affected:
+            before = {n: _kafka_name(self._logger(n).getEffectiveLevel()) for n in family}
+            for n in family:
                 self._logger(n).setLevel(python_level)
+            changed = sorted(n for n in family if before[n] != new_name)
+            for n in changed:
                 self._modified[n] = now
-        return sorted(affected)
+        return changed

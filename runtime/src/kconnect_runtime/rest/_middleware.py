@@ -130,12 +130,8 @@ class RequestShapeMiddleware:
             media = _media_type(scope)
             json_media = media is None or media == "application/json" or media.endswith("+json")
             if not json_media and length != 0:
-                await _error(
-                    send,
-                    415,
-                    f"Unsupported media type {media!r}: the REST API reads JSON bodies; "
-                    "send them with Content-Type: application/json",
-                )
+                # Jersey's words for @Consumes(APPLICATION_JSON) refusing a body.
+                await _error(send, 415, "HTTP 415 Unsupported Media Type")
                 return
             receive, send = self._bounded(receive, send, too_large)
         await self.app(scope, receive, send)

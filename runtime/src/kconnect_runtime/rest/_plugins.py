@@ -49,10 +49,19 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
                 return worker.plugin_config(plugin, (kind,), version), kind
             except ConfigError:
                 continue
+        # One kind at a time, in Kafka's PluginType order: a class that is both a converter
+        # and a header converter (JsonConverter) describes itself as a converter.
         kinds = tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
+        for kind in kinds:
+            if kind in CONNECTOR_KINDS:
+                continue
+            try:
+                return worker.plugin_config(plugin, (kind,), version), None
+            except ConfigError:
+                continue
         try:
             return worker.plugin_config(plugin, kinds, version), None
-        except ConfigError as exc:
+        except ConfigError:
             if version is not None:
                 try:
                     worker.plugin_config(plugin, kinds, None)
@@ -60,8 +69,8 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
                     pass
                 else:
                     raise  # the plugin exists, no installed version matches: 400
-            # As Kafka's connectorPluginConfig: an unknown plugin is 404.
-            raise NotFoundError(f"Unknown plugin {plugin}. {exc}") from None
+            # As Kafka's connectorPluginConfig: an unknown plugin is 404, in its words.
+            raise NotFoundError(f"Unknown plugin {plugin}.") from None
 
     @router.put("/connector-plugins/{plugin}/config/validate")
     def validate_config(plugin: str, config: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
@@ -73,6 +82,8 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
                 'Connector config contains no connector type: set "connector.class" '
                 f"(for example to {plugin!r})"
             )
-        return worker.validate_connector_config(plugin, props)
+        body = worker.validate_connector_config(plugin, props)
+        # Kafka names the result after connector.class as given (an alias stays an alias).
+        return {**body, "name": props["connector.class"]}
 
     return router
