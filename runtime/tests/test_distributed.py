@@ -162,6 +162,7 @@ def test_tasks_follow_pause_and_resume_of_their_connector_on_the_same_worker(
             "the task of a connector created PAUSED RUNNING once resumed",
         )
     finally:
+        api.close()
         stop(proc)
 
 
