@@ -328,7 +328,10 @@ def compare_events(
 
 def _brief(event: tuple[Any, Any]) -> str:
     key, value = event
-    payload = value.get("payload") if isinstance(value, dict) else value
+    payload = value.get("payload", value) if isinstance(value, dict) else value
+    if isinstance(payload, dict) and "ddl" in payload:
+        # A schema change or history record: its statement says which it is.
+        return f"ddl: {one_line(str(payload['ddl']))[:200]}"
     return _show(
         {"key": key.get("payload") if isinstance(key, dict) else key, "value": payload}, 400
     )
@@ -374,12 +377,14 @@ class CdcTally:
         self.intended = list(intended)
         self.counts: dict[str, ComponentCount] = {}
         self.unexplained: list[EventDifference] = []
+        self.differences: list[EventDifference] = []
         self.seen: dict[str, int] = {}
 
     def add(self, component: str, compared: int, differences: Iterable[EventDifference]) -> None:
         count = self.counts.setdefault(component, ComponentCount())
         count.compared += compared
         for difference in differences:
+            self.differences.append(difference)
             count.differing += 1
             statuses: set[str] = set()
             for leaf in difference.leaves:

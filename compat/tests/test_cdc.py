@@ -237,12 +237,12 @@ def test_debezium_and_kconnect_write_the_same_cdc_events(
         print(f"  scenario and comparison: {elapsed:.0f} s")
     dump = os.environ.get("KC_COMPAT_CDC_DUMP")
     if dump:
-        # Every differing leaf of every event, for working through a run's differences.
+        # Every differing leaf of every event and the entries that explain its event.
         Path(dump).write_text(
             "\n".join(
-                f"{d.component}\t{d.label}\t{leaf.summary()}"
-                for d in tally.unexplained
-                for leaf in d.unexplained
+                f"{d.component}\t{d.label}\t{leaf.summary()}\t{','.join(sorted(d.reasons))}"
+                for d in tally.differences
+                for leaf in d.leaves
             )
         )
     assert not tally.unexplained, tally.report()
@@ -315,7 +315,9 @@ def _compare_option_set(
             )
             java = [e for e in java if not _is_window(e)]
             kconnect = [e for e in kconnect if not _is_window(e)]
-        compared, differences = cdc.compare_events(component, java, kconnect)
+        # Schema change events pair up by their statement, change events by key and op.
+        signature = _ddl_signature if suffix == "" else None
+        compared, differences = cdc.compare_events(component, java, kconnect, signature=signature)
         tally.add(component, compared, differences)
     _compare_heartbeats(tap, tally, option_set, notes)
     _compare_history(tap, tally, option_set)
@@ -378,4 +380,6 @@ def _compare_history(tap: cdc.TopicTap, tally: cdc.CdcTally, option_set: str) ->
 
 def _ddl_signature(event: tuple[Any, Any]) -> str:
     record = event[1]
+    if isinstance(record, dict) and isinstance(record.get("payload"), dict):
+        record = record["payload"]
     return cdc.one_line(str(record.get("ddl", ""))) if isinstance(record, dict) else ""

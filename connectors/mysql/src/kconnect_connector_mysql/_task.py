@@ -62,6 +62,12 @@ _replication_log = logging.getLogger("pymysqlreplication")
 _REPLICATION_IMPORT = threading.Lock()
 
 
+def _table_of(quoted: str) -> str:
+    """The table name of a ``"db"."table"`` id of a table change."""
+    match = re.search(r'"([^"]*)"$', quoted)
+    return match.group(1) if match else quoted
+
+
 def _import_replication() -> None:
     """Import mysql-replication once, under a lock: its modules import each other, and two
     connectors' tasks starting at once could otherwise each see the other's half-imported
@@ -1233,6 +1239,12 @@ class _Streamer:
                         self._commit(position, size)
                         continue
                     else:
+                        if self.standalone and self.s.tx_metadata and not self.tx_begun:
+                            # A statement logged as a transaction of its own (DDL,
+                            # TRUNCATE): Debezium opens it with a BEGIN and, with no
+                            # commit to end it, writes no END.
+                            self._emit_tx("BEGIN")
+                            self.tx_begun = True
                         self._query(event, position, size)
                         if self.standalone or not self.in_txn:
                             self._commit(position, size)
@@ -1339,7 +1351,7 @@ class _Streamer:
             self.skipping = True
 
     def _commit(self, position: int, size: int) -> None:
-        if self.s.tx_metadata and self.tx_begun and self.tx_id is not None:
+        if self.s.tx_metadata and self.tx_begun and self.tx_id is not None and not self.standalone:
             self._emit_tx("END")
         gtid = self.current_gtid
         if gtid:
@@ -1689,13 +1701,20 @@ class _Streamer:
             if ts is None or "t" in s.skipped:
                 return
             source = self._source(tdb, tname, position, 0)
+            tx_block = None
+            if s.tx_metadata and self.tx_begun and self.tx_id is not None:
+                self.tx_total += 1
+                self.tx_counts[ts.table.id] = self.tx_counts.get(ts.table.id, 0) + 1
+                tx_block = self.schemas.tx_block(
+                    self.tx_id, self.tx_total, self.tx_counts[ts.table.id]
+                )
             self.out.append(
                 SourceRecord(
                     topic=ts.topic,
                     key_schema=None,
                     key=None,
                     value_schema=ts.envelope_schema,
-                    value=self.schemas.envelope(ts, "t", None, None, source),
+                    value=self.schemas.envelope(ts, "t", None, None, source, tx=tx_block),
                     source_partition=self.partition,
                     source_offset=self.offset(0),
                 )
@@ -1809,7 +1828,9 @@ class _Streamer:
         position: int,
         offset: dict[str, Any],
     ) -> None:
-        source = self._source(dbname, None, position, 0)
+        # Debezium names the table the statement changed in the event's source block.
+        table = _table_of(changes[0]["id"]) if changes else None
+        source = self._source(dbname, table, position, 0)
         ks, key, vs, value = self.schemas.schema_change(source, dbname, ddl, changes)
         self.out.append(
             SourceRecord(
