@@ -120,3 +120,21 @@ def test_snapshot_follows_the_include_list_order() -> None:
     tables = TableFilter(table_include=_patterns(["db.zeta", "db.a.*"]))
     names = sorted(["alpha", "zeta", "apple"], key=lambda n: (tables.snapshot_rank("db", n), n))
     assert names == ["zeta", "alpha", "apple"]
+
+
+def test_history_gives_tinyint_smallint_and_auto_increment_generated() -> None:
+    from kconnect_connector_mysql._columns import column_from_information_schema
+
+    column = column_from_information_schema(
+        {
+            "COLUMN_NAME": "id",
+            "ORDINAL_POSITION": 1,
+            "DATA_TYPE": "tinyint",
+            "COLUMN_TYPE": "tinyint(4)",
+            "EXTRA": "auto_increment",
+            "COLUMN_DEFAULT": None,
+            "IS_NULLABLE": "NO",
+        }
+    )
+    doc = column.to_history()
+    assert (doc["jdbcType"], doc["autoIncremented"], doc["generated"]) == (5, True, True)

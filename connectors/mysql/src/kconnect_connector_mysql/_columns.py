@@ -27,7 +27,7 @@ Converter = Callable[[Any], Any]
 # java.sql.Types codes, as recorded in Debezium's schema history.
 _JDBC: Final = {
     "bit": -7,
-    "tinyint": -6,
+    "tinyint": 5,  # Debezium's binlog connectors: SMALLINT, as its INT16 schema says
     "smallint": 5,
     "mediumint": 4,
     "int": 4,
@@ -242,7 +242,8 @@ def column_from_information_schema(row: dict[str, Any]) -> Column:
         scale=scale,
         optional=nullable,
         auto_incremented="auto_increment" in extra,
-        generated="generated" in extra,
+        # As Debezium (and the DDL parser): an AUTO_INCREMENT column counts as generated.
+        generated="generated" in extra or "auto_increment" in extra,
         charset=row.get("CHARACTER_SET_NAME"),
         has_default=has_default,
         default_expression=None if default is None else str(default),
