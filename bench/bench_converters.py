@@ -409,7 +409,7 @@ def make_debezium(n: int) -> tuple[list[Any], list[Any]]:
         ts = 1_700_000_000_000 + i
         source = filled(
             source_schema,
-            version="3.2.0.Final",
+            version="3.5.0.Final",
             connector="mysql",
             name="bench",
             ts_ms=ts,

@@ -98,3 +98,19 @@ def test_fifty_locations_are_discovered_in_under_a_second(tmp_path: Path) -> Non
     assert len(found) == 50 and all(p.available and p.location for p in found)
     assert elapsed < 1.0, f"discovery of 50 locations took {elapsed:.2f}s"
     assert not [m for m in set(sys.modules) - before if m.startswith("kc_many")]
+
+
+def test_a_plugin_path_of_java_jars_is_named_in_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker properties file carried over from Kafka Connect names jar folders."""
+    (tmp_path / "debezium-connector-mariadb").mkdir()
+    (tmp_path / "debezium-connector-mariadb" / "debezium-core-3.5.0.Final.jar").write_bytes(b"PK")
+    with caplog.at_level("WARNING", logger="kconnect.plugins"):
+        registry = PluginRegistry.discover(plugin_path=str(tmp_path))
+    warned = [r.getMessage() for r in caplog.records if "Java plugins" in r.getMessage()]
+    assert len(warned) == 1
+    assert str(tmp_path) in warned[0] and "debezium-core-3.5.0.Final.jar" in warned[0]
+    assert "pip install" in warned[0]
+    # The worker's own plugins are still there.
+    assert registry.resolve("FileStreamSource", PluginKind.SOURCE)

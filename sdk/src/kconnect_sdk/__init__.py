@@ -54,6 +54,7 @@ from ._connector import (
     SourceTaskContext,
     Task,
     TransactionContext,
+    task_class_name,
 )
 from ._converter import Converter, ConverterType, HeaderConverter
 from ._errors import (
@@ -171,5 +172,6 @@ __all__ = [
     "parse_properties",
     "parse_type",
     "resolve_placeholders",
+    "task_class_name",
     "validate_value",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ._errors import ConnectError
 from ._versioned import Versioned
@@ -36,6 +36,7 @@ __all__ = [
     "SourceTaskContext",
     "Task",
     "TransactionContext",
+    "task_class_name",
 ]
 
 
@@ -165,6 +166,14 @@ class Task(Versioned, abc.ABC):
     locking for its own state. The only exception is noted on each subclass's ``stop``.
     An instance is never restarted: after ``stop`` the runtime builds a new instance.
     """
+
+    kafka_class_name: ClassVar[str | None] = None
+    """The class name Kafka Connect knows this task by (``task.class`` in every task
+    config the runtime writes, as Kafka's worker does), e.g.
+    ``org.apache.kafka.connect.file.FileStreamSourceTask``. Set it on a task that stands
+    in for a Java task, so a Java worker taking over the config topic can start the task
+    configs kconnect wrote; left ``None``, the Python class's dotted name is used (see
+    :func:`task_class_name`)."""
 
     @abc.abstractmethod
     def start(self, props: Mapping[str, str]) -> None:
@@ -480,3 +489,9 @@ class SinkConnector(Connector):
     ) -> bool:
         """Called before consumer-group offsets are altered or reset through the REST API."""
         return False
+
+
+def task_class_name(task_class: type[Task]) -> str:
+    """What Kafka Connect's ``task.class`` says for ``task_class``: its
+    :attr:`Task.kafka_class_name`, else its module and qualified name."""
+    return task_class.kafka_class_name or f"{task_class.__module__}.{task_class.__qualname__}"

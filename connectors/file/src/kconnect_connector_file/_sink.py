@@ -90,6 +90,8 @@ class FileStreamSinkTask(SinkTask):
     the offsets committed after it cover only lines that are on disk.
     """
 
+    kafka_class_name = "org.apache.kafka.connect.file.FileStreamSinkTask"
+
     def __init__(self) -> None:
         self._filename: str | None = None
         self._file: BinaryIO | None = None

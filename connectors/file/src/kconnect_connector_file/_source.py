@@ -154,6 +154,8 @@ class FileStreamSourceTask(SourceTask):
     waiting ``poll`` return at once.
     """
 
+    kafka_class_name = "org.apache.kafka.connect.file.FileStreamSourceTask"
+
     idle_wait_s: float = 1.0
     """How long a poll with nothing to return (no new line, no file yet) waits, in seconds."""
 

@@ -424,6 +424,8 @@ class JdbcSourceTask(SourceTask):
     from another thread and makes a waiting ``poll`` return.
     """
 
+    kafka_class_name = "io.confluent.connect.jdbc.source.JdbcSourceTask"
+
     def __init__(self) -> None:
         self._progress: dict[int, list[Any]] = {}  # issue 24: bulk pass rows, total
         self._read_through: set[int] = set()  # queriers that have read to their end once

@@ -32,6 +32,7 @@ class MariaDbSourceTask(MySqlSourceTask):
     """The task of :class:`MariaDbConnector`: ``source.connector`` is ``mariadb``."""
 
     connector_name = "mariadb"
+    kafka_class_name = "io.debezium.connector.mariadb.MariaDbConnectorTask"
 
 
 class MySqlConnector(SourceConnector):

@@ -117,6 +117,8 @@ class MySqlSourceTask(SourceTask):
     ``max.batch.size`` records and waits at most ``poll.interval.ms`` for them.
     """
 
+    kafka_class_name = "io.debezium.connector.mysql.MySqlConnectorTask"
+
     connector_name: str = "mysql"
 
     def __init__(self) -> None:

@@ -100,6 +100,8 @@ class S3SinkTask(SinkTask):
     records whose objects were not complete and rewrites the same objects.
     """
 
+    kafka_class_name = "io.confluent.connect.s3.S3SinkTask"
+
     clock: Callable[[], int] = staticmethod(_now_ms)
 
     def __init__(self) -> None:

@@ -410,6 +410,10 @@ class _IsolatedConnectorMixin(_HostOwner):
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [dict(c) for c in self._host().call("task_configs", {"max_tasks": max_tasks})]
 
+    def task_class_name(self) -> str:
+        """The ``task.class`` of the plugin's own task (the proxy task stands in for it)."""
+        return str(self._host().call("task_class_name"))
+
     def stop(self) -> None:
         self._shut_host("stop")
 

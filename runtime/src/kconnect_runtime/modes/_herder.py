@@ -195,6 +195,11 @@ class DistributedHerder:
         self._announcements: list[tuple[str, dict[str, Any]]] = []
         self.applied: dict[str, int] = {}
         self.statuses: dict[str, dict[str, Any]] = {}
+        # The newest generation any status record carries. A cluster taken over from Kafka
+        # Connect's Java workers has statuses of their generations and no assignment of
+        # ours: the first assignment is numbered past them, so this group's statuses are
+        # newer than the Java workers' last ones.
+        self._status_generation = -1
         self._departed: dict[str, float] = {}  # leader: worker -> when it left
         self._revoked_at: dict[str, float] = {}
         self._applied_generation = -1
@@ -427,11 +432,11 @@ class DistributedHerder:
                     continue
                 if not isinstance(value, dict):
                     continue
+                generation = _generation_of(value)
+                self._status_generation = max(self._status_generation, generation)
                 current = self.statuses.get(key)
                 # A stale worker's write (older generation) never hides a newer state.
-                if current is not None and int(value.get("generation") or 0) < int(
-                    current.get("generation") or 0
-                ):
+                if current is not None and generation < _generation_of(current):
                     continue
                 self.statuses[key] = value
 
@@ -648,7 +653,7 @@ class DistributedHerder:
                 if now - since > _MOVE_TIMEOUT_S:
                     applied[worker] = max(applied.get(worker, -1), revoked_in)
             plan = plan_connectors_and_tasks(
-                generation=self.generation + 1,
+                generation=max(self.generation, self._status_generation) + 1,
                 units=self._units(),
                 members=sorted(members),
                 previous=self.assignment,
@@ -1413,3 +1418,11 @@ def _describe(assignment: Mapping[str, str]) -> str:
     for unit, worker in assignment.items():
         by_worker.setdefault(worker, []).append(unit_label(unit))
     return ", ".join(f"{w}: {sorted(n)}" for w, n in sorted(by_worker.items())) or "nothing"
+
+
+def _generation_of(status: Mapping[str, Any]) -> int:
+    """A status record's ``generation``; 0 when it has none a number can be read from."""
+    try:
+        return int(status.get("generation") or 0)
+    except (TypeError, ValueError):
+        return 0

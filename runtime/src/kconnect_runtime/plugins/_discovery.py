@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as md
+import logging
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -20,6 +22,8 @@ __all__ = ["KIND_BY_GROUP", "discover_location", "plugin_locations", "runtime_sd
 
 KIND_BY_GROUP = {group: kind for kind, group in ENTRY_POINT_GROUPS.items()}
 _SDK_DIST = "kconnect-sdk"
+
+log = logging.getLogger("kconnect.plugins")
 
 
 def runtime_sdk_version() -> Version:
@@ -45,8 +49,30 @@ def plugin_locations(plugin_path: Iterable[str | Path] | str | None) -> list[Pat
         if _site_packages(root):
             out.append(root)
         elif root.is_dir():
-            out.extend(sub for sub in sorted(root.iterdir()) if _site_packages(sub))
+            venvs = [sub for sub in sorted(root.iterdir()) if _site_packages(sub)]
+            out.extend(venvs)
+            if not venvs:
+                _warn_java_plugins(root)
     return out
+
+
+@functools.cache
+def _warn_java_plugins(root: Path) -> None:
+    """Say once that a plugin.path entry holds Java plugins: a worker properties file
+    carried over from Kafka Connect often names its jar folders, which load nothing here."""
+    try:
+        jars = next(root.glob("*.jar"), None) or next(root.glob("*/*.jar"), None)
+    except OSError:
+        return
+    if jars is not None:
+        log.warning(
+            "plugin.path entry %s holds Java plugins (%s), which kconnect cannot load: "
+            "connectors, converters and transforms come from Python packages installed in "
+            "the worker's environment or in venvs on plugin.path (e.g. pip install "
+            "kconnect-connector-mysql for Debezium's MySQL/MariaDB connector)",
+            root,
+            jars.name,
+        )
 
 
 def _site_packages(location: Path) -> list[Path]:

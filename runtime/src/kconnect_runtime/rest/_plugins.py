@@ -82,8 +82,6 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
                 'Connector config contains no connector type: set "connector.class" '
                 f"(for example to {plugin!r})"
             )
-        body = worker.validate_connector_config(plugin, props)
-        # Kafka names the result after connector.class as given (an alias stays an alias).
-        return {**body, "name": props["connector.class"]}
+        return worker.validate_connector_config(plugin, props)
 
     return router

@@ -778,7 +778,9 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
             }
         )
     return {
-        "name": plugin.name,
+        # As Kafka's validateConnectorConfig: named after connector.class as the config
+        # gives it (an alias stays an alias).
+        "name": str(props.get("connector.class") or plugin.name),
         "error_count": sum(len(v.error_messages) for v in values.values()),
         "groups": groups,
         "configs": configs,

@@ -24,6 +24,7 @@ from kconnect_sdk import (
     SinkConnector,
     SourceConnector,
     TopicPartition,
+    task_class_name,
 )
 
 from kconnect_runtime.config import ConfigProviders, Redactor
@@ -308,9 +309,18 @@ class Worker:
             )
             runtime.status.set(State.FAILED, exc)
 
+    @staticmethod
+    def _generate_task_configs(runtime: ConnectorRuntime, tasks_max: int) -> list[dict[str, str]]:
+        """The connector's task configs as Kafka's worker completes them: each names its
+        ``task.class``, so a Java worker sharing the config topic can start them."""
+        instance = runtime.instance
+        named = getattr(instance, "task_class_name", None)  # an isolated plugin's proxy
+        name = named() if callable(named) else task_class_name(instance.task_class())
+        return [{**c, "task.class": name} for c in instance.task_configs(tasks_max)]
+
     def _start_tasks(self, runtime: ConnectorRuntime) -> None:
         tasks_max = int(runtime.config.get("tasks.max", "1"))
-        configs = runtime.instance.task_configs(tasks_max)
+        configs = self._generate_task_configs(runtime, tasks_max)
         if len(configs) > tasks_max:
             raise ConnectError(
                 f"connector {runtime.name!r} generated {len(configs)} task configs, more than tasks.max={tasks_max}"
@@ -486,7 +496,7 @@ class Worker:
             if runtime.target_state is TargetState.STOPPED:
                 return
             tasks_max = int(runtime.config.get("tasks.max", "1"))
-            new_configs = [dict(c) for c in runtime.instance.task_configs(tasks_max)]
+            new_configs = self._generate_task_configs(runtime, tasks_max)
             if new_configs == runtime.task_configs:
                 return
             self._stop_tasks(runtime)

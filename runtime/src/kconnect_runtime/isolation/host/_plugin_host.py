@@ -1037,6 +1037,12 @@ class Host:
     def op_task_configs(self, args: Mapping[str, Any]) -> Any:
         return [dict(c) for c in self.obj.task_configs(int(args["max_tasks"]))]
 
+    def op_task_class_name(self, args: Mapping[str, Any]) -> Any:
+        # Spelled out rather than kconnect_sdk.task_class_name: a location's SDK may
+        # predate it.
+        task = self.obj.task_class()
+        return getattr(task, "kafka_class_name", None) or f"{task.__module__}.{task.__qualname__}"
+
     # Task operations.
     def op_start(self, args: Mapping[str, Any]) -> Any:
         props = args["props"]
