@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,19 +122,31 @@ class KconnectWorker:
         resp = httpx.request(method, self.url + path, json=body, timeout=30)
         return resp.status_code, (resp.json() if resp.content else None)
 
-    def wait_running(self, connector: str, timeout_s: float = 90) -> None:
+    def wait_running(self, connector: str, others: Sequence[KconnectWorker] = ()) -> None:
+        seen: list[Any] = [None]
+
         def running() -> bool:
             try:
                 status, body = self.request("GET", f"/connectors/{connector}/status")
-            except httpx.HTTPError:
+            except httpx.HTTPError as exc:
+                seen[0] = repr(exc)
                 return False
+            seen[0] = body
             if status != 200:
                 return False
             states = [body["connector"]["state"]] + [t["state"] for t in body["tasks"]]
             assert "FAILED" not in states, f"{connector} failed on kconnect: {body}"
             return bool(body["tasks"]) and set(states) == {"RUNNING"}
 
-        wait_for(running, timeout_s, f"{connector} RUNNING on kconnect ({self.log})")
+        deadline = time.monotonic() + 90
+        while not running():
+            if time.monotonic() > deadline:
+                logs = "\n".join(
+                    f"--- {w.log}:\n{w.log.read_text(errors='replace')[-4000:]}"
+                    for w in (self, *others)
+                )
+                raise AssertionError(f"{connector} not RUNNING on kconnect: {seen[0]}\n{logs}")
+            time.sleep(0.2)
 
     def stop(self) -> None:
         code = end_process(self.proc, signal.SIGTERM)  # as an operator stops a worker
@@ -224,7 +236,7 @@ def test_a_java_cluster_moves_to_kconnect_and_back(
             # kconnect never shows a PASSWORD-typed value in a REST body (Java does).
             shown = {k: "[hidden]" if k.endswith("password") else v for k, v in config.items()}
             assert status == 200 and body == {**shown, "name": connector}
-            first.wait_running(connector)
+            first.wait_running(connector, moved[1:])
         wait_for(lambda: _state(first.request, "parked") == "PAUSED", 60, "parked PAUSED")
         progress(lambda: len(_lines(sink_file)), "kconnect's sink to carry on")
         progress(cdc_count, "kconnect's CDC task to carry on")

@@ -383,7 +383,11 @@ def test_killed_partition_leader_loses_nothing_and_the_cluster_heals(
         killed = time.monotonic()
         pipeline.watch(pipeline.grows(), 90, f"lines in the sink after the kill ({pipeline.log})")
         flowing_after = time.monotonic() - killed
-        assert victim not in _leaders(cluster, pipeline.topic)
+        # Metadata from a surviving node can name the dead leader for a moment after
+        # records flow again through the new one.
+        wait_for(
+            lambda: victim not in _leaders(cluster, pipeline.topic), 30, "another leader's metadata"
+        )
         pipeline.watch(pipeline.all_running, 60, "the connectors RUNNING after the kill")
 
         # Two nodes of three still take writes (min.insync.replicas=2): a connector made

@@ -423,23 +423,41 @@ def test_alter_offsets_accepts_positions_and_resets(
     assert FileStreamSourceConnector().alter_offsets({"topic": "t"}, offsets) is True
 
 
+# Kafka's FileStreamSourceConnector.alterOffsets refusals, word for word.
+_NO_POSITION = "Offset objects should either be null or contain the key 'position'"
+_NOT_LONG = "The value for the 'position' key in the offset is expected to be a Long value"
+_NEGATIVE = "The value for the 'position' key in the offset should be a non-negative value"
+
+
 @pytest.mark.parametrize(
     ("partition", "offset", "complaint"),
     [
-        ({}, {"position": 1}, "'filename'"),
-        ({"file": "x.txt"}, None, "'filename'"),
-        ({"filename": "x.txt"}, {}, "'position'"),
-        ({"filename": "x.txt"}, {"position": -1}, "non-negative integer"),
-        ({"filename": "x.txt"}, {"position": "10"}, "non-negative integer"),
-        ({"filename": "x.txt"}, {"position": 1.5}, "non-negative integer"),
-        ({"filename": "x.txt"}, {"position": None}, "non-negative integer"),
+        ({}, {"position": 1}, "Partition objects should contain the key 'filename'"),
+        (None, {"position": 1}, "Partition objects cannot be null"),
+        ({"filename": "x.txt"}, {}, _NO_POSITION),
+        ({"filename": "x.txt"}, {"position": -1}, _NEGATIVE),
+        ({"filename": "x.txt"}, {"position": "10"}, _NOT_LONG),
+        ({"filename": "x.txt"}, {"position": 1.5}, _NOT_LONG),
+        ({"filename": "x.txt"}, {"position": None}, _NOT_LONG),
+        ({"filename": "x.txt"}, {"position": True}, _NOT_LONG),
+        ({"filename": "x.txt"}, {"position": 2**63}, _NOT_LONG),
+        # The offset is checked before the partition, as Kafka does.
+        ({}, {}, _NO_POSITION),
     ],
 )
 def test_alter_offsets_refuses_malformed_offsets(
-    partition: dict[str, Any], offset: dict[str, Any] | None, complaint: str
+    partition: dict[str, Any] | None, offset: dict[str, Any] | None, complaint: str
 ) -> None:
-    with pytest.raises(ConnectError, match=complaint):
-        FileStreamSourceConnector().alter_offsets({"topic": "t"}, [(partition, offset)])
+    with pytest.raises(ConnectError) as refused:
+        FileStreamSourceConnector().alter_offsets({"topic": "t"}, [(partition, offset)])  # type: ignore[list-item]
+    assert str(refused.value) == complaint
+
+
+def test_a_reset_is_allowed_for_any_partition() -> None:
+    """Kafka lets a null offset through whatever the partition, so garbage left in the
+    offsets topic can be cleaned up through the REST API."""
+    garbage = [({"file": "x.txt"}, None), ({}, None)]
+    assert FileStreamSourceConnector().alter_offsets({"topic": "t"}, garbage) is True
 
 
 def test_without_file_or_stdin_start_says_to_set_file(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -123,26 +123,34 @@ class FileStreamSourceConnector(SourceConnector):
         props: Mapping[str, str],
         offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
     ) -> bool:
+        # Kafka's checks, in its order and words: a null offset (a reset) is allowed for
+        # any partition, so garbage offsets can always be cleaned up through the REST API.
         for partition, offset in offsets:
-            if partition is None or FILENAME_FIELD not in partition:
-                raise ConnectError(
-                    f"Partition {partition!r} has no {FILENAME_FIELD!r} key: a FileStream "
-                    f'source partition looks like {{"{FILENAME_FIELD}": "<path of the file>"}}'
-                )
             if offset is None:
-                continue  # resetting a partition's offset is always allowed
+                continue
             if POSITION_FIELD not in offset:
                 raise ConnectError(
-                    f"Offset {dict(offset)!r} for partition {dict(partition)!r} has no "
-                    f'{POSITION_FIELD!r} key: give {{"{POSITION_FIELD}": <byte position>}}'
-                    " or null to reset it"
+                    f"Offset objects should either be null or contain the key '{POSITION_FIELD}'"
                 )
             position = offset[POSITION_FIELD]
-            if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+            if (
+                not isinstance(position, int)
+                or isinstance(position, bool)
+                or not -(2**63) <= position < 2**63
+            ):
                 raise ConnectError(
-                    f"Offset {POSITION_FIELD!r} for partition {dict(partition)!r} must be a "
-                    f"non-negative integer byte position in the file, got {position!r}"
+                    f"The value for the '{POSITION_FIELD}' key in the offset is expected to be "
+                    "a Long value"
                 )
+            if position < 0:
+                raise ConnectError(
+                    f"The value for the '{POSITION_FIELD}' key in the offset should be a "
+                    "non-negative value"
+                )
+            if partition is None:
+                raise ConnectError("Partition objects cannot be null")
+            if FILENAME_FIELD not in partition:
+                raise ConnectError(f"Partition objects should contain the key '{FILENAME_FIELD}'")
         return True
 
 

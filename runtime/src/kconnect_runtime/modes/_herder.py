@@ -652,8 +652,9 @@ class DistributedHerder:
                 since = self._revoked_at.setdefault(f"{name}@{revoked_in}", now)
                 if now - since > _MOVE_TIMEOUT_S:
                     applied[worker] = max(applied.get(worker, -1), revoked_in)
+            generation = max(self.generation, self._status_generation) + 1
             plan = plan_connectors_and_tasks(
-                generation=max(self.generation, self._status_generation) + 1,
+                generation=generation,
                 units=self._units(),
                 members=sorted(members),
                 previous=self.assignment,
@@ -670,7 +671,6 @@ class DistributedHerder:
                 and set(members) == self.members
             ):
                 return  # unchanged (held connectors are looked at again on the next tick)
-            generation = self.generation + 1
             urls = {w: str(a.get("url", "")) for w, a in members.items()}
             value = {
                 "generation": generation,
@@ -1121,18 +1121,23 @@ class DistributedHerder:
         return self.worker.config_redactor(self._entry(name).config)
 
     def _write_connector(
-        self, name: str, config: Mapping[str, str], created: bool, initial_state: TargetState
+        self,
+        name: str,
+        config: Mapping[str, str],
+        created: bool,
+        initial_state: TargetState | None,
     ) -> None:
         self.worker.check_connector_config(config)
         store = self.group_store.store
-        if created:
-            # As Kafka: the target state first, so the connector never starts in another.
+        if created and initial_state is not None:
+            # As Kafka: a target state only when the request gives one (no record means
+            # STARTED), written first so the connector never starts in another.
             store.target_state(name, initial_state)
         store.connector_config(name, config)
         self.sync()
 
     def create_connector(
-        self, props: Mapping[str, str], *, initial_state: TargetState = TargetState.STARTED
+        self, props: Mapping[str, str], *, initial_state: TargetState | None = None
     ) -> object:
         self._require_ready()
         name = props.get("name", "").strip()
@@ -1155,7 +1160,7 @@ class DistributedHerder:
         config["name"] = name
         with self._lock:
             created = name not in self.view
-        self._write_connector(name, config, created, TargetState.STARTED)
+        self._write_connector(name, config, created, None)
         return created, None
 
     def patch_connector_config(self, name: str, patch: Mapping[str, str | None]) -> object:

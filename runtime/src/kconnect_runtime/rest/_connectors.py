@@ -131,9 +131,14 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
             )
         config["name"] = name
         config = restore_hidden(worker, name, config)  # refuses a stray [hidden]
-        state = _INITIAL_STATES[request.initial_state or "RUNNING"]
-        worker.create_connector(config, initial_state=state)
-        _audit(http, name, f"created ({state.value})")
+        if request.initial_state is None:
+            # Kafka stores no target state for a connector created without one.
+            worker.create_connector(config)
+            _audit(http, name, f"created ({TargetState.STARTED.value})")
+        else:
+            state = _INITIAL_STATES[request.initial_state]
+            worker.create_connector(config, initial_state=state)
+            _audit(http, name, f"created ({state.value})")
         return JSONResponse(info_body(worker, name), status_code=201, headers=_location(name))
 
     @router.get("/connectors/{name}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
 from collections.abc import Mapping, Sequence
@@ -91,8 +92,9 @@ def delete_group(client_config: Mapping[str, Any], group: str) -> None:
 
 
 OFFSETS_NEED_STOPPED = (
-    "Connectors must be in the STOPPED state before their offsets can be modified. "
-    "Stop connector {name!r} first with PUT /connectors/{name}/stop, then try again."
+    "Connectors must be in the STOPPED state before their offsets can be modified. This can "
+    "be done for the specified connector by issuing a 'PUT' request to the "
+    "'/connectors/{name}/stop' endpoint"
 )
 
 
@@ -130,26 +132,93 @@ def parse_source_offsets(
 
 
 def parse_sink_offsets(entries: Sequence[Mapping[str, Any]]) -> dict[TopicPartition, int | None]:
+    """Kafka's ``SinkUtils.parseSinkConnectorOffsets``: its checks, order and words.
+
+    Topic names are taken as Java's ``String.valueOf`` writes the value; partitions and
+    offsets may be JSON numbers or their decimal text ("10" as 10). A negative partition
+    or offset, which Kafka passes on to the consumer group, is refused here.
+    """
+    if not entries:
+        raise BadRequestError('The "offsets" list must name at least one partition to alter.')
     out: dict[TopicPartition, int | None] = {}
-    for i, (partition, offset) in enumerate(_entries(entries)):
-        topic, number = partition.get("kafka_topic"), partition.get("kafka_partition")
-        if not isinstance(topic, str) or not topic:
+    for entry in entries:
+        if not isinstance(entry, Mapping):
             raise BadRequestError(
-                f'offsets[{i}]: a sink partition needs "kafka_topic" (a topic name), got {topic!r}'
+                "The partition for a sink connector offset cannot be null or missing"
             )
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        partition, offset = entry.get("partition"), entry.get("offset")
+        if not isinstance(partition, Mapping):
             raise BadRequestError(
-                f'offsets[{i}]: a sink partition needs "kafka_partition" (an integer >= 0), got {number!r}'
+                "The partition for a sink connector offset cannot be null or missing"
+            )
+        if "kafka_topic" not in partition or "kafka_partition" not in partition:
+            raise BadRequestError(
+                "The partition for a sink connector offset must contain the keys 'kafka_topic' "
+                "and 'kafka_partition'"
+            )
+        if partition["kafka_topic"] is None:
+            raise BadRequestError("Kafka topic names must be valid strings and may not be null")
+        if partition["kafka_partition"] is None:
+            raise BadRequestError("Kafka partitions must be valid numbers and may not be null")
+        topic = _java_text(partition["kafka_topic"])
+        number = _java_integer(partition["kafka_partition"], 31)
+        if number is None:
+            raise BadRequestError(
+                "Failed to parse the following Kafka partition value in the provided offsets: "
+                f"'{_java_text(partition['kafka_partition'])}'. Partition values for sink "
+                "connectors need to be integers."
             )
         value: int | None = None
         if offset is not None:
-            value = offset.get("kafka_offset")
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(offset, Mapping) or "kafka_offset" not in offset:
                 raise BadRequestError(
-                    f'offsets[{i}]: a sink offset needs "kafka_offset" (an integer >= 0), got {value!r}'
+                    "The offset for a sink connector should either be null or contain the key "
+                    "'kafka_offset'"
                 )
+            value = _java_integer(offset["kafka_offset"], 63)
+            if value is None:
+                raise BadRequestError(
+                    "Failed to parse the following Kafka offset value in the provided offsets: "
+                    f"'{_java_text(offset['kafka_offset'])}'. Offset values for sink connectors "
+                    "need to be integers."
+                )
+        if number < 0 or (value is not None and value < 0):
+            raise BadRequestError(
+                f"Partition {number} and offset {value} of topic {topic!r}: sink partitions and "
+                "offsets are integers >= 0"
+            )
         out[TopicPartition(topic, number)] = value
     return out
+
+
+_JAVA_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _java_integer(value: Any, bits: int) -> int | None:
+    """``Integer/Long.parseLong(String.valueOf(value))``, or None where Java throws."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    text = str(value)
+    if not _JAVA_INTEGER.fullmatch(text):
+        return None
+    number = int(text)
+    return number if -(2**bits) <= number < 2**bits else None
+
+
+def _java_text(value: Any) -> str:
+    """How Java's ``String.valueOf`` writes a JSON value Jackson read (near enough for
+    the scalars a REST body holds)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if value != int(value) or abs(value) >= 1e7 else f"{value:.1f}"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}={_java_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_java_text(v) for v in value) + "]"
+    return str(value)
 
 
 # -- issue 22: resetting single sink partitions (Kafka's OffsetDelete, KIP-496) ----------

@@ -437,18 +437,14 @@ def validate_connector(
     cls = plugin.load()
     sink = issubclass(cls, SinkConnector)
     if strict:
-        parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
-        # Built once to validate converters and transforms; tasks get their own instances.
-        build_converters(registry, worker_props, props).close()
-        TransformChain.from_config(registry, props).close()
-        instance: Connector = cls()
-        _raise_connector_errors(instance.validate(props))
-        # -- issue 20: exactly-once preflight (KIP-618), as Kafka's distributed herder --
-        for key, messages in _exactly_once_errors(worker_props, props, instance).items():
-            raise ConfigError(f"Invalid value for {key}: {' '.join(messages)}", name=key)
-        # -- end issue 20 ----------------------------------------------------------------
-        log_unknown_connector_keys(props, instance.config().config_keys)  # issue 24
-        return ConnectorValidation(plugin, instance, parsed, None)
+        try:
+            return _validate_strictly(registry, worker_props, props, plugin, cls, sink=sink)
+        except ConfigError as exc:
+            # Kafka validates the whole config and answers every error at once.
+            every = _every_config_error(registry, worker_props, props)
+            if every is None:
+                raise
+            raise every from exc
     try:
         parsed = dict(parse_connector_config(props, sink=sink))
     except ConfigError:
@@ -459,7 +455,56 @@ def validate_connector(
     return ConnectorValidation(plugin, checked, parsed, infos)
 
 
-# -- issue 20: exactly-once sources (KIP-618) ---------------------------------------------
+def _every_config_error(
+    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> ConfigError | None:
+    """Kafka's refusal of an invalid connector config (``maybeAddConfigErrors``): every
+    error message of the validation, one per line; None when validation finds none."""
+    try:
+        infos = config_infos(registry, worker_props, props)
+    except ConfigError:
+        return None
+    messages = [
+        (entry["value"]["name"], message)
+        for entry in infos["configs"]
+        if entry["value"] is not None
+        for message in entry["value"]["errors"]
+    ]
+    if not messages:
+        return None
+    return ConfigError(
+        f"Connector configuration is invalid and contains the following {len(messages)} "
+        "error(s):\n"
+        + "".join(f"{message}\n" for _, message in messages)
+        + "You can also find the above list of errors at the endpoint "
+        "`/connector-plugins/{connectorType}/config/validate`",
+        name=messages[0][0],
+    )
+
+
+def _validate_strictly(
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    plugin: PluginDesc,
+    cls: type[Connector],
+    *,
+    sink: bool,
+) -> ConnectorValidation:
+    """Create and update: the first problem is raised, and nothing after it runs."""
+    parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
+    # Built once to validate converters and transforms; tasks get their own instances.
+    build_converters(registry, worker_props, props).close()
+    TransformChain.from_config(registry, props).close()
+    instance: Connector = cls()
+    _raise_connector_errors(instance.validate(props))
+    # Exactly-once preflight (KIP-618), as Kafka's distributed herder runs it.
+    for key, messages in _exactly_once_errors(worker_props, props, instance).items():
+        raise ConfigError(f"Invalid value for {key}: {' '.join(messages)}", name=key)
+    log_unknown_connector_keys(props, instance.config().config_keys)
+    return ConnectorValidation(plugin, instance, parsed, None)
+
+
 def _exactly_once_errors(
     worker_props: Mapping[str, str], props: Mapping[str, str], instance: Connector
 ) -> dict[str, list[str]]:
@@ -467,9 +512,6 @@ def _exactly_once_errors(
     if not isinstance(instance, SourceConnector) or not worker_props.get("group.id"):
         return {}
     return validate_exactly_once(instance, props, worker_enabled=exactly_once_enabled(worker_props))
-
-
-# -- end issue 20 ---------------------------------------------------------------------------
 
 
 def _raise_connector_errors(results: Sequence[ConfigValue]) -> None:
