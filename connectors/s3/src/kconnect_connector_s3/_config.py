@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -43,6 +43,11 @@ PARTITIONERS: Final = (
     "HourlyPartitioner",
 )
 EXTRACTORS: Final = ("Wallclock", "Record", "RecordField")
+# The AWS SDK's default chains (v2 and v1 names), which boto3's default chain stands for.
+DEFAULT_CREDENTIALS_PROVIDERS: Final = (
+    "DefaultCredentialsProvider",
+    "DefaultAWSCredentialsProviderChain",
+)
 
 
 class _NoneOrOneOf:
@@ -64,6 +69,117 @@ class _NoneOrOneOf:
         return "[" + ", ".join(self.allowed) + "]"
 
 
+_FORMAT_PACKAGE: Final = "io.confluent.connect.s3.format."
+_PARTITIONER_PACKAGE: Final = "io.confluent.connect.storage.partitioner."
+FORMAT_CLASSES: Final = (
+    _FORMAT_PACKAGE + "avro.AvroFormat",
+    _FORMAT_PACKAGE + "json.JsonFormat",
+    _FORMAT_PACKAGE + "bytearray.ByteArrayFormat",
+    _FORMAT_PACKAGE + "parquet.ParquetFormat",
+)
+# Confluent recommends no ByteArrayFormat for headers (it accepts it, but then every record
+# with headers fails: a ByteArrayConverter cannot write the headers' array of structs).
+HEADERS_FORMAT_CLASSES: Final = (FORMAT_CLASSES[0], FORMAT_CLASSES[1], FORMAT_CLASSES[3])
+PARTITIONER_CLASSES: Final = tuple(
+    _PARTITIONER_PACKAGE + name
+    for name in (
+        "DefaultPartitioner",
+        "HourlyPartitioner",
+        "DailyPartitioner",
+        "TimeBasedPartitioner",
+        "FieldPartitioner",
+    )
+)
+AFFIX_TYPES: Final = ("NONE", "PREFIX", "SUFFIX")
+_LONG_MAX: Final = 2**63 - 1
+
+
+class _Recommends:
+    """Confluent's GenericRecommender and ParentValueRecommender: fixed recommended values,
+    visible always or only while another key (the parent) has a given value."""
+
+    def __init__(
+        self,
+        values: tuple[Any, ...] = (),
+        *,
+        parent: str | None = None,
+        when: Callable[[Any], bool] | None = None,
+    ) -> None:
+        self.values = values
+        self.parent = parent
+        self.when = when
+
+    def valid_values(self, name: str, parsed: Mapping[str, Any]) -> list[Any]:
+        return list(self.values)
+
+    def visible(self, name: str, parsed: Mapping[str, Any]) -> bool:
+        if self.parent is None or self.when is None:
+            return True
+        return self.when(parsed.get(self.parent))
+
+
+def _simple_is(simple: str) -> Callable[[Any], bool]:
+    return lambda value: value is not None and _simple_name(str(value)) == simple
+
+
+class _PartitionerDependents:
+    """Confluent's PartitionerClassDependentsRecommender: a partitioner's own settings are
+    visible only with that partitioner (all of them with a class it does not know)."""
+
+    _TIME_BASED: Final = ("partition.duration.ms", "path.format", "locale", "timezone")
+
+    def valid_values(self, name: str, parsed: Mapping[str, Any]) -> list[Any]:
+        return []
+
+    def visible(self, name: str, parsed: Mapping[str, Any]) -> bool:
+        value = parsed.get("partitioner.class")
+        simple = _simple_name(str(value)) if value is not None else ""
+        if simple == "DefaultPartitioner":
+            return False
+        if simple == "FieldPartitioner":
+            return name == "partition.field.name"
+        if simple in ("DailyPartitioner", "HourlyPartitioner"):
+            return name in ("locale", "timezone")
+        if simple == "TimeBasedPartitioner":
+            return name in self._TIME_BASED
+        return True
+
+
+def _partition_field_names(name: str, value: Any) -> None:
+    """Confluent's PartitionFieldNameValidator: no empty name, no empty path segment."""
+    names = list(value or [])
+    # Kafka reads a blank list value as no names at all.
+    if names == [""]:
+        return
+    for field in names:
+        if not str(field).strip():
+            raise ConfigError(
+                f"Invalid value {field} for configuration {name}: Field name cannot be null "
+                "or empty",
+                name=name,
+                value=value,
+            )
+        # Java's String.split drops trailing empty segments, so only inner and leading ones
+        # are refused ('a.' names the field 'a').
+        segments = str(field).split(".")
+        while len(segments) > 1 and segments[-1] == "":
+            segments.pop()
+        if any(not segment.strip() for segment in segments):
+            raise ConfigError(
+                f"Invalid value {field} for configuration {name}: Field name cannot contain "
+                "an empty or whitespace-only path segment",
+                name=name,
+                value=value,
+            )
+
+
+def _time_zone(name: str, value: Any) -> None:
+    """Confluent's TimezoneValidator: blank, or a zone Joda knows."""
+    text = str(value or "").strip()
+    if text:
+        parse_zone(name, text)
+
+
 _G_CONNECTOR = "Connector"
 _G_S3 = "S3"
 _G_STORAGE = "Storage"
@@ -83,6 +199,7 @@ CONFIG_DEF: Final = (
         documentation="The format class to use when writing data to the store: "
         "io.confluent.connect.s3.format.{json.JsonFormat, avro.AvroFormat, "
         "parquet.ParquetFormat, bytearray.ByteArrayFormat}.",
+        recommender=_Recommends(FORMAT_CLASSES),
     )
     .define(
         "flush.size",
@@ -150,6 +267,7 @@ CONFIG_DEF: Final = (
         documentation="NONE rotates the file on every schema change; BACKWARD/FULL project "
         "records of an older schema version to the newest and rotate when a newer one "
         "appears; FORWARD projects to the older.",
+        recommender=_Recommends(("NONE", "BACKWARD", "FORWARD", "FULL")),
     )
     .define(
         "schemas.cache.config",
@@ -184,6 +302,11 @@ CONFIG_DEF: Final = (
         importance=Importance.LOW,
         group=_G_CONNECTOR,
         documentation="The Avro compression codec: null, deflate, snappy or bzip2.",
+        recommender=_Recommends(
+            ("null", "deflate", "snappy", "bzip2"),
+            parent="format.class",
+            when=_simple_is("AvroFormat"),
+        ),
     )
     .define(
         "parquet.codec",
@@ -194,6 +317,9 @@ CONFIG_DEF: Final = (
         group=_G_CONNECTOR,
         documentation="The Parquet compression codec: none, snappy, gzip, brotli, lz4, zstd "
         "(lzo is accepted by the Java connector but no Python writer has it).",
+        recommender=_Recommends(
+            PARQUET_CODECS, parent="format.class", when=_simple_is("ParquetFormat")
+        ),
     )
     .define(
         "partitioner.max.open.files",
@@ -220,6 +346,7 @@ CONFIG_DEF: Final = (
         importance=Importance.HIGH,
         group=_G_STORAGE,
         documentation=f"The underlying storage layer; must be {STORAGE_CLASS}.",
+        recommender=_Recommends((STORAGE_CLASS,)),
     )
     .define(
         "store.url",
@@ -262,14 +389,17 @@ CONFIG_DEF: Final = (
         group=_G_PARTITIONER,
         documentation="The partitioner: io.confluent.connect.storage.partitioner."
         "{Default, Field, TimeBased, Daily, Hourly}Partitioner.",
+        recommender=_Recommends(PARTITIONER_CLASSES),
     )
     .define(
         "partition.field.name",
         ConfigType.LIST,
         "",
+        _partition_field_names,
         importance=Importance.MEDIUM,
         group=_G_PARTITIONER,
         documentation="The record value fields (nested with '.') FieldPartitioner uses.",
+        recommender=_PartitionerDependents(),
     )
     .define(
         "partition.duration.ms",
@@ -278,6 +408,7 @@ CONFIG_DEF: Final = (
         importance=Importance.MEDIUM,
         group=_G_PARTITIONER,
         documentation="The duration of a partition in milliseconds (TimeBasedPartitioner).",
+        recommender=_PartitionerDependents(),
     )
     .define(
         "path.format",
@@ -287,6 +418,7 @@ CONFIG_DEF: Final = (
         group=_G_PARTITIONER,
         documentation="Joda-Time pattern of the partition directories, e.g. "
         "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH.",
+        recommender=_PartitionerDependents(),
     )
     .define(
         "locale",
@@ -295,15 +427,18 @@ CONFIG_DEF: Final = (
         importance=Importance.MEDIUM,
         group=_G_PARTITIONER,
         documentation="The locale of the path format (required for time-based partitioners).",
+        recommender=_PartitionerDependents(),
     )
     .define(
         "timezone",
         ConfigType.STRING,
         "",
+        _time_zone,
         importance=Importance.MEDIUM,
         group=_G_PARTITIONER,
         documentation="The time zone of the path format and of scheduled rotation: a zone "
         "ID (UTC, Europe/Paris) or an offset (+02:00).",
+        recommender=_PartitionerDependents(),
     )
     .define(
         "timestamp.extractor",
@@ -371,8 +506,9 @@ CONFIG_DEF: Final = (
         "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider",
         importance=Importance.LOW,
         group=_G_S3,
-        documentation="Credentials provider; any value uses boto3's default chain "
-        "(environment, shared files, instance metadata) unless static keys are set.",
+        documentation="Credentials provider: the AWS default chain (environment, shared "
+        "files, instance metadata), used unless static keys are set; other providers are "
+        "refused.",
     )
     .define(
         "aws.access.key.id",
@@ -398,6 +534,7 @@ CONFIG_DEF: Final = (
         importance=Importance.LOW,
         group=_G_S3,
         documentation="Server-side encryption algorithm: AES256 or aws:kms.",
+        recommender=_Recommends(("AES256", "aws:kms")),
     )
     .define(
         "s3.sse.customer.key",
@@ -414,6 +551,9 @@ CONFIG_DEF: Final = (
         importance=Importance.LOW,
         group=_G_S3,
         documentation="The KMS key for SSE-KMS (with s3.ssea.name=aws:kms).",
+        recommender=_Recommends(
+            parent="s3.ssea.name", when=lambda v: str(v or "").lower() == "aws:kms"
+        ),
     )
     .define(
         "s3.acl.canned",
@@ -490,6 +630,7 @@ CONFIG_DEF: Final = (
         importance=Importance.LOW,
         group=_G_S3,
         documentation="Deflate level for gzip, -1 (default) to 9.",
+        recommender=_Recommends(tuple(range(-1, 10))),
     )
     .define(
         "json.decimal.format",
@@ -558,6 +699,9 @@ CONFIG_DEF: Final = (
         importance=Importance.LOW,
         group=_G_S3,
         documentation="The format of the keys files.",
+        recommender=_Recommends(
+            FORMAT_CLASSES, parent="store.kafka.keys", when=lambda v: v is True
+        ),
     )
     .define(
         "headers.format.class",
@@ -565,7 +709,121 @@ CONFIG_DEF: Final = (
         "io.confluent.connect.s3.format.avro.AvroFormat",
         importance=Importance.LOW,
         group=_G_S3,
-        documentation="The format of the headers files (not ByteArrayFormat).",
+        documentation="The format of the headers files.",
+        recommender=_Recommends(
+            HEADERS_FORMAT_CLASSES, parent="store.kafka.headers", when=lambda v: v is True
+        ),
+    )
+    .define(
+        "tombstone.encoded.partition",
+        ConfigType.STRING,
+        "tombstone",
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="The encoded partition (directory) of null-valued records with "
+        "behavior.on.null.values=write.",
+    )
+    # --- Confluent settings kconnect does not implement: accepted at their defaults, a
+    # config error when set to ask for the behaviour. ---
+    .define(
+        "s3.object.tagging",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Tag S3 objects with start and end offsets and record count. Not "
+        "implemented: true is refused.",
+    )
+    .define(
+        "s3.object.tagging.key.value.pairs",
+        ConfigType.LIST,
+        "",
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Additional S3 tag key value pairs (with s3.object.tagging).",
+    )
+    .define(
+        "s3.object.behavior.on.tagging.error",
+        ConfigType.STRING,
+        "ignore",
+        ValidString.one_of("ignore", "fail", case_insensitive=True),
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="How to handle S3 object tagging errors: ignore or fail (with "
+        "s3.object.tagging).",
+    )
+    .define(
+        "s3.wan.mode",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.MEDIUM,
+        group=_G_S3,
+        documentation="Use the S3 accelerated endpoint. Not implemented: true is refused.",
+    )
+    .define(
+        "s3.http.send.expect.continue",
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Kept for compatibility; the HTTP client decides when to send "
+        "'Expect: 100-continue'.",
+    )
+    .define(
+        "max.write.duration.ms",
+        ConfigType.LONG,
+        _LONG_MAX,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="The longest a put may spend writing. Not implemented: only the "
+        "default (no limit) is accepted.",
+    )
+    .define(
+        "s3.schema.partition.affix.type",
+        ConfigType.STRING,
+        "NONE",
+        ValidString.one_of(*AFFIX_TYPES),
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Add the record's schema name to the path: NONE, PREFIX or SUFFIX. Not "
+        "implemented: only NONE is accepted.",
+        recommender=_Recommends(AFFIX_TYPES),
+    )
+    .define(
+        "enable.conditional.writes",
+        ConfigType.BOOLEAN,
+        True,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Complete uploads only if the object does not exist yet (with "
+        "rotate.schedule.interval.ms, without keys or headers). Not implemented: an "
+        "explicit true that would take effect is refused.",
+    )
+    .define(
+        "s3.elastic.buffer.enable",
+        ConfigType.BOOLEAN,
+        False,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Kept for compatibility: kconnect's part buffers always grow with the data.",
+    )
+    .define(
+        "s3.elastic.buffer.init.capacity",
+        ConfigType.INT,
+        128 * 1024,
+        Range.at_least(4096),
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Kept for compatibility (elastic buffer initial capacity).",
+    )
+    .define(
+        "max.files.scan.limit",
+        ConfigType.INT,
+        100,
+        importance=Importance.LOW,
+        group=_G_S3,
+        documentation="Used with conditional writes (not implemented).",
+        internal=True,
     )
 )
 
@@ -600,8 +858,8 @@ def parse_zone(key: str, value: str) -> ZoneInfo | Any:
         return ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ConfigError(
-            f"S3 sink: config {key!r}: {value!r} is not a time zone ID; use e.g. UTC, "
-            "Europe/Paris or +02:00",
+            f"Invalid value {value} for configuration {key}: The datetime zone id "
+            f"'{text}' is not recognised (use e.g. UTC, Europe/Paris or +02:00)",
             name=key,
             value=value,
         ) from exc
@@ -638,10 +896,50 @@ class S3SinkSettings:
     max_open_files: int
     bytearray_extension: str
     bytearray_separator: bytes
+    tombstone_partition: str
 
     def secret(self, key: str) -> str | None:
         value = self.raw[key]
         return value.value if isinstance(value, Password) else None
+
+
+def _unsupported(key: str, value: Any, why: str) -> ConfigError:
+    return ConfigError(
+        f"S3 sink: config {key!r}={value} is not supported by kconnect ({why}); remove it "
+        "or set it to its default",
+        name=key,
+        value=value,
+    )
+
+
+def _refuse_unsupported(c: ParsedConfig, props: Mapping[str, str]) -> None:
+    """Confluent options kconnect does not implement fail the config rather than being
+    silently ignored, so that nobody relies on a behaviour that is not there."""
+    if c["s3.object.tagging"]:
+        raise _unsupported("s3.object.tagging", "true", "objects are not tagged")
+    if c["s3.wan.mode"]:
+        raise _unsupported("s3.wan.mode", "true", "no accelerated endpoint")
+    if str(c["s3.schema.partition.affix.type"]) != "NONE":
+        raise _unsupported(
+            "s3.schema.partition.affix.type",
+            c["s3.schema.partition.affix.type"],
+            "the schema name is never added to the path",
+        )
+    if int(c["max.write.duration.ms"]) != _LONG_MAX:
+        raise _unsupported(
+            "max.write.duration.ms", c["max.write.duration.ms"], "a put writes its whole batch"
+        )
+    conditional = (
+        "enable.conditional.writes" in props
+        and c["enable.conditional.writes"]
+        and int(c["rotate.schedule.interval.ms"]) != -1
+        and not c["store.kafka.keys"]
+        and not c["store.kafka.headers"]
+    )
+    if conditional:
+        raise _unsupported(
+            "enable.conditional.writes", "true", "uploads overwrite an existing object"
+        )
 
 
 def parse_settings(props: Mapping[str, str]) -> S3SinkSettings:
@@ -667,13 +965,6 @@ def parse_settings(props: Mapping[str, str]) -> S3SinkSettings:
         headers_format = _one_of(
             "headers.format.class", str(c["headers.format.class"]), FORMATS, "S3 format class"
         )
-        if headers_format == "ByteArrayFormat":
-            raise ConfigError(
-                "S3 sink: config 'headers.format.class' cannot be ByteArrayFormat: headers "
-                "are structured; use AvroFormat, JsonFormat or ParquetFormat",
-                name="headers.format.class",
-                value=c["headers.format.class"],
-            )
     partitioner = _one_of(
         "partitioner.class", str(c["partitioner.class"]), PARTITIONERS, "partitioner class"
     )
@@ -682,17 +973,28 @@ def parse_settings(props: Mapping[str, str]) -> S3SinkSettings:
     extractor = _simple_name(extractor_name).removesuffix("TimestampExtractor")
     if extractor not in EXTRACTORS:
         raise ConfigError(
-            f"S3 sink: config 'timestamp.extractor': {extractor_name!r} is not a known "
-            "timestamp extractor; use Wallclock, Record or RecordField",
+            f"Invalid timestamp extractor: {extractor_name}. Use Wallclock, Record or "
+            "RecordField (classes of other timestamp extractors cannot be loaded)",
             name="timestamp.extractor",
             value=extractor_name,
+        )
+    provider = _simple_name(str(c["s3.credentials.provider.class"]))
+    if provider not in DEFAULT_CREDENTIALS_PROVIDERS:
+        raise ConfigError(
+            f"S3 sink: config 's3.credentials.provider.class'="
+            f"{c['s3.credentials.provider.class']} is not supported by kconnect (Java "
+            "credentials providers cannot be loaded); remove it to use the default chain "
+            "(environment, shared files, instance metadata) or set aws.access.key.id and "
+            "aws.secret.access.key",
+            name="s3.credentials.provider.class",
+            value=c["s3.credentials.provider.class"],
         )
     zone_text = str(c["timezone"] or "").strip()
     zone = parse_zone("timezone", zone_text) if zone_text else None
     if int(c["rotate.schedule.interval.ms"]) > 0 and zone is None:
         raise ConfigError(
-            "S3 sink: config 'timezone' is required when 'rotate.schedule.interval.ms' is "
-            "set; give a zone ID such as UTC",
+            "timezone configuration must be set when using rotate.schedule.interval.ms "
+            "(a zone ID such as UTC)",
             name="timezone",
             value=zone_text,
         )
@@ -704,6 +1006,7 @@ def parse_settings(props: Mapping[str, str]) -> S3SinkSettings:
             name="behavior.on.null.values",
             value=null_behavior,
         )
+    _refuse_unsupported(c, props)
     separator = c["format.bytearray.separator"]
     return S3SinkSettings(
         raw=c,
@@ -733,4 +1036,5 @@ def parse_settings(props: Mapping[str, str]) -> S3SinkSettings:
         max_open_files=int(c["partitioner.max.open.files"]),
         bytearray_extension=str(c["format.bytearray.extension"]),
         bytearray_separator=(os.linesep if separator is None else str(separator)).encode(),
+        tombstone_partition=str(c["tombstone.encoded.partition"]),
     )

@@ -157,6 +157,8 @@ def compile_pattern(pattern: str) -> Callable[[dt.datetime], str]:
                 i += 1
     except ValueError as exc:
         raise ConfigError(
-            f"S3 sink: config 'path.format': {exc}", name="path.format", value=pattern
+            f"Invalid value {pattern} for configuration path.format: {exc}",
+            name="path.format",
+            value=pattern,
         ) from exc
     return lambda d: "".join(p(d) for p in pieces)

@@ -30,58 +30,78 @@ class PartitionError(DataError):
     """A record the partitioner cannot place (Java's ``PartitionException``)."""
 
 
-def _nested(value: Any, schema: Schema | None, path: str) -> tuple[Any, Schema | None, bool]:
-    """(value, schema, found) of the dotted ``path`` inside a Struct or Map value."""
-    current, current_schema = value, schema
+_LONG_MIN: Final = -(2**63)
+_LONG_MAX: Final = 2**63 - 1
+
+
+def _schema_field(schema: Schema | None, path: str) -> Schema | None:
+    """The schema of the dotted ``path`` inside a struct schema; None when it has no such
+    field (Confluent's ``DataUtils.getNestedField``)."""
+    current = schema
+    for part in path.split("."):
+        if current is None or current.type is not Type.STRUCT:
+            return None
+        field = current.field(part)
+        if field is None:
+            return None
+        current = field.schema
+    return current
+
+
+def _field_value(value: Any, path: str) -> Any:
+    """The value at the dotted ``path`` through Structs and Maps (Confluent's
+    ``DataUtils.getNestedFieldValue``): a missing or null step is an error."""
+    current = value
     for part in path.split("."):
         if isinstance(current, Struct):
-            field = current.schema.field(part)
-            if field is None:
-                return None, None, False
-            current, current_schema = current.get(part), field.schema
+            current = None if current.schema.field(part) is None else current.get(part)
         elif isinstance(current, Mapping):
-            if part not in current:
-                return None, None, False
-            current, current_schema = current[part], None
+            current = current.get(part)
         else:
-            return None, None, False
-    return current, current_schema, True
+            current = None
+        if current is None:
+            raise PartitionError(f"The field '{path}' does not exist.")
+    return current
 
 
-def _parse_iso(text: str) -> int:
-    if _NUMERIC.match(text):
+def _parse_time_string(text: str) -> int:
+    """Epoch milliseconds as digits, or an ISO-8601 date-time (Joda's dateTimeParser)."""
+    if _NUMERIC.match(text) and _LONG_MIN <= int(text) <= _LONG_MAX:
         return int(text)
     try:
         parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise PartitionError(f"cannot read a timestamp from the string {text!r}") from exc
+        raise PartitionError(f'Invalid format: "{text}"') from exc
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.UTC)
     return int(parsed.timestamp() * 1000)
 
 
-def _as_millis(value: Any, schema: Schema | None, field: str) -> int:
-    if (
-        schema is not None
-        and schema.name == Timestamp.LOGICAL_NAME
-        and isinstance(value, dt.datetime)
-    ):
-        return Timestamp.from_logical(schema, value)
-    if isinstance(value, dt.datetime):
-        aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
-        return int(aware.timestamp() * 1000)
-    if isinstance(value, bool):
-        raise PartitionError(f"unsupported type bool for timestamp field {field!r}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and schema is None:
-        return int(value)
-    if isinstance(value, str):
-        return _parse_iso(value)
-    raise PartitionError(
-        f"Error extracting timestamp from record field: {field} "
-        f"(unsupported type {type(value).__name__})"
-    )
+def _datetime_millis(value: dt.datetime) -> int:
+    aware = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    return int(aware.timestamp() * 1000)
+
+
+def _struct_time(found: Any, schema: Schema, field: str) -> int:
+    if schema.name == Timestamp.LOGICAL_NAME and isinstance(found, dt.datetime):
+        return Timestamp.from_logical(schema, found)
+    if schema.type in (Type.INT32, Type.INT64) and isinstance(found, int):
+        return int(found)
+    if schema.type is Type.STRING and isinstance(found, str):
+        return _parse_time_string(found)
+    raise PartitionError(f"Error extracting timestamp from record field: {field}")
+
+
+def _map_time(found: Any, field: str) -> int:
+    if isinstance(found, bool):
+        raise PartitionError(f"Error extracting timestamp from record field: {field}")
+    if isinstance(found, int | float):
+        return int(found)
+    if isinstance(found, str):
+        return _parse_time_string(found)
+    if isinstance(found, dt.datetime):
+        return _datetime_millis(found)
+    raise PartitionError(f"Error extracting timestamp from record field: {field}")
 
 
 def new_extractor(name: str, field: str) -> TimestampExtractor:
@@ -93,20 +113,19 @@ def new_extractor(name: str, field: str) -> TimestampExtractor:
 
     def record_field(record: SinkRecord, now: int) -> int | None:
         value = record.value
-        if not isinstance(value, Struct | Mapping):
-            raise PartitionError(
-                "RecordField timestamp extractor: the record value is not a Struct or Map "
-                f"(topic {record.topic}, partition {record.kafka_partition}, offset "
-                f"{record.kafka_offset})"
-            )
-        found, schema, present = _nested(value, record.value_schema, field)
-        if not present or found is None:
-            raise PartitionError(
-                f"RecordField timestamp extractor: field {field!r} is missing or null in the "
-                f"record at offset {record.kafka_offset} of {record.topic}-"
-                f"{record.kafka_partition}"
-            )
-        return _as_millis(found, schema, field)
+        if isinstance(value, Struct):
+            found = _field_value(value, field)
+            schema = _schema_field(record.value_schema or value.schema, field)
+            if schema is None:
+                raise PartitionError(f"The field '{field}' does not exist.")
+            return _struct_time(found, schema, field)
+        if isinstance(value, Mapping):
+            return _map_time(_field_value(value, field), field)
+        raise PartitionError(
+            "Error encoding partition. RecordField timestamp extractor: the record value is "
+            f"not a Struct or Map (topic {record.topic}, partition {record.kafka_partition}, "
+            f"offset {record.kafka_offset})"
+        )
 
     return record_field
 
@@ -134,11 +153,11 @@ class FieldPartitioner(Partitioner):
 
     def __init__(self, settings: S3SinkSettings) -> None:
         super().__init__(settings)
-        self.fields = [str(f) for f in settings.raw["partition.field.name"] or []]
+        self.fields = [str(f) for f in settings.raw["partition.field.name"] or [] if str(f)]
         if not self.fields:
             raise ConfigError(
-                "S3 sink: FieldPartitioner needs config 'partition.field.name' (one or more "
-                "value fields, nested with '.')",
+                "Partition field name cannot be null or empty when using FieldPartitioner. "
+                "Set 'partition.field.name' to one or more value fields (nested with '.').",
                 name="partition.field.name",
             )
 
@@ -146,23 +165,28 @@ class FieldPartitioner(Partitioner):
         value = record.value
         if not isinstance(value, Struct):
             raise PartitionError(
-                "FieldPartitioner: the record value is not a Struct (it needs a schema); "
-                f"record at offset {record.kafka_offset} of {record.topic}-"
-                f"{record.kafka_partition}"
+                "Error encoding partition. FieldPartitioner: the record value is not a Struct "
+                f"(it needs a schema); record at offset {record.kafka_offset} of "
+                f"{record.topic}-{record.kafka_partition}"
             )
         parts = []
         for name in self.fields:
-            found, schema, present = _nested(value, value.schema, name)
-            if not present:
+            schema = _schema_field(record.value_schema or value.schema, name)
+            if schema is None:
                 raise DataError(f"Field '{name}' is not present in the schema.")
+            try:
+                found = _field_value(value, name)
+            except PartitionError:
+                # A null anywhere on the path (the field or a struct above it) is the
+                # ``null`` partition, as in Confluent's FieldPartitioner.
+                found = None
             if found is None:
                 parts.append(f"{name}=null")
                 continue
-            if schema is None or schema.type not in _FIELD_TYPES:
+            if schema.type not in _FIELD_TYPES:
                 raise PartitionError(
-                    f"FieldPartitioner: field {name!r} has type "
-                    f"{schema.type if schema else 'unknown'}; only INT8-INT64, STRING and "
-                    "BOOLEAN can partition"
+                    f"Error encoding partition. FieldPartitioner: field {name!r} has type "
+                    f"{schema.type.value}; only INT8-INT64, STRING and BOOLEAN can partition"
                 )
             if schema.type is Type.BOOLEAN:
                 parts.append(f"{name}={'true' if found else 'false'}")
@@ -189,29 +213,36 @@ class TimeBasedPartitioner(Partitioner):
         self.duration_ms, path_format = self._shape(settings)
         if self.duration_ms < 0:
             raise ConfigError(
-                "S3 sink: config 'partition.duration.ms' must be >= 0 for TimeBasedPartitioner, "
-                f"got {self.duration_ms}",
+                f"Invalid value {self.duration_ms} for configuration partition.duration.ms: "
+                "Partition duration needs to be a positive. Set it to the length of a "
+                "partition in milliseconds, e.g. 3600000 for hourly directories.",
                 name="partition.duration.ms",
                 value=self.duration_ms,
             )
         if not path_format.strip() or path_format == self.delim:
             raise ConfigError(
-                "S3 sink: config 'path.format' cannot be empty for a time-based partitioner; "
-                "e.g. 'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
+                f"Invalid value {path_format} for configuration path.format: Path format "
+                "cannot be empty. E.g. 'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH",
                 name="path.format",
                 value=path_format,
             )
         if self.delim.strip() and path_format.endswith(self.delim):
             path_format = path_format[: -len(self.delim)]
-        if not str(raw["locale"] or "").strip():
+        locale = str(raw["locale"] or "")
+        if not locale.strip():
             raise ConfigError(
-                "S3 sink: config 'locale' cannot be empty for a time-based partitioner; e.g. en-US",
+                f"Invalid value {locale} for configuration locale: Locale cannot be empty. "
+                "E.g. en-US",
                 name="locale",
+                value=locale,
             )
         if settings.zone is None:
+            zone = str(raw["timezone"] or "")
             raise ConfigError(
-                "S3 sink: config 'timezone' cannot be empty for a time-based partitioner; e.g. UTC",
+                f"Invalid value {zone} for configuration timezone: Timezone cannot be empty. "
+                "E.g. UTC",
                 name="timezone",
+                value=zone,
             )
         self.path_format = path_format
         self.zone = settings.zone

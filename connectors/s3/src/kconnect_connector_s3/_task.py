@@ -52,6 +52,15 @@ class S3SinkConnector(SinkConnector):
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         values = super().validate(props)
+        by_name = {value.name: value for value in values}
+        partitioner = str(props.get("partitioner.class") or "")
+        if (
+            partitioner.endswith("FieldPartitioner")
+            and not str(props.get("partition.field.name") or "").strip()
+        ):
+            by_name["partition.field.name"].error_messages.append(
+                "Partition field name cannot be null or empty when using FieldPartitioner."
+            )
         if any(v.error_messages for v in values):
             return values
         try:
@@ -60,13 +69,42 @@ class S3SinkConnector(SinkConnector):
             new_format(settings.format, settings)
         except ConfigError as exc:
             name = exc.name if isinstance(getattr(exc, "name", None), str) else None
-            for value in values:
-                if value.name == name:
-                    value.error_messages.append(str(exc))
-                    break
-            else:
+            if name not in by_name:
                 raise
+            by_name[name].error_messages.append(str(exc))
+            return values
+        self._check_compression(settings, by_name)
         return values
+
+    @staticmethod
+    def _check_compression(settings: S3SinkSettings, by_name: Mapping[str, ConfigValue]) -> None:
+        """Confluent's cross-check: gzip applies to JsonFormat and ByteArrayFormat only."""
+        if settings.compression == "none":
+            return
+        gzip_formats = ("JsonFormat", "ByteArrayFormat")
+        checks = [("data", settings.format, "format.class", ("format.class",))]
+        if settings.keys_format is not None:
+            checks.append(
+                ("keys", settings.keys_format, "keys.format.class", ("store.kafka.keys",))
+            )
+        if settings.headers_format is not None:
+            checks.append(
+                (
+                    "headers",
+                    settings.headers_format,
+                    "headers.format.class",
+                    ("store.kafka.headers",),
+                )
+            )
+        for what, fmt, key, others in checks:
+            if fmt in gzip_formats:
+                continue
+            message = (
+                f"Compression Type {settings.compression} not valid for {what} format class: "
+                f"( {settings.raw[key]} )."
+            )
+            for name in {*others, key, "s3.compression.type"}:
+                by_name[name].error_messages.append(message)
 
     def start(self, props: Mapping[str, str]) -> None:
         settings = parse_settings(props)

@@ -40,11 +40,9 @@ from ._formats import HEADERS_VIEW, KEY_VIEW, VALUE_VIEW, FileWriter, Format
 from ._partitioner import Partitioner
 from ._storage import S3Storage
 
-__all__ = ["TOMBSTONE_PARTITION", "TopicPartitionWriter", "WriterContext"]
+__all__ = ["TopicPartitionWriter", "WriterContext"]
 
 log = logging.getLogger(__name__)
-
-TOMBSTONE_PARTITION = "tombstone"
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +306,7 @@ class TopicPartitionWriter:
 
     def _encode(self, record: SinkRecord, now: int) -> str:
         if record.value is None and self.settings.null_behavior == "write":
-            return TOMBSTONE_PARTITION
+            return self.settings.tombstone_partition
         return self.ctx.partitioner.encode(record, now)
 
     def _errant(self, record: SinkRecord, exc: DataError) -> None:
@@ -354,7 +352,7 @@ class TopicPartitionWriter:
         file = self.files.get(enc)
         if file is None:
             base = self._file_base(enc, record.kafka_offset)
-            file = RecordFile(self.ctx, base, enc == TOMBSTONE_PARTITION)
+            file = RecordFile(self.ctx, base, enc == self.settings.tombstone_partition)
             try:
                 file.write(record)
             except DataError:
@@ -404,9 +402,21 @@ class TopicPartitionWriter:
                 and ts is not None
                 and ts - self.base_ts >= s.rotate_interval_ms
             )
-            changed = bool(s.raw["rotate.file.on.partition.change"]) and enc != self.current_enc
+            changed = (
+                bool(s.raw["rotate.file.on.partition.change"])
+                and enc != self.current_enc
+                and not self._tombstone_transition(enc)
+            )
             periodic = elapsed or changed
         return periodic or self._scheduled_due(now)
+
+    def _tombstone_transition(self, enc: str | None) -> bool:
+        """A move to or from the tombstone partition: Confluent does not count it as a
+        partition change, or interleaved tombstones would cut many tiny files."""
+        s = self.settings
+        if s.null_behavior != "write" or self.current_enc is None or enc is None:
+            return False
+        return s.tombstone_partition in enc or s.tombstone_partition in self.current_enc
 
     def _scheduled_due(self, now: int) -> bool:
         return self.settings.rotate_schedule_interval_ms > 0 and now >= self.next_rotation
