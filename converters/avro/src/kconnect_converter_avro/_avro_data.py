@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal as _decimal
 import logging
+import math
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -29,11 +30,11 @@ from kconnect_sdk import (
     Importance,
     Schema,
     SchemaBuilder,
-    SchemaBuilderError,
     Struct,
     Time,
     Timestamp,
     Type,
+    validate_value,
 )
 
 __all__ = [
@@ -67,6 +68,17 @@ AVRO_ENUM_DEFAULT_PREFIX_PROP: Final = NAMESPACE + ".enum.default."
 AVRO_TYPE_UNION: Final = NAMESPACE + ".Union"
 AVRO_TYPE_ENUM: Final = NAMESPACE + ".Enum"
 AVRO_TYPE_ANYTHING: Final = NAMESPACE + ".Anything"
+# Confluent's format-neutral sum types (``io.confluent.connect.schema.ConnectUnion`` and
+# ``ConnectEnum``): the same Connect schema whichever of Avro, Protobuf or JSON Schema wrote it.
+GENERALIZED_TYPE_UNION: Final = "org.apache.kafka.connect.data.Union"
+GENERALIZED_TYPE_ENUM: Final = "org.apache.kafka.connect.data.Enum"
+GENERALIZED_TYPE_UNION_PREFIX: Final = "connect_union_"
+GENERALIZED_TYPE_UNION_FIELD_PREFIX: Final = GENERALIZED_TYPE_UNION_PREFIX + "field_"
+# Confluent's Variant (semi-structured data, as Parquet and Iceberg define it): a Connect
+# struct of two byte fields, an Avro record with the ``variant`` logical type.
+VARIANT_LOGICAL_NAME: Final = "org.apache.kafka.connect.data.Variant"
+VARIANT_AVRO_RECORD: Final = "confluent.type.Variant"
+VARIANT_AVRO_LOGICAL_TYPE: Final = "variant"
 CONNECT_AVRO_FIXED_SIZE_PROP: Final = "connect.fixed.size"
 CONNECT_AVRO_DECIMAL_PRECISION_PROP: Final = "connect.decimal.precision"
 CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT: Final = 64
@@ -84,6 +96,7 @@ ALLOW_OPTIONAL_MAP_KEYS_CONFIG: Final = "allow.optional.map.keys"
 FLATTEN_SINGLETON_UNIONS_CONFIG: Final = "flatten.singleton.unions"
 DISCARD_TYPE_DOC_DEFAULT_CONFIG: Final = "discard.type.doc.default"
 IGNORE_DEFAULT_FOR_NULLABLES_CONFIG: Final = "ignore.default.for.nullables"
+GENERALIZED_SUM_TYPE_SUPPORT_CONFIG: Final = "generalized.sum.type.support"
 
 _PRIMITIVE_AVRO: Final = {
     Type.INT8: "int",
@@ -175,6 +188,14 @@ def avro_data_config_def() -> ConfigDef:
             False,
             "Whether to ignore the default for nullable fields when the value is null",
         ),
+        (
+            GENERALIZED_SUM_TYPE_SUPPORT_CONFIG,
+            False,
+            "Map Avro unions and enums to Confluent's format-neutral Connect forms (structs "
+            "named connect_union_<n> with fields connect_union_field_<i>; strings with "
+            "org.apache.kafka.connect.data.Enum parameters), so Avro, Protobuf and JSON Schema "
+            "converters agree on them",
+        ),
     ):
         cd.define(name, ConfigType.BOOLEAN, default, importance=Importance.LOW, documentation=doc)
     cd.define(
@@ -198,6 +219,7 @@ class AvroDataSettings:
     flatten_singleton_unions: bool = True
     discard_type_doc_default: bool = False
     ignore_default_for_nullables: bool = False
+    generalized_sum_type_support: bool = False
     schemas_cache_size: int = 1000
 
     @classmethod
@@ -213,6 +235,7 @@ class AvroDataSettings:
             flatten_singleton_unions=p[FLATTEN_SINGLETON_UNIONS_CONFIG],
             discard_type_doc_default=p[DISCARD_TYPE_DOC_DEFAULT_CONFIG],
             ignore_default_for_nullables=p[IGNORE_DEFAULT_FOR_NULLABLES_CONFIG],
+            generalized_sum_type_support=p[GENERALIZED_SUM_TYPE_SUPPORT_CONFIG],
             schemas_cache_size=p[SCHEMAS_CACHE_SIZE_CONFIG],
         )
 
@@ -283,7 +306,7 @@ def _full_name(node: Mapping[str, Any], space: str | None) -> str:
     return f"{ns}.{name}" if ns else name
 
 
-def _render(node: Any, names: dict[str, int], space: str | None) -> Any:
+def _render(node: Any, names: dict[str, Any], space: str | None) -> Any:
     """Lay out an Avro schema the way Avro Java's ``Schema.toString`` does.
 
     Named types are written in full at their first occurrence and by name afterwards; a
@@ -298,8 +321,14 @@ def _render(node: Any, names: dict[str, int], space: str | None) -> Any:
         full = _full_name(node, space)
         ns, short = full.rsplit(".", 1) if "." in full else (None, full)
         if full in names:
+            if names[full] is not node and names[full] != node:
+                # Avro names one definition per name; Avro Java refuses the same.
+                raise DataError(
+                    f"Can't redefine: {full} (two different Connect schemas map to this Avro "
+                    f"name; give them distinct names)"
+                )
             return short if ns == space else full
-        names[full] = 1
+        names[full] = node
         out: dict[str, Any] = {"type": kind, "name": short}
         if ns is not None:
             if ns != space:
@@ -360,7 +389,13 @@ def _date_to_connect(schema: Schema, value: Any) -> Any:
     if isinstance(value, _dt.date):
         return value
     if type(value) is int:
-        return _EPOCH_DATE + _dt.timedelta(days=value)
+        try:
+            return _EPOCH_DATE + _dt.timedelta(days=value)
+        except OverflowError:
+            raise DataError(
+                f"Date value {value} (days since 1970-01-01) is outside the years 1-9999 "
+                f"Python dates can hold"
+            ) from None
     raise DataError(
         f"Invalid type for Date, underlying representation should be int32 but was "
         f"{type(value).__name__}"
@@ -382,7 +417,13 @@ def _timestamp_to_connect(schema: Schema, value: Any) -> Any:
     if isinstance(value, _dt.datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
     if type(value) is int:
-        return _EPOCH + _dt.timedelta(milliseconds=value)
+        try:
+            return _EPOCH + _dt.timedelta(milliseconds=value)
+        except OverflowError:
+            raise DataError(
+                f"Timestamp value {value} (ms since the epoch) is outside the years 1-9999 "
+                f"Python datetimes can hold"
+            ) from None
     raise DataError(
         f"Invalid type for Timestamp, underlying representation should be int64 but was "
         f"{type(value).__name__}"
@@ -411,12 +452,216 @@ def _required_identity(value: Any) -> Any:
 _PLAIN: Final = (_identity, _required_identity)
 
 
+# -- checking Connect values against their schema on the way to Avro ---------------------
+#
+# Avro's binary encoding carries no types: an int32 field given 2**40 would be written as a
+# varint no Avro reader accepts, and 12 in a boolean field as ``true``. Every value is
+# checked against its Connect schema before it is written, as Java's casts check it.
+
+
+class _FieldError(DataError):
+    """A value that does not fit its schema, with the path of the field that holds it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"field {path!r}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def _nested(exc: DataError, segment: str) -> _FieldError:
+    """``exc`` raised inside ``segment`` (a field name or ``[index]``), its path extended."""
+    if isinstance(exc, _FieldError):
+        joiner = "" if exc.path.startswith("[") else "."
+        return _FieldError(segment + joiner + exc.path, exc.reason)
+    return _FieldError(segment, str(exc))
+
+
+def _fails(check: Callable[[Any], Any], value: Any) -> bool:
+    try:
+        check(value)
+    except DataError:
+        return True
+    return False
+
+
+def _wrong_type(what: str, expected: str, value: Any) -> DataError:
+    return DataError(
+        f"Invalid type for {what}: expected {expected}, got {type(value).__name__} ({value!r:.60})"
+    )
+
+
+def _int_check(what: str, bits: int) -> Callable[[Any], Any]:
+    lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+    def check(value: Any) -> Any:
+        if value.__class__ is int and lo <= value <= hi:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            if lo <= value <= hi:
+                return int(value)
+            raise DataError(f"{what} value {value} is out of range [{lo}, {hi}]")
+        raise _wrong_type(what, "an int", value)
+
+    return check
+
+
+_FLOAT32_MAX: Final = 3.4028234663852886e38
+
+
+def _float_check(what: str, limit: float) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value.__class__ is float:
+            if -limit <= value <= limit or math.isnan(value) or math.isinf(value):
+                return value
+            raise DataError(f"{what} value {value} is out of range")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                as_float = float(value)
+            except OverflowError:
+                raise DataError(f"{what} value {value} is out of range") from None
+            return check(as_float)
+        raise _wrong_type(what, "a float", value)
+
+    return check
+
+
+_INF: Final = float("inf")
+
+
+def _boolean_check(value: Any) -> Any:
+    if value is True or value is False:
+        return value
+    raise _wrong_type("boolean", "a bool", value)
+
+
+def _string_check(value: Any) -> Any:
+    if value.__class__ is str and value.isascii():
+        return value
+    if not isinstance(value, str):
+        raise _wrong_type("string", "a str", value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DataError(f"string value is not valid Unicode text: {exc.reason}") from None
+    return str(value)
+
+
+def _bytes_check(value: Any) -> Any:
+    if type(value) is bytes:
+        return value
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    raise _wrong_type("bytes", "bytes", value)
+
+
+def _fixed_check(size: int) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        data = _bytes_check(value)
+        if len(data) != size:
+            raise DataError(f"fixed value has {len(data)} bytes, its schema needs {size}")
+        return data
+
+    return check
+
+
+def _enum_check(symbols: frozenset[str], name: str) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value.__class__ is str and value in symbols:
+            return value
+        if not isinstance(value, str):
+            raise _wrong_type("enum", "a str", value)
+        raise DataError(f"{value!r} is not a symbol of enum {name} ({', '.join(sorted(symbols))})")
+
+    return check
+
+
+_PRIMITIVE_CHECKS: Final[Mapping[Type, Callable[[Any], Any]]] = {
+    Type.INT8: _int_check("int8", 8),
+    Type.INT16: _int_check("int16", 16),
+    Type.INT32: _int_check("int32", 32),
+    Type.INT64: _int_check("int64", 64),
+    Type.FLOAT32: _float_check("float32", _FLOAT32_MAX),
+    Type.FLOAT64: _float_check("float64", _INF),
+    Type.BOOLEAN: _boolean_check,
+    Type.STRING: _string_check,
+    Type.BYTES: _bytes_check,
+}
+
+_LOGICAL_PYTHON: Final[Mapping[str, tuple[type, ...]]] = {
+    Decimal.LOGICAL_NAME: (_decimal.Decimal,),
+    Date.LOGICAL_NAME: (_dt.date,),
+    Time.LOGICAL_NAME: (_dt.time,),
+    Timestamp.LOGICAL_NAME: (_dt.datetime,),
+}
+_LOGICAL_RANGE: Final[Mapping[str, Callable[[Any], Any]]] = {
+    Date.LOGICAL_NAME: _PRIMITIVE_CHECKS[Type.INT32],
+    Time.LOGICAL_NAME: _PRIMITIVE_CHECKS[Type.INT32],
+    Timestamp.LOGICAL_NAME: _PRIMITIVE_CHECKS[Type.INT64],
+}
+
+
+def _logical_encoder(schema: Schema, logical: Callable[[Schema, Any], Any]) -> Callable[[Any], Any]:
+    name = schema.name or ""
+    classes = _LOGICAL_PYTHON[name]
+    short = name.rsplit(".", 1)[-1]
+    in_range = _LOGICAL_RANGE.get(name, _identity)
+    size = (
+        int(schema.parameters[CONNECT_AVRO_FIXED_SIZE_PROP]) if _is_fixed_schema(schema) else None
+    )
+
+    def encode(value: Any) -> Any:
+        if not isinstance(value, classes):
+            raise _wrong_type(short, classes[0].__module__ + "." + classes[0].__name__, value)
+        raw = in_range(logical(schema, value))
+        if size is None:
+            return raw
+        if len(raw) > size:
+            raise DataError(
+                f"Unscaled value byte array length {len(raw)} is greater than fixed size {size}"
+            )
+        # Avro fixed values are exactly `size` bytes: sign-extend the two's complement.
+        pad = b"\xff" if raw and raw[0] & 0x80 else b"\x00"
+        return pad * (size - len(raw)) + raw
+
+    return encode
+
+
 def _is_union_schema(schema: Schema) -> bool:
-    return schema.name == AVRO_TYPE_UNION
+    return schema.name == AVRO_TYPE_UNION or (
+        schema.type is Type.STRUCT and GENERALIZED_TYPE_UNION in schema.parameters
+    )
 
 
 def _is_enum_schema(schema: Schema) -> bool:
-    return schema.type is Type.STRING and AVRO_TYPE_ENUM in schema.parameters
+    params = schema.parameters
+    return schema.type is Type.STRING and (
+        AVRO_TYPE_ENUM in params or GENERALIZED_TYPE_ENUM in params
+    )
+
+
+def _enum_symbols(schema: Schema) -> frozenset[str]:
+    """The symbols an enum-annotated string schema allows (either annotation)."""
+    params = schema.parameters
+    key = GENERALIZED_TYPE_ENUM if GENERALIZED_TYPE_ENUM in params else AVRO_TYPE_ENUM
+    prefix = key + "."
+    return frozenset(k[len(prefix) :] for k in params if k.startswith(prefix))
+
+
+def _enum_name(schema: Schema) -> str | None:
+    params = schema.parameters
+    return params.get(GENERALIZED_TYPE_ENUM, params.get(AVRO_TYPE_ENUM))
+
+
+def _is_variant_schema(schema: Schema) -> bool:
+    return schema.type is Type.STRUCT and schema.name == VARIANT_LOGICAL_NAME
+
+
+def _is_variant_record(node: Any) -> bool:
+    if not isinstance(node, dict) or node.get(_LOGICAL_TYPE) != VARIANT_AVRO_LOGICAL_TYPE:
+        return False
+    fields = node.get("fields") or []
+    types = {f.get("name"): f.get("type") for f in fields if isinstance(f, dict)}
+    return len(fields) == 2 and types.get("metadata") == "bytes" and types.get("value") == "bytes"
 
 
 def _is_fixed_schema(schema: Schema) -> bool:
@@ -522,6 +767,7 @@ class AvroData:
         self._to_schema_cache = _LRU(size)
         self._encoders = _LRU(size)
         self._decoders = _LRU(size)
+        self._union_index = 0
 
     # ===================================================================================
     # Connect schema -> Avro schema
@@ -580,11 +826,20 @@ class AvroData:
         elif kind is Type.INT16:
             connect_type, base = "int16", {"type": "int"}
         elif kind is Type.STRING:
-            if st.enhanced_avro_schema_support and AVRO_TYPE_ENUM in params:
-                prefix = AVRO_TYPE_ENUM + "."
+            if (
+                st.enhanced_avro_schema_support or st.generalized_sum_type_support
+            ) and _is_enum_schema(schema):
+                key = (
+                    GENERALIZED_TYPE_ENUM
+                    if st.generalized_sum_type_support and GENERALIZED_TYPE_ENUM in params
+                    else AVRO_TYPE_ENUM
+                    if AVRO_TYPE_ENUM in params
+                    else GENERALIZED_TYPE_ENUM
+                )
+                prefix = key + "."
                 symbols = [k[len(prefix) :] for k in params if k.startswith(prefix)]
                 _, name = self._name_or_default(ctx, schema.name)
-                enum_full = params[AVRO_TYPE_ENUM]
+                enum_full = params[key]
                 base = {"type": "enum", "name": enum_full, "namespace": None}
                 if st.discard_type_doc_default:
                     if params.get(CONNECT_ENUM_DOC_PROP) is not None:
@@ -644,41 +899,72 @@ class AvroData:
                     entry[CONNECT_INTERNAL_TYPE_NAME] = MAP_ENTRY_TYPE_NAME
                 base = {"type": "array", "items": entry}
         elif kind is Type.STRUCT:
-            if _is_union_schema(schema):
+            if _is_variant_schema(schema) and not schema.optional:
+                base = {
+                    "type": "record",
+                    "name": VARIANT_AVRO_RECORD,
+                    "namespace": None,
+                    "fields": [
+                        {"name": "metadata", "type": "bytes"},
+                        {"name": "value", "type": "bytes"},
+                    ],
+                    _LOGICAL_TYPE: VARIANT_AVRO_LOGICAL_TYPE,
+                }
+            elif _is_union_schema(schema):
                 members: list[Any] = ["null"] if schema.optional else []
                 for field in schema.fields:
                     members.append(self._from_schema(_non_optional(field.schema), ctx, True))
                 if not schema.optional:
                     ctx.schema_map[schema] = members
                 return members
-            if schema.optional:
+            elif schema.optional:
                 inner = self._from_schema(_non_optional(schema), ctx, False)
                 union = [inner, "null"] if schema.default is not None else ["null", inner]
                 return union
-            ns, name = self._name_or_default(ctx, schema.name)
-            # "namespace": None marks a name without one (not inherited), for _render.
-            base = {"type": "record", "name": f"{ns}.{name}" if ns else name, "namespace": None}
-            doc_key = (
-                CONNECT_RECORD_DOC_PROP if st.discard_type_doc_default else AVRO_RECORD_DOC_PROP
-            )
-            if params.get(doc_key) is not None:
-                base["doc"] = params[doc_key]
-            fields = []
-            for field in schema.fields:
-                field_doc = None
-                if not st.discard_type_doc_default:
-                    field_doc = params.get(AVRO_FIELD_DOC_PREFIX_PROP + field.name)
-                self._add_field(
-                    fields,
-                    scrub_name(field.name) if st.scrub_invalid_names else field.name,
-                    field.schema,
-                    field_doc,
-                    ctx,
-                )
-            base["fields"] = fields
+            else:
+                base = self._record_from_struct(schema, ctx)
         else:  # pragma: no cover - every Type is handled above
             raise DataError(f"Unknown schema type: {kind}")
+        return self._finish_from_schema(schema, base, connect_type, ctx, ignore_optional)
 
+    def _record_from_struct(self, schema: Schema, ctx: _FromContext) -> dict[str, Any]:
+        st = self.settings
+        params = schema.parameters
+        ns, name = self._name_or_default(ctx, schema.name)
+        # "namespace": None marks a name without one (not inherited), for _render.
+        base: dict[str, Any] = {
+            "type": "record",
+            "name": f"{ns}.{name}" if ns else name,
+            "namespace": None,
+        }
+        doc_key = CONNECT_RECORD_DOC_PROP if st.discard_type_doc_default else AVRO_RECORD_DOC_PROP
+        if params.get(doc_key) is not None:
+            base["doc"] = params[doc_key]
+        fields: list[dict[str, Any]] = []
+        for field in schema.fields:
+            field_doc = None
+            if not st.discard_type_doc_default:
+                field_doc = params.get(AVRO_FIELD_DOC_PREFIX_PROP + field.name)
+            self._add_field(
+                fields,
+                scrub_name(field.name) if st.scrub_invalid_names else field.name,
+                field.schema,
+                field_doc,
+                ctx,
+            )
+        base["fields"] = fields
+        return base
+
+    def _finish_from_schema(
+        self,
+        schema: Schema,
+        base: Any,
+        connect_type: str | None,
+        ctx: _FromContext,
+        ignore_optional: bool,
+    ) -> Any:
+        st = self.settings
+        params = schema.parameters
         if st.connect_meta_data:
             if schema.doc is not None:
                 base[CONNECT_DOC_PROP] = schema.doc
@@ -690,8 +976,8 @@ class AvroData:
             if schema.default is not None and (
                 st.discard_type_doc_default or AVRO_FIELD_DEFAULT_FLAG_PROP not in params
             ):
-                base[CONNECT_DEFAULT_VALUE_PROP] = self._default_from_connect(
-                    schema, schema.default
+                base[CONNECT_DEFAULT_VALUE_PROP] = self._checked_default(
+                    schema, f"schema {schema.name or schema.type.value!r}"
                 )
             if schema.name is not None:
                 base[CONNECT_NAME_PROP] = schema.name
@@ -745,7 +1031,7 @@ class AvroData:
         if field_doc is not None:
             field["doc"] = field_doc
         if schema.default is not None:
-            field["default"] = self._default_from_connect(schema, schema.default)
+            field["default"] = self._checked_default(schema, f"field {name!r}")
         elif schema.optional:
             field["default"] = None
         if st.connect_meta_data and already_seen and schema.parameters and _has_named_branch(avro):
@@ -753,6 +1039,20 @@ class AvroData:
             if fparams:
                 field[CONNECT_PARAMETERS_PROP] = fparams
         fields.append(field)
+
+    def _checked_default(self, schema: Schema, where: str) -> Any:
+        try:
+            validate_value(schema, schema.default)
+            return self._default_from_connect(schema, schema.default)
+        except DataError as exc:
+            raise DataError(
+                f"{where}: the default value {schema.default!r:.80} does not fit its schema: {exc}"
+            ) from None
+        except Exception as exc:
+            raise DataError(
+                f"{where}: the default value {schema.default!r:.80} cannot be written as Avro: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
 
     def _default_from_connect(self, schema: Schema, value: Any) -> Any:
         if value is None:
@@ -845,18 +1145,14 @@ class AvroData:
             avro, space = names.resolve(member, space)
         inner = self._compile_encoder_inner(schema, avro, names, space)
         what = schema.type.value
-        if inner is _identity and not optional:
-            return _required_identity
-        if not optional and schema.type is Type.STRUCT and not _is_union_schema(schema):
-            return inner  # refuses null itself, saving a call per record
         if optional:
-            if inner is _identity:
-                return _identity
 
             def opt(value: Any) -> Any:
                 return None if value is None else inner(value)
 
             return opt
+        if schema.type is Type.STRUCT and not _is_union_schema(schema):
+            return inner  # refuses null itself, saving a call per record
 
         def required(value: Any) -> Any:
             if value is None:
@@ -872,55 +1168,64 @@ class AvroData:
         logical = _LOGICAL_TO_AVRO.get(schema.name or "")
         kind = schema.type
         if logical is not None:
-            if _is_fixed_schema(schema) and schema.name == Decimal.LOGICAL_NAME:
-                size = int(schema.parameters[CONNECT_AVRO_FIXED_SIZE_PROP])
-
-                def fixed_decimal(value: Any) -> Any:
-                    raw = logical(schema, value)
-                    if len(raw) > size:
-                        raise DataError(
-                            f"Unscaled value byte array length {len(raw)} is greater than "
-                            f"fixed size {size}"
-                        )
-                    pad = b"\xff" if raw and raw[0] & 0x80 else b"\x00"
-                    return pad * (size - len(raw)) + raw
-
-                return fixed_decimal
-
-            def to_logical(value: Any) -> Any:
-                return logical(schema, value)
-
-            return to_logical
+            return _logical_encoder(schema, logical)
         if kind is Type.BYTES:
-
-            def to_bytes(value: Any) -> Any:
-                if type(value) is bytes:
-                    return value
-                if isinstance(value, bytearray | memoryview):
-                    return bytes(value)
-                raise DataError(f"Invalid type for BYTES: {type(value).__name__}")
-
-            return to_bytes
+            if _is_fixed_schema(schema):
+                return _fixed_check(int(schema.parameters[CONNECT_AVRO_FIXED_SIZE_PROP]))
+            return _bytes_check
+        if kind is Type.STRING:
+            if isinstance(avro, dict) and avro.get("type") == "enum":
+                return _enum_check(frozenset(avro["symbols"]), str(avro["_full"]))
+            return _string_check
         if kind.is_primitive:
-            return _identity
+            return _PRIMITIVE_CHECKS[kind]
         if kind is Type.ARRAY:
             assert schema.value_schema is not None
             item = self._compile_encoder(schema.value_schema, avro["items"], names, space)
-            if item is _identity:
-                return list
-            return lambda value: [item(v) for v in value]
+
+            def array(value: Any) -> Any:
+                if not isinstance(value, list | tuple):
+                    raise _wrong_type("array", "a list", value)
+                try:
+                    return [item(v) for v in value]
+                except DataError as exc:
+                    index = next(i for i, v in enumerate(value) if _fails(item, v))
+                    raise _nested(exc, f"[{index}]") from exc.__cause__
+
+            return array
         if kind is Type.MAP:
             assert schema.key_schema is not None and schema.value_schema is not None
             if isinstance(avro, dict) and avro.get("type") == "map":
                 val = self._compile_encoder(schema.value_schema, avro["values"], names, space)
-                if val is _identity:
-                    return dict
-                return lambda value: {k: val(v) for k, v in value.items()}
+                key_check = self._compile_encoder(schema.key_schema, "string", names, space)
+
+                def string_map(value: Any) -> Any:
+                    if not isinstance(value, Mapping):
+                        raise _wrong_type("map", "a dict", value)
+                    try:
+                        return {key_check(k): val(v) for k, v in value.items()}
+                    except DataError as exc:
+                        k = next(
+                            k for k, v in value.items() if _fails(key_check, k) or _fails(val, v)
+                        )
+                        raise _nested(exc, f"[{k!r}]") from exc.__cause__
+
+                return string_map
             entry, espace = names.resolve(avro["items"], space)
             ftypes = {f["name"]: f["type"] for f in entry["fields"]}
             key = self._compile_encoder(schema.key_schema, ftypes[KEY_FIELD], names, espace)
             val = self._compile_encoder(schema.value_schema, ftypes[VALUE_FIELD], names, espace)
-            return lambda value: [{"key": key(k), "value": val(v)} for k, v in value.items()]
+
+            def entry_map(value: Any) -> Any:
+                if not isinstance(value, Mapping):
+                    raise _wrong_type("map", "a dict", value)
+                try:
+                    return [{"key": key(k), "value": val(v)} for k, v in value.items()]
+                except DataError as exc:
+                    k = next(k for k, v in value.items() if _fails(key, k) or _fails(val, v))
+                    raise _nested(exc, f"[{k!r}]") from exc.__cause__
+
+            return entry_map
         # STRUCT
         if _is_union_schema(schema):
             return self._compile_union_encoder(schema, avro, names, space)
@@ -933,39 +1238,28 @@ class AvroData:
             convs.append(self._compile_encoder(field.schema, avro_fields[fname], names, space))
         defaults = [f.schema.default for f in schema.fields]
         has_defaults = any(d is not None for d in defaults) and not st.ignore_default_for_nullables
-        all_plain = all(c in _PLAIN for c in convs)
-        required = tuple((i, f.name) for i, f in enumerate(schema.fields) if not f.schema.optional)
         names_t = tuple(names_out)
         convs_t = tuple(convs)
+        field_names = tuple(f.name for f in schema.fields)
         struct_schema = schema
 
         def struct_to_record(value: Any) -> Any:
             if type(value) is not Struct and not isinstance(value, Struct):
                 if value is None:
                     raise DataError("Found null value for non-optional schema (struct)")
-                raise DataError(f"Invalid type for STRUCT: {type(value).__name__}")
+                raise _wrong_type("struct", "a Struct", value)
             if value.schema is not struct_schema and value.schema != struct_schema:
                 raise DataError("Mismatching struct schema")
             values = value._values
             if has_defaults:
                 # Lengths match by construction (one value per field); strict zips cost more.
                 values = [d if v is None else v for v, d in zip(values, defaults, strict=False)]
-            if all_plain:
-                if required and None in values:
-                    for i, name in required:
-                        if values[i] is None:
-                            raise DataError(
-                                f"Found null value for non-optional schema (field {name!r})"
-                            )
-                return dict(zip(names_t, values, strict=False))
             try:
                 return {n: c(v) for n, c, v in zip(names_t, convs_t, values, strict=False)}
             except DataError as exc:
-                for name, conv, v in zip(names_t, convs_t, values, strict=True):
-                    try:
-                        conv(v)
-                    except DataError:
-                        raise DataError(f"field {name!r}: {exc}") from exc
+                for name, conv, v in zip(field_names, convs_t, values, strict=True):
+                    if _fails(conv, v):
+                        raise _nested(exc, name) from exc.__cause__
                 raise
 
         return struct_to_record
@@ -981,15 +1275,23 @@ class AvroData:
             tag = node["_full"] if isinstance(node, dict) and "_full" in node else None
             plans.append((field, conv, tag))
         ignore = self.settings.ignore_default_for_nullables
+        optional = schema.optional
 
         def union(value: Any) -> Any:
+            if not isinstance(value, Struct):
+                raise _wrong_type("union", "a Struct", value)
             if value.schema != schema:
                 raise DataError("Mismatching struct schema")
             for field, conv, tag in plans:
                 item = value.get_without_default(field) if ignore else value.get(field)
                 if item is not None:
-                    datum = conv(item)
+                    try:
+                        datum = conv(item)
+                    except DataError as exc:
+                        raise _nested(exc, field.name) from exc.__cause__
                     return (tag, datum) if tag is not None else datum
+            if not optional:
+                raise DataError("Found null value for non-optional union: no member is set")
             return None
 
         return union
@@ -1103,6 +1405,12 @@ class AvroData:
         elif kind == "array":
             items, ispace = names.resolve(node["items"], space)
             if self._is_map_entry(items):
+                if items["_full"] in stack:
+                    raise DataError(
+                        f"recursive Avro schema {items['_full']!r}: kconnect does not map cyclic "
+                        f"schemas yet"
+                    )
+                stack = stack | {items["_full"]}
                 fdict = {f["name"]: f["type"] for f in items["fields"]}
                 if len(items["fields"]) != 2 or KEY_FIELD not in fdict or VALUE_FIELD not in fdict:
                     raise DataError(
@@ -1125,6 +1433,13 @@ class AvroData:
             builder = SchemaBuilder.map(
                 Schema.STRING,
                 self._to_schema(node["values"], names, space, False, None, None, None, stack),
+            )
+        elif kind in ("record", "error") and _is_variant_record(node):
+            builder = (
+                SchemaBuilder.struct()
+                .name(VARIANT_LOGICAL_NAME)
+                .field("metadata", Schema.BYTES)
+                .field("value", Schema.BYTES)
             )
         elif kind in ("record", "error"):
             full = node["_full"]
@@ -1172,9 +1487,14 @@ class AvroData:
                     )
                 if not st.discard_type_doc_default and node.get("default") is not None:
                     builder.parameter(AVRO_ENUM_DEFAULT_PREFIX_PROP + short, node["default"])
-            builder.parameter(AVRO_TYPE_ENUM, node["_full"])
-            for symbol in node["symbols"]:
-                builder.parameter(f"{AVRO_TYPE_ENUM}.{symbol}", symbol)
+            if st.generalized_sum_type_support:
+                builder.parameter(GENERALIZED_TYPE_ENUM, node["_full"])
+                for index, symbol in enumerate(node["symbols"]):
+                    builder.parameter(f"{GENERALIZED_TYPE_ENUM}.{symbol}", str(index))
+            else:
+                builder.parameter(AVRO_TYPE_ENUM, node["_full"])
+                for symbol in node["symbols"]:
+                    builder.parameter(f"{AVRO_TYPE_ENUM}.{symbol}", symbol)
         elif kind == "union":
             members: list[Any] = node
             if len(members) == 1 and st.flatten_singleton_unions:
@@ -1184,14 +1504,21 @@ class AvroData:
             if len(members) == 2 and any(_avro_equal_null(m) for m in members):
                 other = next(m for m in members if not _avro_equal_null(m))
                 return self._to_schema(other, names, space, True, None, doc_default, None, stack)
-            builder = SchemaBuilder.struct().name(AVRO_TYPE_UNION)
+            if st.generalized_sum_type_support:
+                # Numbered per AvroData, as Confluent's converter numbers them.
+                union_name = f"{GENERALIZED_TYPE_UNION_PREFIX}{self._union_index}"
+                self._union_index += 1
+                builder = SchemaBuilder.struct().name(union_name)
+                builder.parameter(GENERALIZED_TYPE_UNION, union_name)
+            else:
+                builder = SchemaBuilder.struct().name(AVRO_TYPE_UNION)
             seen: set[str] = set()
-            for member in members:
+            for index, member in enumerate(members):
                 if _avro_equal_null(member):
                     builder.optional()
                     continue
                 resolved, mspace = names.resolve(member, space)
-                fname = self._union_member_name(resolved)
+                fname = self._union_member_name(resolved, index)
                 if fname in seen:
                     raise DataError("Multiple union schemas map to the Connect union field name")
                 seen.add(fname)
@@ -1202,7 +1529,7 @@ class AvroData:
             if field_default_set and field_default is not None:
                 first, fspace = names.resolve(members[0], space)
                 if not _avro_equal_null(first):
-                    fname = self._union_member_name(first)
+                    fname = self._union_member_name(first, 0)
                     member_schema = schema.field(fname)
                     assert member_schema is not None
                     try:
@@ -1210,8 +1537,8 @@ class AvroData:
                             member_schema.schema, first, field_default, names, fspace
                         )
                         schema = _rebuild(schema, default=Struct(schema).put(fname, member_default))
-                    except DataError:
-                        pass
+                    except Exception as exc:
+                        log.warning("Ignoring invalid default for union %s: %s", fname, exc)
             return _with_optional(schema) if force_optional else schema
         elif kind == "null":
             raise DataError("Standalone null schemas are not supported by this converter")
@@ -1283,7 +1610,7 @@ class AvroData:
             if not isinstance(cname, str):
                 raise DataError(f"Invalid schema name: {cname}")
             name = cname
-        elif kind in ("record", "error", "enum") or (
+        elif (kind in ("record", "error", "enum") and builder._name != VARIANT_LOGICAL_NAME) or (
             kind == "fixed" and builder._name != Decimal.LOGICAL_NAME
         ):
             name = node["_full"]
@@ -1303,7 +1630,7 @@ class AvroData:
             try:
                 default = self._default_from_avro(built, node, default_json, names, space)
                 built = _rebuild(built, default=default)
-            except (DataError, SchemaBuilderError, ValueError, TypeError, KeyError) as exc:
+            except Exception as exc:
                 # Like Confluent: the schema is still usable, without that default.
                 log.warning("Ignoring invalid default for schema %s: %s", name or kind, exc)
         return built
@@ -1315,7 +1642,9 @@ class AvroData:
             return True
         return bool(node.get(CONNECT_INTERNAL_TYPE_NAME) == MAP_ENTRY_TYPE_NAME)
 
-    def _union_member_name(self, node: Any) -> str:
+    def _union_member_name(self, node: Any, index: int) -> str:
+        if self.settings.generalized_sum_type_support:
+            return f"{GENERALIZED_TYPE_UNION_FIELD_PREFIX}{index}"
         kind = _avro_type(node)
         if kind in _NAMED:
             full: str = node["_full"]
@@ -1395,7 +1724,7 @@ class AvroData:
             if _avro_equal_null(first):
                 return None
             if _is_union_schema(schema):
-                fname = self._union_member_name(first)
+                fname = self._union_member_name(first, 0)
                 member = schema.field(fname)
                 assert member is not None
                 return self._default_from_avro(member.schema, first, value, names, fspace)
@@ -1422,9 +1751,18 @@ class AvroData:
         Raises:
             DataError: when the datum does not fit the schema.
         """
-        if schema is None:
-            return _from_anything(datum)
-        return self.decoder(schema)(datum)
+        try:
+            if schema is None:
+                return _from_anything(datum)
+            names_of = scrub_name if self.settings.scrub_invalid_names else _identity
+            _check_datum(schema, datum, names_of)
+            return self.decoder(schema)(datum)
+        except DataError:
+            raise
+        except Exception as exc:
+            raise DataError(
+                f"Avro data does not fit its Connect schema: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def decoder(self, schema: Schema) -> Callable[[Any], Any]:
         """A prepared ``datum -> value`` function for one Connect schema (cached)."""
@@ -1541,21 +1879,31 @@ class AvroData:
         plans: list[tuple[str, Schema, Callable[[Any], Any]]] = [
             (f.name, f.schema, self._compile_decoder(f.schema)) for f in schema.fields
         ]
-        short = {name.rsplit(".", 1)[-1]: name for name, _, _ in plans}
+        # fastavro tags a member of a union of named types with the type's full name; the
+        # field holding it is named after the type (short or full) or, under
+        # generalized.sum.type.support, numbered, with the type's name on its schema.
+        by_tag: dict[str, tuple[str, Callable[[Any], Any]]] = {}
+        for name, fschema, conv in reversed(plans):
+            for tag in (fschema.name, _enum_name(fschema) if _is_enum_schema(fschema) else None):
+                if tag:
+                    by_tag[tag] = (name, conv)
+                    by_tag.setdefault(tag.rsplit(".", 1)[-1], (name, conv))
+            by_tag[name] = (name, conv)
+            by_tag.setdefault(name.rsplit(".", 1)[-1], (name, conv))
 
         def union(datum: Any) -> Any:
             if isinstance(datum, tuple) and len(datum) == 2 and isinstance(datum[0], str):
                 tag, inner = datum
-                for name in (tag, tag.rsplit(".", 1)[-1], short.get(tag.rsplit(".", 1)[-1])):
-                    if name is not None and schema.field(name) is not None:
-                        field = schema.field(name)
-                        assert field is not None
-                        return Struct(schema).put(name, self.decoder(field.schema)(inner))
-                raise DataError(f"Did not find matching union field for data of type {tag!r}")
+                found = by_tag.get(tag) or by_tag.get(tag.rsplit(".", 1)[-1])
+                if found is None:
+                    raise DataError(f"Did not find matching union field for data of type {tag!r}")
+                return Struct(schema).put(found[0], found[1](inner))
             for name, fschema, conv in plans:
                 if _matches(fschema, datum):
                     return Struct(schema).put(name, conv(datum))
-            raise DataError("Did not find matching union field for data")
+            raise DataError(
+                f"Did not find matching union field for data of type {type(datum).__name__}"
+            )
 
         return union
 
@@ -1563,7 +1911,7 @@ class AvroData:
 def _matches(schema: Schema, datum: Any) -> bool:
     kind = schema.type
     if _is_enum_schema(schema):
-        return isinstance(datum, str) and f"{AVRO_TYPE_ENUM}.{datum}" in schema.parameters
+        return isinstance(datum, str) and datum in _enum_symbols(schema)
     if kind is Type.BOOLEAN:
         return type(datum) is bool
     if kind in (Type.INT8, Type.INT16, Type.INT32):
@@ -1586,6 +1934,79 @@ def _matches(schema: Schema, datum: Any) -> bool:
         return isinstance(datum, dict)
     # STRUCT
     return isinstance(datum, dict) and all(f.name in datum for f in schema.fields)
+
+
+# -- checking Avro data against a Connect schema on the way in ----------------------------
+
+
+def _check_datum(schema: Schema, datum: Any, names_of: Callable[[str], str]) -> None:
+    """Refuse an Avro datum that does not fit ``schema``, naming the field that holds it.
+
+    Data fastavro read with the Avro schema a Connect schema came from always fits; this
+    guards :meth:`AvroData.to_connect_data`, which also takes data built by hand.
+    """
+    if datum is None:
+        if schema.optional:
+            return
+        raise DataError(f"Found null value for non-optional schema ({schema.type.value})")
+    name = schema.name or ""
+    kind = schema.type
+    if name in _LOGICAL_PYTHON:
+        if isinstance(datum, _LOGICAL_PYTHON[name]):
+            return
+        if name == Decimal.LOGICAL_NAME:
+            _bytes_check(datum)
+            return
+        _PRIMITIVE_CHECKS[kind](datum)
+        return
+    if kind is Type.STRING and _is_enum_schema(schema):
+        symbols = _enum_symbols(schema)
+        _enum_check(symbols, _enum_name(schema) or "")(datum)
+        return
+    if kind is Type.BYTES and _is_fixed_schema(schema):
+        _fixed_check(int(schema.parameters[CONNECT_AVRO_FIXED_SIZE_PROP]))(datum)
+        return
+    if kind.is_primitive:
+        _PRIMITIVE_CHECKS[kind](datum)
+        return
+    if kind is Type.ARRAY:
+        assert schema.value_schema is not None
+        if not isinstance(datum, list | tuple):
+            raise _wrong_type("array", "a list", datum)
+        for index, item in enumerate(datum):
+            try:
+                _check_datum(schema.value_schema, item, names_of)
+            except DataError as exc:
+                raise _nested(exc, f"[{index}]") from None
+        return
+    if kind is Type.MAP:
+        assert schema.key_schema is not None and schema.value_schema is not None
+        if isinstance(datum, Mapping):
+            entries = list(datum.items())
+        elif isinstance(datum, list | tuple) and all(
+            isinstance(e, Mapping) and KEY_FIELD in e and VALUE_FIELD in e for e in datum
+        ):
+            entries = [(e[KEY_FIELD], e[VALUE_FIELD]) for e in datum]
+        else:
+            raise _wrong_type("map", "a dict or a list of key/value records", datum)
+        for key, value in entries:
+            try:
+                _check_datum(schema.key_schema, key, names_of)
+                _check_datum(schema.value_schema, value, names_of)
+            except DataError as exc:
+                raise _nested(exc, f"[{key!r}]") from None
+        return
+    if _is_union_schema(schema):
+        return  # the union decoder finds the member or refuses the datum itself
+    if isinstance(datum, tuple) and len(datum) == 2 and isinstance(datum[0], str):
+        datum = datum[1]
+    if not isinstance(datum, Mapping):
+        raise _wrong_type("record", "a dict", datum)
+    for field in schema.fields:
+        try:
+            _check_datum(field.schema, datum.get(names_of(field.name)), names_of)
+        except DataError as exc:
+            raise _nested(exc, field.name) from None
 
 
 def _has_named_branch(node: Any) -> bool:

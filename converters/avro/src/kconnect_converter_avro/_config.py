@@ -29,6 +29,18 @@ KEY_SUBJECT_NAME_STRATEGY_CONFIG: Final = "key.subject.name.strategy"
 VALUE_SUBJECT_NAME_STRATEGY_CONFIG: Final = "value.subject.name.strategy"
 MAX_SCHEMAS_PER_SUBJECT_CONFIG: Final = "max.schemas.per.subject"
 SSL_PREFIX: Final = "schema.registry.ssl."
+KEY_SCHEMA_ID_SERIALIZER_CONFIG: Final = "key.schema.id.serializer"
+VALUE_SCHEMA_ID_SERIALIZER_CONFIG: Final = "value.schema.id.serializer"
+KEY_SCHEMA_ID_DESERIALIZER_CONFIG: Final = "key.schema.id.deserializer"
+VALUE_SCHEMA_ID_DESERIALIZER_CONFIG: Final = "value.schema.id.deserializer"
+_SCHEMA_ID: Final = "io.confluent.kafka.serializers.schema.id."
+PREFIX_SCHEMA_ID_SERIALIZER: Final = _SCHEMA_ID + "PrefixSchemaIdSerializer"
+HEADER_SCHEMA_ID_SERIALIZER: Final = _SCHEMA_ID + "HeaderSchemaIdSerializer"
+PREFIX_SCHEMA_ID_DESERIALIZER: Final = _SCHEMA_ID + "PrefixSchemaIdDeserializer"
+DUAL_SCHEMA_ID_DESERIALIZER: Final = _SCHEMA_ID + "DualSchemaIdDeserializer"
+#: The record headers Confluent's HeaderSchemaIdSerializer puts a schema's GUID in.
+KEY_SCHEMA_ID_HEADER: Final = "__key_schema_id"
+VALUE_SCHEMA_ID_HEADER: Final = "__value_schema_id"
 
 TOPIC_NAME_STRATEGY: Final = "io.confluent.kafka.serializers.subject.TopicNameStrategy"
 RECORD_NAME_STRATEGY: Final = "io.confluent.kafka.serializers.subject.RecordNameStrategy"
@@ -136,6 +148,37 @@ def avro_converter_config_def() -> ConfigDef:
             documentation="Maximum number of schemas to create or cache locally.",
         )
     )
+    for name, default, what in (
+        (
+            KEY_SCHEMA_ID_SERIALIZER_CONFIG,
+            PREFIX_SCHEMA_ID_SERIALIZER,
+            "serialize the ID for the key",
+        ),
+        (
+            VALUE_SCHEMA_ID_SERIALIZER_CONFIG,
+            PREFIX_SCHEMA_ID_SERIALIZER,
+            "serialize the ID for the value",
+        ),
+        (
+            KEY_SCHEMA_ID_DESERIALIZER_CONFIG,
+            DUAL_SCHEMA_ID_DESERIALIZER,
+            "deserialize the ID for the key",
+        ),
+        (
+            VALUE_SCHEMA_ID_DESERIALIZER_CONFIG,
+            DUAL_SCHEMA_ID_DESERIALIZER,
+            "deserialize the ID for the value",
+        ),
+    ):
+        cd.define(
+            name,
+            ConfigType.STRING,
+            default,
+            importance=Importance.LOW,
+            documentation=f"Determines how to {what} schema. Only Confluent's default is "
+            "offered: ids travel in the payload prefix (a record that carries its schema id "
+            "in a header is refused with a data error).",
+        )
     data = avro_data_config_def()
     for key in data.config_keys.values():
         cd.define_key(key)
@@ -172,6 +215,21 @@ class AvroConverterSettings:
                 if target is None:
                     continue
                 ssl[target] = value.value if hasattr(value, "value") else str(value)
+        for key in (KEY_SCHEMA_ID_SERIALIZER_CONFIG, VALUE_SCHEMA_ID_SERIALIZER_CONFIG):
+            if p[key] != PREFIX_SCHEMA_ID_SERIALIZER:
+                raise ConfigError(
+                    f"AvroConverter: '{key}' = {p[key]!r} is not supported; kconnect writes the "
+                    f"schema id in the payload prefix ({PREFIX_SCHEMA_ID_SERIALIZER}). Schema "
+                    f"ids in record headers ({HEADER_SCHEMA_ID_SERIALIZER}) need schema GUIDs, "
+                    f"which kconnect's converter does not use yet; remove the setting"
+                )
+        for key in (KEY_SCHEMA_ID_DESERIALIZER_CONFIG, VALUE_SCHEMA_ID_DESERIALIZER_CONFIG):
+            if p[key] not in (DUAL_SCHEMA_ID_DESERIALIZER, PREFIX_SCHEMA_ID_DESERIALIZER):
+                raise ConfigError(
+                    f"AvroConverter: '{key}' = {p[key]!r} is not supported; use "
+                    f"{DUAL_SCHEMA_ID_DESERIALIZER} (the default) or "
+                    f"{PREFIX_SCHEMA_ID_DESERIALIZER}"
+                )
         user_info = p[USER_INFO_CONFIG]
         return cls(
             urls=urls,

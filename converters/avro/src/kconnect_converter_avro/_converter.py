@@ -26,8 +26,10 @@ from kconnect_sdk import (
 
 from ._avro_data import AvroData
 from ._config import (
+    KEY_SCHEMA_ID_HEADER,
     RECORD_NAME_STRATEGY,
     TOPIC_NAME_STRATEGY,
+    VALUE_SCHEMA_ID_HEADER,
     AvroConverterSettings,
     avro_converter_config_def,
 )
@@ -55,6 +57,7 @@ __all__ = ["AvroConverter", "drop_mock_schema_registry", "mock_schema_registry_c
 log = logging.getLogger(__name__)
 
 MAGIC_BYTE: Final = 0
+CONFLUENT_VERSION: Final = "confluent:version"
 _NULL: Final = SchemaAndValue(None, None)
 _new_sv = tuple.__new__
 
@@ -445,10 +448,10 @@ class AvroConverter(Converter, HeaderConverter):
                 if _record_name(avro) == "io.confluent.connect.avro.Anything"
                 else self.avro_data.to_connect_schema(avro, version)
             )
-        except DataError as exc:
+        except (DataError, RecursionError, ValueError, TypeError, KeyError) as exc:
             raise DataError(
                 f"Failed to deserialize data for topic {topic!r} to Avro: schema id {schema_id} "
-                f"has no Connect form: {exc}"
+                f"has no Connect form: {type(exc).__name__}: {exc}"
             ) from exc
         parsed = fastavro.parse_schema(avro)
         header = bytes([MAGIC_BYTE]) + schema_id.to_bytes(4, "big")
@@ -471,6 +474,16 @@ class AvroConverter(Converter, HeaderConverter):
         # writer schema (connect.version in the schema, when present, wins later).
         if isinstance(avro, dict) and "connect.version" in avro:
             return None
+        # A version the registry was told to give the schema (Confluent's data contracts
+        # put it in the schema's metadata) names it better than its position in the subject.
+        metadata = getattr(registered, "metadata", None)
+        properties = getattr(getattr(metadata, "properties", None), "properties", None) or {}
+        pinned = properties.get(CONFLUENT_VERSION)
+        if pinned is not None:
+            try:
+                return int(pinned)
+            except ValueError:
+                pass  # not a number: Confluent falls back to the subject's version too
         try:
             subject = self._subject(topic, avro)
             found = self.client.lookup_schema(subject, registered).version
@@ -495,7 +508,9 @@ class AvroConverter(Converter, HeaderConverter):
             raise DataError(
                 f"Failed to deserialize data for topic {topic!r} to Avro: {exc}"
             ) from exc
-        except (ValueError, TypeError, KeyError, IndexError, EOFError, UnicodeDecodeError) as exc:
+        except Exception as exc:
+            # Whatever the Avro reader trips over in a corrupt body (short reads, huge lengths,
+            # bad UTF-8, dates past year 9999) is bad data, for errors.tolerance to handle.
             raise DataError(
                 f"Failed to deserialize data for topic {topic!r} to Avro: the body does not "
                 f"match its schema: {type(exc).__name__}: {exc}"
@@ -507,7 +522,18 @@ class AvroConverter(Converter, HeaderConverter):
         """Deserialise one value; None bytes (a tombstone) give a null schema and value."""
         if data is None:
             return _NULL
+        if headers is not None:
+            self._refuse_header_schema_id(topic, headers)
         return self._decode(topic, data)
+
+    def _refuse_header_schema_id(self, topic: str, headers: Headers) -> None:
+        name = KEY_SCHEMA_ID_HEADER if self.is_key else VALUE_SCHEMA_ID_HEADER
+        if headers.last_with_name(name) is not None:
+            raise DataError(
+                f"Failed to deserialize data for topic {topic!r} to Avro: the record carries "
+                f"its schema id in header {name!r} (Confluent's HeaderSchemaIdSerializer); "
+                f"kconnect's AvroConverter reads schema ids from the payload prefix only"
+            )
 
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
         """Deserialise many ``(topic, data)``; same results as one by one."""
