@@ -241,6 +241,61 @@ class Dialect:
         """``sql`` made safe to pass with parameters (a literal % must be doubled)."""
         return sql.replace("%", "%%") if self.paramstyle_percent else sql
 
+    def timestamp_sql(self, column_sql: str) -> str:
+        """The expression a timestamp column is compared and ordered by."""
+        return column_sql
+
+    uses_catalog: bool = False
+    """Whether a two-part name is ``catalog.table`` (MySQL's databases) rather than
+    ``schema.table``."""
+
+    def parse_table_identifier(self, text: str) -> TableId:
+        """A table named as Confluent's task configs name it: ``t``, ``s.t``, ``c.s.t``, each
+        part optionally quoted with the dialect's quote (``"public"."orders"``)."""
+        parts: list[str] = []
+        rest = text.strip()
+        q = self.quote_char
+        while rest:
+            if rest.startswith(q):
+                end = rest.find(q, 1)
+                while end >= 0 and rest[end + 1 : end + 2] == q:
+                    end = rest.find(q, end + 2)
+                if end < 0:
+                    raise ConfigError(
+                        f"table {text!r}: missing closing {q} in the qualified name",
+                        name="tables",
+                    )
+                parts.append(rest[1:end].replace(q + q, q))
+                rest = rest[end + 1 :]
+            else:
+                segment, _, tail = rest.partition(".")
+                parts.append(segment)
+                rest = "." + tail if tail else ""
+            if rest.startswith("."):
+                rest = rest[1:]
+                if not rest:
+                    raise ConfigError(
+                        f"table {text!r}: the qualified name ends in '.'", name="tables"
+                    )
+        if not parts or len(parts) > 3 or not parts[-1]:
+            raise ConfigError(f"table {text!r} is not a valid qualified name", name="tables")
+        if len(parts) == 1:
+            return TableId(None, None, parts[0])
+        if len(parts) == 3:
+            return TableId(parts[0] or None, parts[1] or None, parts[2])
+        if self.uses_catalog:
+            return TableId(parts[0], None, parts[1])
+        return TableId(None, parts[0], parts[1])
+
+    def is_transient(self, exc: BaseException) -> bool:
+        """Whether a failed query may succeed when tried again (a lost connection, a lock
+        timeout), as opposed to a statement the database will always refuse (no such table,
+        bad SQL) or a fault in the connector itself."""
+        # DBAPI's OperationalError/InterfaceError: the connection or the server's state.
+        if any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(exc).__mro__):
+            return True
+        return isinstance(exc, OSError)
+
     # -- catalog ---------------------------------------------------------------------------
 
     def list_tables(
@@ -264,7 +319,15 @@ class Dialect:
         """A cursor over ``sql`` that streams rows rather than loading them all."""
         raise NotImplementedError
 
-    def describe(self, conn: Any, cursor: Any, table: TableId | None) -> list[Column]:
+    def describe(
+        self,
+        conn: Any,
+        cursor: Any,
+        table: TableId | None,
+        timestamp_columns: Sequence[str] = (),
+    ) -> list[Column]:
+        """The result's columns; ``timestamp_columns`` are the configured timestamp columns,
+        for databases whose query results do not say a column holds timestamps."""
         raise NotImplementedError
 
     def end_query(self, conn: Any, cursor: Any) -> None:
@@ -360,9 +423,9 @@ class PostgreSqlDialect(Dialect):
         with conn.cursor() as cur:
             cur.execute(
                 "SELECT column_name, is_nullable, column_default, is_identity "
-                "FROM information_schema.columns WHERE table_schema = %s AND table_name = %s "
-                "ORDER BY ordinal_position",
-                (table.schema or "public", table.table),
+                "FROM information_schema.columns WHERE table_schema = COALESCE(%s, "
+                "current_schema()) AND table_name = %s ORDER BY ordinal_position",
+                (table.schema, table.table),
             )
             rows = cur.fetchall()
         conn.commit()
@@ -381,9 +444,9 @@ class PostgreSqlDialect(Dialect):
                 "SELECT k.column_name FROM information_schema.table_constraints c "
                 "JOIN information_schema.key_column_usage k ON c.constraint_name = "
                 "k.constraint_name AND c.table_schema = k.table_schema AND c.table_name = "
-                "k.table_name WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = %s "
-                "AND c.table_name = %s ORDER BY k.ordinal_position",
-                (table.schema or "public", table.table),
+                "k.table_name WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = "
+                "COALESCE(%s, current_schema()) AND c.table_name = %s ORDER BY k.ordinal_position",
+                (table.schema, table.table),
             )
             rows = cur.fetchall()
         conn.commit()
@@ -402,10 +465,21 @@ class PostgreSqlDialect(Dialect):
         # A named (server-side) cursor: rows come over in fetchmany-sized chunks.
         cursor = conn.cursor(name=f"kconnect_jdbc_{id(conn):x}_{time.monotonic_ns():x}")
         cursor.itersize = 2000
-        cursor.execute(sql, params)
+        try:
+            cursor.execute(sql, params)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                cursor.close()
+            raise
         return cursor
 
-    def describe(self, conn: Any, cursor: Any, table: TableId | None) -> list[Column]:
+    def describe(
+        self,
+        conn: Any,
+        cursor: Any,
+        table: TableId | None,
+        timestamp_columns: Sequence[str] = (),
+    ) -> list[Column]:
         description = cursor.description or []
         result = cursor.pgresult
         # Nullability and bit lengths come from the base table columns, as pgjdbc's
@@ -470,6 +544,7 @@ _BINARY_CHARSET = 63
 class MySqlDialect(Dialect):
     name = "MySqlDatabaseDialect"
     quote_char = "`"
+    uses_catalog = True
 
     def _connect(self) -> Any:
         import pymysql
@@ -571,7 +646,13 @@ class MySqlDialect(Dialect):
             return value.astimezone(dt.UTC).replace(tzinfo=None)
         return value.astimezone(self.zone).replace(tzinfo=None)
 
-    def describe(self, conn: Any, cursor: Any, table: TableId | None) -> list[Column]:
+    def describe(
+        self,
+        conn: Any,
+        cursor: Any,
+        table: TableId | None,
+        timestamp_columns: Sequence[str] = (),
+    ) -> list[Column]:
         result = cursor._result
         fields = result.fields if result is not None else []
         return [_mysql_column(f) for f in fields]
@@ -714,6 +795,24 @@ class SqliteDialect(Dialect):
     def _q(self, name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
 
+    def _declared_by_name(self, conn: Any, names: Sequence[str]) -> dict[str, str]:
+        """Declared types of a query's columns, looked up by name in the database's tables.
+
+        sqlite3 does not give a result column's declared type (sqlite-jdbc does, through
+        sqlite3_column_decltype); a name declared with one type in every table that has it
+        is taken to be that column. Names declared differently stay undeclared.
+        """
+        wanted = set(names)
+        found: dict[str, set[str]] = {}
+        tables = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+        ).fetchall()
+        for (table_name,) in tables:
+            for _, name, decl, *_ in conn.execute(f"PRAGMA table_info({self._q(table_name)})"):
+                if name in wanted and decl:
+                    found.setdefault(name, set()).add(decl.upper())
+        return {name: decls.pop() for name, decls in found.items() if len(decls) == 1}
+
     def current_time(self, conn: Any) -> dt.datetime:
         row = conn.execute("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')").fetchone()
         conn.commit()
@@ -723,16 +822,37 @@ class SqliteDialect(Dialect):
         # sqlite3 steps the statement as rows are fetched: it streams by nature.
         return _PeekingCursor(conn.execute(sql, params or ()))
 
-    def bind_timestamp(self, value: dt.datetime, column: Column | None) -> Any:
-        # SQLite keeps timestamps as text 'YYYY-MM-DD HH:MM:SS[.fff]' (its own
-        # CURRENT_TIMESTAMP format); a parameter compares as text, so it uses that format.
-        local = value.astimezone(self.zone).replace(tzinfo=None)
-        text = local.strftime("%Y-%m-%d %H:%M:%S")
-        if local.microsecond:
-            text += f".{local.microsecond:06d}".rstrip("0")
-        return text
+    def timestamp_sql(self, column_sql: str) -> str:
+        # SQLite keeps timestamps as text, and text compares character by character:
+        # '...00.010' sorts after '...00.01' and '...00' before '...00.000', though each pair
+        # is one instant. Compare a fixed-width form instead, 'YYYY-MM-DD HH:MM:SS.ffffff'
+        # (an ISO 'T' read as a space, the fraction padded to microseconds), so every way of
+        # writing an instant compares as that instant.
+        return (
+            f"(substr(replace({column_sql},'T',' '),1,19)||'.'||"
+            f"substr(substr({column_sql},21)||'000000',1,6))"
+        )
 
-    def describe(self, conn: Any, cursor: Any, table: TableId | None) -> list[Column]:
+    def bind_timestamp(self, value: dt.datetime, column: Column | None) -> Any:
+        # The fixed-width text timestamp_sql compares with.
+        local = value.astimezone(self.zone).replace(tzinfo=None)
+        return local.strftime("%Y-%m-%d %H:%M:%S") + f".{local.microsecond:06d}"
+
+    def is_transient(self, exc: BaseException) -> bool:
+        # sqlite3 reports a missing table or bad SQL as OperationalError too; only a busy or
+        # locked database file is worth another try.
+        if isinstance(exc, sqlite3.OperationalError):
+            text = str(exc).lower()
+            return "locked" in text or "busy" in text or "unable to open" in text
+        return super().is_transient(exc)
+
+    def describe(
+        self,
+        conn: Any,
+        cursor: Any,
+        table: TableId | None,
+        timestamp_columns: Sequence[str] = (),
+    ) -> list[Column]:
         names = [d[0] for d in cursor.description or []]
         declared: dict[str, tuple[str, bool]] = {}
         if table is not None:
@@ -741,14 +861,21 @@ class SqliteDialect(Dialect):
             ).fetchall():
                 # An INTEGER PRIMARY KEY is the rowid: never null.
                 declared[name] = (decl or "", not notnull and not pk)
+        else:
+            declared = {n: (d, True) for n, d in self._declared_by_name(conn, names).items()}
         columns = []
         first = cursor.peek() if table is None else None
+        wanted_ts = {t.lower() for t in timestamp_columns}
         for i, name in enumerate(names):
             decl, nullable = declared.get(name, ("", True))
             if not decl and first is not None:
                 # No declared type (a query's expression): go by the first row's value, as
                 # sqlite-jdbc's metadata does.
                 decl = _VALUE_TYPES.get(type(first[i]), "")
+            if name.lower() in wanted_ts and _sqlite_type(decl)[0] is SqlType.VARCHAR:
+                # The configured timestamp column of a query, kept as text: it holds
+                # timestamps, whatever the expression it comes from declares.
+                decl = "TIMESTAMP"
             sql_type, precision, scale = _sqlite_type(decl)
             columns.append(Column(name, sql_type, decl or "TEXT", precision, scale, True, nullable))
         return columns

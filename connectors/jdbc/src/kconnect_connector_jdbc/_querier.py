@@ -6,6 +6,7 @@ TimestampIncrementingTableQuerier and TimestampTableQuerier, so offsets move bet
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import logging
@@ -63,6 +64,115 @@ def _as_long(value: Any, what: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ConnectError(f"offset field {what!r} is {value!r}, not a number")
     return int(value)
+
+
+class Criteria:
+    """The WHERE clause of the incremental modes and the offset values a row carries, as
+    Confluent's TimestampIncrementingCriteria: rows after (timestamp, incrementing) in
+    (timestamp, incrementing) order."""
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        table: TableId | None,
+        incrementing_column: str | None,
+        timestamp_columns: list[str],
+    ) -> None:
+        self.dialect = dialect
+        self.table = table
+        self.incrementing_column = incrementing_column
+        self.timestamp_columns = timestamp_columns
+
+    @property
+    def _name(self) -> str:
+        return self.table.fqn if self.table is not None else "query"
+
+    def _column_sql(self, name: str) -> str:
+        quoted = self.dialect.quote(name)
+        if self.table is None:
+            return quoted
+        return f"{self.dialect.table_sql(self.table)}.{quoted}"
+
+    def _timestamp_sql(self) -> str:
+        cols = [self.dialect.timestamp_sql(self._column_sql(c)) for c in self.timestamp_columns]
+        return cols[0] if len(cols) == 1 else f"COALESCE({','.join(cols)})"
+
+    def _incrementing_sql(self) -> str:
+        if not self.incrementing_column:
+            raise ConnectError(
+                f"no incrementing column for {self._name}: set incrementing.column.name or "
+                "give the table an auto-increment column"
+            )
+        return self._column_sql(self.incrementing_column)
+
+    def incrementing_where_clause(self) -> str:
+        inc, p = self._incrementing_sql(), self.dialect.placeholder()
+        return f" WHERE {inc} > {p} ORDER BY {inc} ASC"
+
+    def timestamp_where_clause(self) -> str:
+        ts, p = self._timestamp_sql(), self.dialect.placeholder()
+        return f" WHERE {ts} > {p} AND {ts} < {p} ORDER BY {ts} ASC"
+
+    def timestamp_incrementing_where_clause(self) -> str:
+        ts, inc, p = self._timestamp_sql(), self._incrementing_sql(), self.dialect.placeholder()
+        return (
+            f" WHERE {ts} < {p} AND (({ts} = {p} AND {inc} > {p}) OR {ts} > {p})"
+            f" ORDER BY {ts},{inc} ASC"
+        )
+
+    def field_index(self, schema: Schema, name: str, what: str) -> int:
+        """The index of column ``name`` in ``schema``: the exact name, else the one field
+        that matches it ignoring case.
+
+        Raises:
+            DataError: no field, or several fields differing only in case, match ``name``.
+        """
+        fields = schema.fields
+        for f in fields:
+            if f.name == name:
+                return f.index
+        matches = [f for f in fields if f.name.lower() == name.lower()]
+        if len(matches) == 1:
+            return matches[0].index
+        known = ",".join(f.name for f in fields)
+        raise DataError(f"{what} column {name} not found in {known} of {self._name}")
+
+    def extract_values(
+        self, schema: Schema, values: list[Any]
+    ) -> tuple[dt.datetime | None, int | None]:
+        """The (timestamp, incrementing) offset values of one row's struct values: the first
+        non-null timestamp column, and the incrementing column as a long."""
+        timestamp = None
+        for name in self.timestamp_columns:
+            v = values[self.field_index(schema, name, "Timestamp")]
+            if v is not None:
+                timestamp = v
+                break
+        incrementing = None
+        if self.incrementing_column:
+            index = self.field_index(schema, self.incrementing_column, "Incrementing")
+            incrementing = incrementing_value(values[index], self.incrementing_column, self._name)
+        return timestamp, incrementing
+
+
+def incrementing_value(value: Any, column: str, where: str) -> int:
+    """An incrementing column's value as the long Confluent's offset holds."""
+    if value is None:
+        raise ConnectError(f"{where}: null value in incrementing column {column!r}")
+    if type(value) is int:
+        return value
+    if isinstance(value, decimal.Decimal):
+        if value > 0x7FFFFFFFFFFFFFFF:
+            raise ConnectError("Decimal value for incrementing column exceeded Long.MAX_VALUE")
+        exponent = value.as_tuple().exponent
+        if exponent != 0:
+            raise ConnectError("Scale of Decimal value for incrementing column must be 0")
+        return int(value)
+    if isinstance(value, int):
+        return int(value)
+    raise ConnectError(
+        f"{where}: invalid type for incrementing column {column!r}: {type(value).__name__}"
+    )
 
 
 class Querier:
@@ -138,22 +248,20 @@ class Querier:
         self._sql: str | None = None
         self.next_run = 0.0
         self.exhausted = True
+        self.criteria = Criteria(
+            dialect,
+            table,
+            incrementing_column
+            if mode in (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
+            else None,
+            self.timestamp_columns,
+        )
 
     @property
     def name(self) -> str:
         return self.table.fqn if self.table is not None else "query"
 
     # -- SQL -------------------------------------------------------------------------------
-
-    def _column_sql(self, name: str) -> str:
-        quoted = self.dialect.quote(name)
-        if self.table is None:
-            return quoted
-        return f"{self.dialect.table_sql(self.table)}.{quoted}"
-
-    def _timestamp_sql(self) -> str:
-        cols = [self._column_sql(c) for c in self.timestamp_columns]
-        return cols[0] if len(cols) == 1 else f"COALESCE({','.join(cols)})"
 
     def build_sql(self) -> tuple[str, bool]:
         """The SQL text of this querier's query, and whether it takes parameters."""
@@ -162,36 +270,20 @@ class Querier:
         else:
             assert self.query is not None
             base = self.query
-        p = self.dialect.placeholder()
         if self.mode == MODE_BULK:
             sql, params = base, False
         else:
             base = self.dialect.escape_percent(base)
             if self.mode == MODE_INCREMENTING:
-                inc = self._column_sql(self._incrementing_name())
-                where = f" WHERE {inc} > {p} ORDER BY {inc} ASC"
+                where = self.criteria.incrementing_where_clause()
             elif self.mode == MODE_TIMESTAMP:
-                ts = self._timestamp_sql()
-                where = f" WHERE {ts} > {p} AND {ts} < {p} ORDER BY {ts} ASC"
+                where = self.criteria.timestamp_where_clause()
             else:
-                ts = self._timestamp_sql()
-                inc = self._column_sql(self._incrementing_name())
-                where = (
-                    f" WHERE {ts} < {p} AND (({ts} = {p} AND {inc} > {p}) OR {ts} > {p})"
-                    f" ORDER BY {ts},{inc} ASC"
-                )
+                where = self.criteria.timestamp_incrementing_where_clause()
             sql, params = base + where, True
         if self.suffix:
             sql += " " + (self.dialect.escape_percent(self.suffix) if params else self.suffix)
         return sql, params
-
-    def _incrementing_name(self) -> str:
-        if not self.incrementing_column:
-            raise ConnectError(
-                f"no incrementing column for {self.name}: set incrementing.column.name or give "
-                "the table an auto-increment column"
-            )
-        return self.incrementing_column
 
     def _parameters(self, conn: Any) -> list[Any]:
         ts_column = self._ts_columns[0] if self._ts_columns else None
@@ -215,7 +307,7 @@ class Querier:
         params = None if self.mode == MODE_BULK else self._parameters(conn)
         self.cursor = self.dialect.open_cursor(conn, sql, params)
         self.conn = conn
-        columns = self.dialect.describe(conn, self.cursor, self.table)
+        columns = self.dialect.describe(conn, self.cursor, self.table, self.timestamp_columns)
         mapping = map_columns(
             self.schema_name,
             columns,
@@ -232,15 +324,7 @@ class Querier:
         self.exhausted = False
 
     def _field_index(self, mapping: RowMapping, name: str, what: str) -> int:
-        fields = mapping.schema.fields
-        for f in fields:
-            if f.name == name:
-                return f.index
-        matches = [f for f in fields if f.name.lower() == name.lower()]
-        if len(matches) == 1:
-            return matches[0].index
-        known = ",".join(f.name for f in fields)
-        raise ConnectError(f"{what} column {name} not found in {known} of {self.name}")
+        return self.criteria.field_index(mapping.schema, name, what)
 
     def _prepare(self, mapping: RowMapping) -> None:
         self._ts_indexes = [
@@ -273,21 +357,17 @@ class Querier:
     def _read(self, max_rows: int) -> list[SourceRecord]:
         cursor, mapping = self.cursor, self.mapping
         assert cursor is not None and mapping is not None
-        rows = cursor.fetchmany(max_rows)
-        more = len(rows) == max_rows
-        if self.mode == MODE_TIMESTAMP:
-            # Hold back the last row: whether a row's timestamp may be committed depends
-            # on the timestamp of the row after it.
-            if self._pending is not None:
-                rows = [self._pending, *rows]
-            self._pending = rows.pop() if more and rows else None
-            records = self._records(rows, last_is_final=not more)
-            if not more and self._pending is None:
-                self.exhausted = True
-            return records
+        # Read one row ahead, so a batch that ends the result says so (the table's turn ends
+        # with its last row, not one empty read later), and because in timestamp mode whether
+        # a row's timestamp may be committed depends on the row after it. The batch itself is
+        # max_rows rows.
+        ahead = [self._pending] if self._pending is not None else []
+        rows = ahead + list(cursor.fetchmany(max_rows + 1 - len(ahead)))
+        more = len(rows) > max_rows
+        self._pending = rows.pop() if more else None
         if not more:
             self.exhausted = True
-        return self._records(rows, last_is_final=True)
+        return self._records(rows, last_is_final=not more)
 
     def _convert(self, rows: list[Any]) -> list[list[Any]]:
         """Each row as the list of its struct's values."""
@@ -429,25 +509,8 @@ class Querier:
         return None
 
     def _incrementing_value(self, value: Any) -> int:
-        if value is None:
-            raise ConnectError(
-                f"{self.name}: null value in incrementing column {self.incrementing_column!r}"
-            )
-        if type(value) is int:
-            return value
-        if isinstance(value, decimal.Decimal):
-            if value > 0x7FFFFFFFFFFFFFFF:
-                raise ConnectError("Decimal value for incrementing column exceeded Long.MAX_VALUE")
-            exponent = value.as_tuple().exponent
-            if exponent != 0:
-                raise ConnectError("Scale of Decimal value for incrementing column must be 0")
-            return int(value)
-        if isinstance(value, int):
-            return int(value)
-        raise ConnectError(
-            f"{self.name}: invalid type for incrementing column {self.incrementing_column!r}: "
-            f"{type(value).__name__}"
-        )
+        assert self.incrementing_column is not None
+        return incrementing_value(value, self.incrementing_column, self.name)
 
     def end_query(self) -> None:
         """Close the open query and end its transaction."""
@@ -456,6 +519,14 @@ class Querier:
             self.dialect.end_query(self.conn, cursor)
         self._pending = None
         self.exhausted = True
+
+    def close_cursor(self) -> None:
+        """Close the open query's cursor, if any, without ending its transaction (the
+        connection is about to be dropped)."""
+        cursor, self.cursor = self.cursor, None
+        if cursor is not None:
+            with contextlib.suppress(Exception):
+                cursor.close()
 
     def reset(self) -> None:
         """After a failure: forget the open query and go back to the offset it started from."""

@@ -11,7 +11,7 @@ import threading
 import time
 import zoneinfo
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from kconnect_sdk import (
     ConfigError,
@@ -46,11 +46,38 @@ log = logging.getLogger(__name__)
 
 _OFFSET_KEYS = frozenset({INCREMENTING_FIELD, TIMESTAMP_FIELD, TIMESTAMP_NANOS_FIELD})
 
+# Confluent's keys this connector does not implement, with the values that mean "off" (its
+# defaults). Any other value would be silently ignored, changing what is copied or how, so it
+# is refused instead.
+_UNSUPPORTED: Final[dict[str, frozenset[str]]] = {
+    "timestamp.granularity": frozenset({"", "connect_logical"}),
+    "timestamp.columns.mapping": frozenset({""}),
+    "incrementing.column.mapping": frozenset({""}),
+    "transaction.isolation.mode": frozenset({"", "default"}),
+    "date.calendar.system": frozenset({"", "legacy"}),
+    "query.masked": frozenset({"", "false"}),
+    "jdbc.credentials.provider.class": frozenset(
+        {"", "io.confluent.connect.jdbc.util.defaultjdbccredentialsprovider"}
+    ),
+}
+
+
+def _check_unsupported(props: Mapping[str, str]) -> None:
+    for key, off in _UNSUPPORTED.items():
+        value = props.get(key)
+        if value is not None and str(value).strip().lower() not in off:
+            raise ConfigError(
+                f"config {key!r}={value!r} is not supported by this connector; remove it "
+                f"(Confluent's default behaviour is the only one implemented)",
+                name=key,
+            )
+
 
 class _Settings:
     """The parsed config plus what follows from it (dialect, zone, lists)."""
 
     def __init__(self, props: Mapping[str, str]) -> None:
+        _check_unsupported(props)
         cfg: ParsedConfig = c.SOURCE_CONFIG_DEF.parse(props)
         self.cfg = cfg
         self.mode: str = cfg[c.MODE]
@@ -217,7 +244,7 @@ class _Settings:
             ):
                 raise ConfigError(
                     f"Cannot make incremental queries using timestamp columns "
-                    f"{self.timestamp_columns} on {table.fqn} because all of these columns are "
+                    f"{','.join(self.timestamp_columns)} on {table.fqn} because all of these columns are "
                     f"nullable; make one NOT NULL or set {c.VALIDATE_NON_NULL}=false",
                     name=c.TIMESTAMP_COLUMN_NAME,
                 )
@@ -362,8 +389,10 @@ class JdbcSourceConnector(SourceConnector):
         with self._lock:
             names = [json.dumps([t.catalog, t.schema, t.table]) for t in self._tables]
         if not names:
+            # One task with no table, marked as waiting: it idles until the table monitor
+            # finds a table and asks for new task configs (Confluent's task would fail).
             log.warning("No tables to copy yet; the task waits for tables to appear")
-            return [{**self._props, c.TABLES: "[]", c.TABLES_FETCHED: "true"}]
+            return [{**self._props, c.TABLES: "[]", c.TABLES_FETCHED: "false"}]
         groups = _group(names, min(len(names), max_tasks))
         return [
             {**self._props, c.TABLES: "[" + ",".join(g) + "]", c.TABLES_FETCHED: "true"}
@@ -443,6 +472,35 @@ class JdbcSourceTask(SourceTask):
     def start(self, props: Mapping[str, str]) -> None:
         self._stopping.clear()
         self._read_through = set()
+        self._queriers = []
+        if c.TABLES not in props:
+            raise ConfigError(
+                f"Missing required configuration {c.TABLES!r}: a JDBC source task is given its "
+                "tables by its connector",
+                name=c.TABLES,
+            )
+        tables_text = str(props.get(c.TABLES) or "").strip()
+        has_query = bool(str(props.get(c.QUERY) or "").strip())
+        has_tables = tables_text not in ("", "[]")
+        fetched = str(props.get(c.TABLES_FETCHED, "false")).strip().lower() == "true"
+        if not has_tables and not has_query:
+            if not fetched:
+                # The connector has no table for this task yet: idle (before even reading the
+                # rest of the config) until it reconfigures its tasks.
+                log.info("Started JDBC source task; waiting for the connector to assign tables")
+                return
+            raise ConfigError(
+                "Task is being killed because it was not assigned a table nor a query to "
+                "execute. If run in table mode please make sure that the tables exist on the "
+                "database; if a table does exist, use its fully qualified name.",
+                name=c.TABLES,
+            )
+        if has_tables and has_query:
+            raise ConfigError(
+                f"Invalid configuration: a JdbcSourceTask cannot have both a table and a query "
+                f"assigned to it (set {c.QUERY!r} or let the connector assign tables)",
+                name=c.QUERY,
+            )
         settings = _Settings(props)
         self._settings = settings
         cfg = settings.cfg
@@ -451,11 +509,7 @@ class JdbcSourceTask(SourceTask):
         self._retries = cfg[c.QUERY_RETRY_ATTEMPTS]
         self._tolerate = str(props.get("errors.tolerance", "none")).lower() == "all"
         self._failures = 0
-        tables = [TableId(*t) for t in json.loads(cfg[c.TABLES] or "[]")]
-        self._queriers = []
-        if not tables and not settings.query:
-            log.info("JDBC source task has no table assigned; waiting for tables to appear")
-            return
+        tables = _assigned_tables(tables_text, settings.dialect) if has_tables else []
         conn = settings.connect(self._stopping.is_set)
         try:
             key_mode = cfg[c.RECORD_KEY_MODE]
@@ -585,12 +639,16 @@ class JdbcSourceTask(SourceTask):
             self._fail_query(querier)
             raise
         except Exception as exc:
-            # A database error (lost connection, failed statement): start over from the
-            # offset the query began at, on a new connection.
             self._fail_query(querier)
-            self._failures += 1
             assert self._settings is not None
             reason = self._settings.dialect.describe_error(exc)
+            if not self._settings.dialect.is_transient(exc):
+                # A statement the database will always refuse (no such table, bad SQL), or a
+                # fault of our own: retrying cannot help.
+                raise ConnectError(f"Querying {querier.name} failed: {reason}") from exc
+            # A lost connection or a busy database: start over from the offset the query
+            # began at, on a new connection.
+            self._failures += 1
             if 0 <= self._retries < self._failures:
                 raise ConnectError(
                     f"Querying {querier.name} failed {self._failures} time(s), more than "
@@ -614,6 +672,7 @@ class JdbcSourceTask(SourceTask):
         return bool(self._queriers) and len(self._read_through) >= len(self._queriers)
 
     def _fail_query(self, querier: Querier) -> None:
+        querier.close_cursor()
         querier.reset()
         self._drop_connection(querier)
 
@@ -621,9 +680,36 @@ class JdbcSourceTask(SourceTask):
         self._stopping.set()
         with self._lock:
             for querier in self._queriers:
-                querier.cursor = None
+                querier.close_cursor()
                 self._drop_connection(querier)
             self._conns.clear()
+
+
+def _assigned_tables(text: str, dialect: Dialect) -> list[TableId]:
+    """The ``tables`` of a task config: this connector's JSON list of [catalog, schema, table]
+    triples, or the comma-separated qualified names Confluent's connector writes
+    (``"inventory"."orders"``), so tasks a Java worker configured run here unchanged."""
+    if text.startswith("[["):
+        try:
+            return [TableId(*t) for t in json.loads(text)]
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(
+                f"config {c.TABLES!r} is not a JSON list of [catalog, schema, table]: {text!r}",
+                name=c.TABLES,
+            ) from exc
+    names: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for ch in text:
+        if ch == dialect.quote_char:
+            quoted = not quoted
+        if ch == "," and not quoted:
+            names.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    names.append("".join(current))
+    return [dialect.parse_table_identifier(n) for n in names if n.strip()]
 
 
 def _bulk_total(querier: Querier, conn: Any) -> int | None:
