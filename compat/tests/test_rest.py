@@ -159,11 +159,19 @@ def _compare_internal_topics(
                 )
             ],
         )
+        java_records = read_topic(bootstrap, java_topic)
+        kconnect_records = read_topic(bootstrap, kconnect_topic)
+        dump = os.environ.get("KC_COMPAT_REST_DUMP")
+        if dump:  # each side's records in order, to read a key's history side by side
+            with open(f"{dump}.{store}", "w", encoding="utf-8") as out:
+                for side, records in (("java", java_records), ("kconnect", kconnect_records)):
+                    for r in records:
+                        out.write(f"{side} p{r.partition} {r.key!r} {r.value!r}\n")
         compare_topic(
             java,
             kconnect,
-            read_topic(bootstrap, java_topic),
-            read_topic(bootstrap, kconnect_topic),
+            java_records,
+            kconnect_records,
             component=component,
             record=session.record,
         )

@@ -750,3 +750,60 @@ def test_connect_protocol_eager_stops_everything_compatible_moves_only_what_move
             assert stops >= 1 and starts >= 1, (task, stops, starts)
         else:  # incremental: what stays on A keeps running
             assert stops == 0 and starts == 0, (task, stops, starts)
+
+
+@pytest.mark.integration
+def test_a_cluster_scoped_log_level_reaches_every_worker(cluster: Cluster, kafka: str) -> None:
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers")
+    a, b = ports
+    name = f"kconnect.cluster.scope.{uuid.uuid4().hex[:6]}"
+    with cluster.api(a) as api:
+        answer = api.put(
+            f"/admin/loggers/{name}", params={"scope": "cluster"}, json={"level": "DEBUG"}
+        )
+        assert answer.status_code == 204, answer.text
+        # An unknown level is refused as Kafka refuses it, and nothing is written.
+        bad = api.put(f"/admin/loggers/{name}", params={"scope": "cluster"}, json={"level": "LOUD"})
+        assert bad.status_code == 404, bad.text
+
+    def level_on(port: int) -> str | None:
+        with cluster.api(port) as api:
+            found = api.get(f"/admin/loggers/{name}")
+        return found.json().get("level") if found.status_code == 200 else None
+
+    # Kafka writes the level to the config topic and every worker applies what it reads.
+    wait_for(lambda: level_on(a) == "DEBUG" and level_on(b) == "DEBUG", 30, "DEBUG on both")
+    records = [
+        json.loads(value)
+        for key, value in _config_records(kafka, f"{cluster.group}-configs")
+        if key == f"logger-cluster-{name}".encode()
+    ]
+    assert records == [{"level": "DEBUG"}]
+
+
+def _config_records(kafka: str, topic: str) -> list[tuple[bytes | None, bytes]]:
+    """The config topic's records that have a value, from its start to its end."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kafka,
+            "group.id": f"read-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        out: list[tuple[bytes | None, bytes]] = []
+        offset = -1
+        while offset < high - 1:
+            message = consumer.poll(5)
+            if message is None:
+                break
+            if message.error() is None:
+                offset = message.offset()
+                if message.value() is not None:
+                    out.append((message.key(), message.value()))
+        return out
+    finally:
+        consumer.close()

@@ -236,7 +236,12 @@ def test_pause_resume_stop_and_initial_states(api: httpx.Client, workdir: Path) 
         _create(api, file_source(paused, src_file, _name("t")), initial_state="PAUSED").status_code
         == 201
     )
-    _wait_state(api, paused, "PAUSED", ["PAUSED"])
+    # As Kafka: a connector created PAUSED is not started, so it has no task configs (and no
+    # tasks) until it is resumed.
+    _wait_state(api, paused, "PAUSED", [])
+    assert api.get(f"/connectors/{paused}/tasks").json() == []
+    assert api.put(f"/connectors/{paused}/resume").status_code == 202
+    _wait_state(api, paused, "RUNNING", ["RUNNING"])
     stopped = _name("init-stopped")
     assert (
         _create(

@@ -66,13 +66,32 @@ SOURCE_KEYS = COMMON_KEYS | {
 GOLDEN = {
     "name": ("STRING", None, "HIGH", "Common", 1, "MEDIUM", "Connector name"),
     "connector.class": ("STRING", None, "HIGH", "Common", 2, "LONG", "Connector class"),
-    "tasks.max": ("INT", "1", "HIGH", "Common", 3, "SHORT", "Tasks max"),
-    "tasks.max.enforce": ("BOOLEAN", "true", "LOW", "Common", 4, "SHORT", "Enforce tasks max"),
-    "key.converter": ("CLASS", None, "LOW", "Common", 5, "SHORT", "Key converter class"),
-    "header.converter": ("CLASS", None, "LOW", "Common", 7, "SHORT", "Header converter class"),
-    "transforms": ("LIST", "", "LOW", "Transforms", 8, "LONG", "Transforms"),
-    "predicates": ("LIST", "", "LOW", "Predicates", 9, "LONG", "Predicates"),
-    "config.action.reload": ("STRING", "restart", "LOW", "Common", 10, "MEDIUM", "Reload Action"),
+    "tasks.max": ("INT", "1", "HIGH", "Common", 4, "SHORT", "Tasks max"),
+    "tasks.max.enforce": ("BOOLEAN", "true", "LOW", "Common", 5, "SHORT", "Enforce tasks max"),
+    "key.converter": ("CLASS", None, "LOW", "Common", 6, "SHORT", "Key converter class"),
+    "header.converter": ("CLASS", None, "LOW", "Common", 10, "SHORT", "Header converter class"),
+    # KIP-891's version keys, each after the key of the plugin it versions (Kafka 4.1).
+    "key.converter.plugin.version": (
+        "STRING",
+        None,
+        "LOW",
+        "Common",
+        7,
+        "SHORT",
+        "Key converter version",
+    ),
+    "header.converter.plugin.version": (
+        "STRING",
+        None,
+        "LOW",
+        "Common",
+        11,
+        "SHORT",
+        "Header converter version",
+    ),
+    "transforms": ("LIST", "", "LOW", "Transforms", 12, "LONG", "Transforms"),
+    "predicates": ("LIST", "", "LOW", "Predicates", 13, "LONG", "Predicates"),
+    "config.action.reload": ("STRING", "restart", "LOW", "Common", 14, "MEDIUM", "Reload Action"),
     "errors.retry.timeout": (
         "LONG",
         "0",
@@ -248,8 +267,25 @@ def test_validate_reports_kafkas_key_set_and_groups(api: httpx.Client) -> None:
     framework = {c["definition"]["name"] for c in body["configs"] if c["definition"]}
     assert framework == SINK_KEYS | {"file"}
     defs = {c["definition"]["name"]: c["definition"] for c in body["configs"]}
+    # Validating a config, Kafka's enrichedConfigDef defaults each converter to the worker's
+    # and its version to the newest installed.
+    string = "org.apache.kafka.connect.storage.StringConverter"
+    installed = api.get("/connector-plugins", params={"connectorsOnly": "false"}).json()
+    version = max(p["version"] for p in installed if p["class"] == string)
+    worker_defaults = {
+        "key.converter": string,
+        "header.converter": string,
+        "key.converter.plugin.version": version,
+        "header.converter.plugin.version": version,
+    }
     for key, golden in {**GOLDEN, **SINK_GOLDEN}.items():
-        assert _shape(defs[key]) == golden, key
+        expected = (*golden[:1], worker_defaults.get(key, golden[1]), *golden[2:])
+        assert _shape(defs[key]) == expected, key
+    values = {c["value"]["name"]: c["value"] for c in body["configs"] if c["value"]}
+    assert values["key.converter"]["value"] == worker_defaults["key.converter"]
+    assert "org.apache.kafka.connect.json.JsonConverter" in (
+        values["key.converter"]["recommended_values"]
+    )
 
     source = api.put(
         "/connector-plugins/FileStreamSource/config/validate",
@@ -313,17 +349,23 @@ def test_validate_lists_each_transform_and_predicate_alias_keys(api: httpx.Clien
         "Transformation type for cast",
     )
     assert cast_type["required"] is True
-    assert defs["transforms.cast.predicate"]["definition"]["order"] == 1
+    # Kafka's ConfigDef.embed: the version key (1), then the implicit and the plugin's keys
+    # in sortedConfigs() order: required before defaulted, then by importance and name.
+    orders = {k: defs[f"transforms.cast.{k}"]["definition"]["order"] for k in ("spec", "negate")}
+    assert defs["transforms.cast.plugin.version"]["definition"]["order"] == 1
+    assert orders == {"spec": 2, "negate": 3}
+    assert defs["transforms.cast.predicate"]["definition"]["order"] == 4
     assert defs["transforms.cast.negate"]["definition"]["default_value"] == "false"
     assert defs["transforms.cast.spec"]["value"]["errors"] == [
-        'Missing required configuration "transforms.cast.spec" which has no default value.'
+        'Missing required configuration "transforms.cast.spec" which has no default value.',
+        "Must specify at least one field to cast.",  # Cast's validator, given the null
     ]
     assert "NoSuchTransform" in defs["transforms.gone.type"]["value"]["errors"][0]
     recommended = defs["transforms.gone.type"]["value"]["recommended_values"]
     assert "org.apache.kafka.connect.transforms.Cast$Value" in recommended
     assert defs["predicates.onlyx.type"]["definition"]["display_name"] == "Predicate type for onlyx"
     assert defs["predicates.onlyx.pattern"]["value"]["errors"] == []
-    assert body["error_count"] == 2
+    assert body["error_count"] == 3  # spec twice (missing, then its validator), gone.type
 
 
 # -- 2. trailing slashes ---------------------------------------------------------------------

@@ -50,6 +50,9 @@ class Status:
     trace: str | None = None
     worker_id: str = ""
     generation: int = 0
+    # The plugin's version (KIP-891), written into status records as Kafka 4.1 does; a
+    # status that is not the plugin's doing (UNASSIGNED) has none.
+    version: str | None = None
     listener: Callable[[Status], None] | None = field(default=None, repr=False, compare=False)
     # issue 24 (kconnect only): {"done": rows, "total": estimate or None} of long work.
     progress: dict[str, int | None] | None = field(default=None, compare=False)

@@ -121,8 +121,10 @@ class Recommender(Protocol):
 
 def _invalid(name: str, value: Any, reason: str) -> ConfigError:
     shown = Password.HIDDEN if isinstance(value, Password) else value
+    # Java's string concatenation writes a null as "null".
+    text = "null" if shown is None else shown
     return ConfigError(
-        f"Invalid value {shown} for configuration {name}: {reason}", name=name, value=shown
+        f"Invalid value {text} for configuration {name}: {reason}", name=name, value=shown
     )
 
 
@@ -324,6 +326,25 @@ class ListSize:
 
     def __str__(self) -> str:
         return f"List containing maximum of {self.max_size} elements"
+
+
+def _parses(key: ConfigKey, value: Any) -> bool:
+    try:
+        parse_type(key.name, value, key.type)
+    except ConfigError:
+        return False
+    return True
+
+
+def _validate_null(key: ConfigKey, result: ConfigValue) -> None:
+    if key.validator is None:
+        return
+    try:
+        key.validator(key.name, None)
+    except ConfigError as exc:
+        result.add_error_message(str(exc))
+    except Exception:  # a validator that cannot judge a null has nothing to add
+        pass
 
 
 def _describe_validator(validator: object) -> str:
@@ -650,6 +671,11 @@ class ConfigDef:
                 result.value = parsed[key.name]
             except ConfigError as exc:
                 result.add_error_message(str(exc))
+                if key.name not in props or not _parses(key, props[key.name]):
+                    # As Kafka's parseForValidate: a value missing or not parsing is null,
+                    # and the key's validator then judges that null too.
+                    result.value = None
+                    _validate_null(key, result)
             results[key.name] = result
         for key in self._keys.values():
             if key.recommender is None:

@@ -32,7 +32,6 @@ from ._util import (
     SchemaCache,
     define_replace_null,
     fill_struct,
-    non_empty_list,
     require_map,
     require_struct,
     struct_values,
@@ -105,7 +104,8 @@ def _parse_spec(name: str, value: Any) -> tuple[Type | None, dict[str, Type]]:
 
 
 def _check_spec(name: str, value: Any) -> None:
-    non_empty_list(name, value)
+    if not value:  # Kafka's Cast says it in these words, without the key
+        raise ConfigError("Must specify at least one field to cast.", name=name, value=value)
     _parse_spec(name, value)
 
 

@@ -49,11 +49,10 @@ def define_replace_null(config: ConfigDef) -> ConfigDef:
 def non_empty_list(name: str, value: Any) -> None:
     """Validator: a LIST with at least one element."""
     if not value:
+        # Kafka's NonEmptyListValidator, word for word (a null shows as Java prints it).
+        shown = "null" if value is None else "[]"
         raise ConfigError(
-            f"Invalid value {value} for configuration {name}: empty list is not allowed; "
-            "give at least one entry",
-            name=name,
-            value=value,
+            f"Invalid value {shown} for configuration {name}: Empty list", name=name, value=value
         )
 
 

@@ -33,7 +33,10 @@ class DecimalFormat(StrEnum):
 
 
 def json_converter_config_def() -> ConfigDef:
-    """The ConfigDef of JsonConverter, with Kafka's names, defaults and groups."""
+    """The ConfigDef of JsonConverter, with Kafka's names, defaults and groups.
+
+    Kafka numbers the keys of each group from 0 (``orderInGroup++``).
+    """
     return (
         ConfigDef()
         .define(
@@ -43,7 +46,7 @@ def json_converter_config_def() -> ConfigDef:
             importance=Importance.HIGH,
             documentation="Include schemas within each of the serialized values and keys.",
             group="Schemas",
-            order_in_group=1,
+            order_in_group=0,
             width=Width.MEDIUM,
             display_name="Enable Schemas",
         )
@@ -56,7 +59,7 @@ def json_converter_config_def() -> ConfigDef:
             documentation="The maximum number of schemas that can be cached in this converter "
             "instance.",
             group="Schemas",
-            order_in_group=2,
+            order_in_group=1,
             width=Width.MEDIUM,
             display_name="Schema Cache Size",
         )
@@ -69,7 +72,7 @@ def json_converter_config_def() -> ConfigDef:
             documentation="Controls which format this converter will serialize decimals in. "
             "This value is case insensitive and can be either 'BASE64' (default) or 'NUMERIC'.",
             group="Serialization",
-            order_in_group=1,
+            order_in_group=0,
             width=Width.MEDIUM,
             display_name="Decimal Format",
         )
@@ -82,7 +85,7 @@ def json_converter_config_def() -> ConfigDef:
             "null to the default value. When set to true, the default value is used, otherwise "
             "null is used.",
             group="Serialization",
-            order_in_group=2,
+            order_in_group=1,
             width=Width.MEDIUM,
             display_name="Replace null with default",
         )

@@ -50,7 +50,7 @@ from kconnect_runtime.storage import (
     replay_configs,
 )
 from kconnect_runtime.tasks import TaskRunner, transactional_id
-from kconnect_runtime.worker import ConnectorRuntime, Worker
+from kconnect_runtime.worker import ConnectorRuntime, Worker, plugin_version
 
 from ._assignment import is_task, plan_connectors_and_tasks, task_unit, unit_label, unit_task
 from ._membership import MEMBER_SLOTS, GroupMembership, live_members
@@ -62,6 +62,7 @@ log = logging.getLogger("kconnect.distributed")
 ASSIGNMENT_KEY = "kconnect-assignment"
 FENCING_PREFIX = "tasks-fencing-"  # Kafka's task count record: {"task-count": n}
 MEMBER_PREFIX = "kconnect-member-"
+LOGGER_CLUSTER_PREFIX = "logger-cluster-"  # Kafka's cluster-scoped log level: {"level": …}
 APPLIED_PREFIX = "kconnect-applied-"
 
 _WRITE_TIMEOUT_S = 30.0
@@ -137,7 +138,14 @@ class GroupStore:
         if self.fenced or (self.may_write is not None and not self.may_write()):
             return
         if status is not None:
-            status = Status(status.state, status.trace, status.worker_id, self.generation)
+            status = Status(
+                status.state,
+                status.trace,
+                status.worker_id,
+                self.generation,
+                # As Kafka 4.1: a status the plugin did not reach itself carries no version.
+                None if status.state in (State.UNASSIGNED, State.RESTARTING) else status.version,
+            )
         self.store.status(key, status)
 
 
@@ -223,9 +231,14 @@ class DistributedHerder:
         group_store.stored_task_configs = self._stored_task_configs
         self.membership: GroupMembership | None = None
         self.ready = threading.Event()
+        # Cluster-scoped log levels (KIP-976) read from the config topic are applied through
+        # this, once REST has given it; those written before this worker started are not.
+        self._apply_logger_level: Callable[[str, str], object] | None = None
+        self._started_reading = False
         # The whole config topic, to its end, before REST answers anything (never a partial
         # list of connectors after a restart).
         self._apply_tail_records(self._config_tail.read())
+        self._started_reading = True
 
     # -- following the topics ------------------------------------------------------------
     # -- exactly-once sources (KIP-618): task count records and zombie fencing ------------
@@ -377,6 +390,9 @@ class DistributedHerder:
         with self._lock:
             for raw_key, raw_value in records:
                 key = (raw_key or b"").decode(errors="replace")
+                if key.startswith(LOGGER_CLUSTER_PREFIX):
+                    self._logger_level_record(key[len(LOGGER_CLUSTER_PREFIX) :], raw_value)
+                    continue
                 if not key.startswith("kconnect-"):
                     self._records.append((raw_key, raw_value))
                     self._track_fencing(key, raw_value)
@@ -406,6 +422,21 @@ class DistributedHerder:
                     self.applied[key[len(APPLIED_PREFIX) :]] = int(value.get("generation", -1))
             if changed:
                 self.view = replay_configs(self._records)
+
+    def _logger_level_record(self, namespace: str, raw_value: bytes | None) -> None:
+        try:
+            level = json.loads(raw_value or b"null")["level"]
+        except (ValueError, TypeError, KeyError):
+            log.warning("config.storage.topic: ignoring a log level record for %r", namespace)
+            return
+        apply = self._apply_logger_level
+        if not self._started_reading or apply is None:
+            return  # as Kafka: levels set before this worker started are not applied
+        try:
+            apply(namespace, str(level))
+            log.info("log level of %r set to %s (cluster scope)", namespace, level)
+        except Exception as exc:
+            log.warning("cannot set the log level of %r to %r: %s", namespace, level, exc)
 
     def _apply_tail_records(
         self, records: Sequence[tuple[int, int, bytes | None, bytes | None]]
@@ -822,7 +853,12 @@ class DistributedHerder:
             return running
         _, resolved, plugin, instance, parsed = worker._prepare(entry.config)
         runtime = ConnectorRuntime(
-            name, resolved, dict(entry.config), plugin, instance, Status(worker_id=self.worker_id)
+            name,
+            resolved,
+            dict(entry.config),
+            plugin,
+            instance,
+            Status(worker_id=self.worker_id, version=plugin_version(instance)),
         )
         runtime.parsed_config = parsed
         return runtime
@@ -865,7 +901,7 @@ class DistributedHerder:
         self._start_failed.pop(task_unit(name, index), None)
         hosted = _HostedTask(name, index, stored, dict(entry.config), runtime)
         hosted.target = entry.target_state
-        hosted.status = Status(worker_id=self.worker_id)
+        hosted.status = Status(worker_id=self.worker_id, version=plugin_version(runtime.instance))
         hosted.status.listener = self._task_listener(hosted)
         self.hosted[task_unit(name, index)] = hosted
         log.info("running task %s-%d here (generation %d)", name, index, self.generation)
@@ -955,8 +991,9 @@ class DistributedHerder:
         """Stop tasks running here (all at once); their statuses say where they went."""
         stopping = [self.hosted.pop(u) for u in units if u in self.hosted]
         for hosted in stopping:
-            if shutdown:
-                hosted.status.listener = None  # a shutdown is no state change: keep statuses
+            # A shutdown is no state change (statuses kept); otherwise the one status the
+            # stop leaves is written below, as Kafka writes one UNASSIGNED per stop.
+            hosted.status.listener = None
             if hosted.runner is not None:
                 hosted.runner.stop()
         for hosted in stopping:
@@ -1379,6 +1416,18 @@ class DistributedHerder:
         _, body = self._forward(name, "DELETE", f"/connectors/{path_segment(name)}/offsets")
         return str(body.get("message", "")) if isinstance(body, dict) else ""
 
+    def follow_cluster_logger_levels(self, apply: Callable[[str, str], object]) -> None:
+        self._apply_logger_level = apply
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        # Kafka's KafkaConfigBackingStore.putLoggerLevel: any worker writes it, at once.
+        self.config_log.send(
+            f"{LOGGER_CLUSTER_PREFIX}{namespace}".encode(),
+            json.dumps({"level": level}, separators=(",", ":")).encode(),
+        )
+        self.config_log.flush()
+        self.sync()  # applied here before the answer, as a Java worker's reader does at once
+
     def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:
         return self.worker.plugins(*kinds)
 
@@ -1401,11 +1450,8 @@ def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
 
 def _version(plugin: object) -> dict[str, str]:
     """``{"version": …}`` as the plugin reports it (KIP-891), or nothing."""
-    try:
-        version = plugin.version()  # type: ignore[attr-defined]  # every SDK plugin is Versioned
-    except Exception:  # a plugin's broken version() must not break status pages
-        return {}
-    return {"version": str(version)} if version else {}
+    version = plugin_version(plugin)
+    return {"version": version} if version else {}
 
 
 def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
     """The worker's routes: version, health, log levels (KIP-495) and metrics."""
     router = APIRouter()
     loggers = LoggerLevels()
+    worker.follow_cluster_logger_levels(loggers.set)
 
     @router.get("/")
     def root() -> dict[str, Any]:
@@ -96,11 +97,13 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
                 scope[:100],
             )
             scope = "worker"
-        affected = loggers.set(logger, str(level))
-        log.info("REST: log level of %r set to %s (%s scope)", logger, level, scope.lower())
         if scope.lower() == "cluster":
-            # One worker per cluster here, so the cluster scope is this worker's.
+            loggers.check_level(str(level))
+            log.info("REST: log level of %r set to %s for the cluster", logger, level)
+            worker.set_cluster_logger_level(logger, str(level))
             return Response(status_code=204)
+        affected = loggers.set(logger, str(level))
+        log.info("REST: log level of %r set to %s (worker scope)", logger, level)
         return affected
 
     @router.get("/metrics", include_in_schema=False)

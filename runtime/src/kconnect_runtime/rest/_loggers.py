@@ -67,14 +67,20 @@ class LoggerLevels:
         with self._lock:
             return self._describe(name)
 
-    def set(self, name: str, level: str) -> list[str]:
-        """Set ``name`` and its descendants to ``level``; returns the loggers whose level
-        this changed, as Kafka's ``Loggers.setLevel`` does (a logger already at ``level``
-        is neither listed nor marked modified)."""
+    @staticmethod
+    def check_level(level: str) -> int:
+        """The Python level of a Kafka level name; Kafka's 404 for a name log4j does not know."""
         python_level = _TO_PYTHON.get(str(level).upper())
         if python_level is None:
             # Kafka's LoggingResource answers 404 for a level log4j does not know.
             raise NotFoundError(f"invalid log level '{level}'.")
+        return python_level
+
+    def set(self, name: str, level: str) -> list[str]:
+        """Set ``name`` and its descendants to ``level``; returns the loggers whose level
+        this changed, as Kafka's ``Loggers.setLevel`` does (a logger already at ``level``
+        is neither listed nor marked modified)."""
+        python_level = self.check_level(level)
         now = int(time.time() * 1000)
         if name == self.ROOT:
             family = [self.ROOT] + [

@@ -23,7 +23,7 @@ from typing import Any
 from kconnect_sdk import ConnectError
 
 from kconnect_runtime.logcontext import scrub_secrets
-from kconnect_runtime.status import Status, TargetState
+from kconnect_runtime.status import State, Status, TargetState
 
 from ._offsets import MemoryOffsetStore, offset_key
 
@@ -670,6 +670,10 @@ def _status_value(status: Status) -> dict[str, Any]:
         "trace": None if status.trace is None else scrub_secrets(status.trace),
         "worker_id": status.worker_id,
         "generation": status.generation,
+        # Kafka 4.1 (KIP-891) writes the plugin's version; null where there is none.
+        "version": (
+            None if status.state in (State.UNASSIGNED, State.RESTARTING) else status.version
+        ),
     }
 
 

@@ -12,7 +12,7 @@ from ._validation import (
     plugin_config_keys,
     validate_connector,
 )
-from ._worker import ConnectorRuntime, Worker
+from ._worker import ConnectorRuntime, Worker, plugin_version
 
 __all__ = [
     "HIDDEN",
@@ -25,5 +25,6 @@ __all__ = [
     "config_key_info",
     "format_value",
     "plugin_config_keys",
+    "plugin_version",
     "validate_connector",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from kconnect_sdk import ConfigDef, PluginKind
@@ -105,6 +105,20 @@ class WorkerApi(Protocol):
     def alter_offsets(self, name: str, entries: Sequence[Mapping[str, Any]]) -> str: ...
 
     def reset_offsets(self, name: str) -> str: ...
+
+    # -- log levels --------------------------------------------------------------------------
+    def follow_cluster_logger_levels(self, apply: Callable[[str, str], object]) -> None:
+        """Have ``apply(namespace, level)`` set the cluster-scoped log levels on this worker."""
+        ...
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        """``PUT /admin/loggers/{namespace}?scope=cluster`` (KIP-976).
+
+        A standalone worker applies it at once; a distributed one writes Kafka's
+        ``logger-cluster-<namespace>`` record to the config topic and every worker (this one
+        included) applies it when it reads it.
+        """
+        ...
 
     # -- plugins ---------------------------------------------------------------------------
     def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:

@@ -111,23 +111,50 @@ def config_key_info(key: ConfigKey) -> dict[str, Any]:
     }
 
 
-def framework_definitions(*, sink: bool, props: Mapping[str, Any] | None = None) -> ConfigDef:
-    """The framework's connector keys as Kafka defines them, for REST's bodies (issue 22).
+def framework_definitions(
+    *,
+    sink: bool,
+    props: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, str | None] | None = None,
+) -> ConfigDef:
+    """The framework's connector keys as Kafka defines them, for REST's bodies.
 
     Kafka's ConnectorConfig with SinkConnectorConfig's or SourceConnectorConfig's keys (no
-    dead letter queue keys for sources), then KIP-891's version keys. kconnect's own extra
-    keys are listed only where ``props`` sets them, so a config that uses one sees its
-    errors and every other body has Kafka's key set.
+    dead letter queue keys for sources), KIP-891's version keys each after the key of the
+    plugin it versions. kconnect's own extra keys are listed only where ``props`` sets them,
+    so a config that uses one sees its errors and every other body has Kafka's key set.
+    ``defaults`` gives the defaults Kafka derives from the worker and the installed plugins
+    when it validates a config (the worker's converters, the newest versions).
     """
     framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
     extensions = KCONNECT_CONNECTOR_EXTENSIONS if sink else KCONNECT_SOURCE_EXTENSIONS
     used = props or {}
-    keys = [k for k in framework.config_keys.values() if k.name not in extensions or k.name in used]
-    keys.append(_version_definition(CONNECTOR_VERSION_CONFIG, "connector", "Common"))
-    for which in ("key", "value", "header"):
-        name = f"{which}.converter.{PLUGIN_VERSION}"
-        keys.append(_version_definition(name, f"{which} converter", "Common"))
+    given = defaults or {}
+    keys: list[ConfigKey] = []
+    for defined in framework.config_keys.values():
+        if defined.name in extensions and defined.name not in used:
+            continue
+        key = (
+            dataclasses.replace(defined, default=given[defined.name])
+            if defined.name in given
+            else defined
+        )
+        keys.append(key)
+        versioned = _VERSIONED_KEYS.get(key.name)
+        if versioned is not None:
+            name = f"{key.name.removesuffix('.class')}.{PLUGIN_VERSION}"
+            keys.append(_version_definition(name, versioned, "Common", given.get(name)))
     return ConfigDef(keys)
+
+
+# The framework keys naming a plugin, with what Kafka calls that plugin in its version key's
+# display name; its version key follows it (order_in_group one more).
+_VERSIONED_KEYS = {
+    "connector.class": "connector",
+    "key.converter": "key converter",
+    "value.converter": "value converter",
+    "header.converter": "header converter",
+}
 
 
 def plugin_config_keys(definition: ConfigDef, kind: PluginKind | None) -> list[dict[str, Any]]:
@@ -150,6 +177,8 @@ def _value_info(
 ) -> dict[str, Any]:
     type_ = key.type if key is not None else ConfigType.STRING
     shown = raw.get(value.name, value.value)
+    if value.value is None and value.error_messages and type_ is not ConfigType.STRING:
+        shown = None  # as Kafka: a value that does not parse is shown as null
     if not isinstance(shown, str):
         shown = format_value(shown, type_)
     elif type_ is ConfigType.PASSWORD and not redactor.is_secret(value.name):
@@ -330,19 +359,64 @@ _VERSION_DOC = (
 )
 
 
+_ALL_KINDS = tuple(PluginKind)
+
 _DEFAULT_CONVERTERS = {"header": "org.apache.kafka.connect.storage.SimpleHeaderConverter"}
 
 
-def _version_definition(name: str, what: str, group: str | None) -> ConfigKey:
+def _enriched_defaults(
+    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+) -> dict[str, str | None]:
+    """The defaults Kafka's ``enrichedConfigDef`` gives a connector config being validated.
+
+    The connector's version: the newest installed. Each converter: the worker's (the header
+    converter always has one), and its version: the worker's ``*.plugin.version`` or the
+    newest installed of the converter the connector will use. Nothing without a
+    ``connector.class``, as in Kafka.
+    """
+    class_name = str(props.get("connector.class") or "").strip()
+    if not class_name:
+        return {}
+    newest = registry.versions(class_name, *CONNECTOR_KINDS)
+    out: dict[str, str | None] = {CONNECTOR_VERSION_CONFIG: newest[-1] if newest else None}
+    for which in ("key", "value", "header"):
+        key = f"{which}.converter"
+        vkey = f"{key}.{PLUGIN_VERSION}"
+        kind = PluginKind.HEADER_CONVERTER if which == "header" else PluginKind.CONVERTER
+        own = props.get(key)
+        worker = worker_props.get(key) or _DEFAULT_CONVERTERS.get(which)
+        if own is None and worker is None:
+            out[key] = out[vkey] = None
+            continue
+        out[key] = worker
+        version = None if own is not None else worker_props.get(vkey)
+        if version is None:
+            installed = registry.versions(str(own if own is not None else worker), kind)
+            version = installed[-1] if installed else None
+        out[vkey] = version
+    return out
+
+
+def _version_definition(
+    name: str, what: str, group: str | None, default: str | None = None
+) -> ConfigKey:
+    framework = what in _VERSIONED_KEYS.values()
+    plugin_key = "connector.class" if what == "connector" else name.rsplit(".", 2)[0]
+    order = 0
+    if framework:
+        order = 1 + SOURCE_CONNECTOR_CONFIG.config_keys[plugin_key].order_in_group
     return ConfigKey(
         name=name,
         type=ConfigType.STRING,
-        default=None,
+        default=default,
         validator=None,
-        importance=Importance.LOW,
+        # As Kafka's ConnectorConfig: the connector's version matters more than a converter's.
+        importance=Importance.MEDIUM if what == "connector" else Importance.LOW,
         documentation=_VERSION_DOC.format(what=what),
         group=group,
-        display_name=f"{what[:1].upper()}{what[1:]} plugin version",
+        order_in_group=order,
+        width=(Width.MEDIUM if what == "connector" else Width.SHORT) if framework else Width.NONE,
+        display_name=f"{what[:1].upper()}{what[1:]} version",
     )
 
 
@@ -638,6 +712,20 @@ def _enrich_aliases(
                 width=Width.LONG,
                 display_name=f"{base} type for {alias}",
             )
+            version_key = prefix + PLUGIN_VERSION
+            definitions[version_key] = ConfigKey(
+                name=version_key,
+                type=ConfigType.STRING,
+                default=None,
+                validator=None,
+                importance=Importance.HIGH,
+                documentation=f"Version of the {what} plugin to use for '{alias}' (KIP-891); "
+                "default: the newest installed.",
+                group=group,
+                order_in_group=1,
+                width=Width.LONG,
+                display_name=f"{base} version for {alias}",
+            )
             type_name = str(props.get(type_key, "")).strip()
             type_value = ConfigValue(
                 type_key, type_name or None, sorted({p.name for p in registry.plugins(kind)})
@@ -656,6 +744,8 @@ def _enrich_aliases(
             except ConfigError as exc:  # unknown or broken: on the type; no such version:
                 target = values.get(exc.name or "", type_value)  # on the version key
                 target.add_error_message(str(exc))
+                if not registry.versions(type_name, kind):
+                    type_value.value = None  # as Kafka: a class not found parses to null
                 continue
             except Exception as exc:  # a plugin whose config() fails
                 type_value.add_error_message(f"cannot read the config definition: {exc}")
@@ -663,20 +753,45 @@ def _enrich_aliases(
             keys = list(_IMPLICIT_TRANSFORM_KEYS) if kind is PluginKind.TRANSFORMATION else []
             implicit = {k.name for k in keys}
             keys += [k for k in own.config_keys.values() if k.name not in implicit]
+            # Kafka's ConfigDef.embed: the plugin's keys in sortedConfigs() order, numbered on
+            # after the type and version keys, each in the alias's group (and its own).
             prefixed = ConfigDef(
                 dataclasses.replace(
                     key,
                     name=prefix + key.name,
-                    group=group,
-                    order_in_group=1 + i,
+                    group=group if key.group is None else f"{group}: {key.group}",
+                    order_in_group=2 + i,
                     dependents=tuple(prefix + d for d in key.dependents),
                 )
-                for i, key in enumerate(keys)
+                for i, key in enumerate(_sorted_configs(keys))
             )
             for name, key in prefixed.config_keys.items():
                 definitions.setdefault(name, key)
             for value in prefixed.validate(props):
                 values.setdefault(value.name, value)
+
+
+_IMPORTANCE_RANK = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
+
+
+def _sorted_configs(keys: Sequence[ConfigKey]) -> list[ConfigKey]:
+    """Kafka's ``ConfigDef.sortedConfigs``: by group (no group first, then groups in the
+    order they were first defined), order in group, required before defaulted, importance
+    and name."""
+    groups: dict[str, int] = {}
+    for key in keys:
+        if key.group is not None:
+            groups.setdefault(key.group, len(groups))
+    return sorted(
+        keys,
+        key=lambda k: (
+            -1 if k.group is None else groups[k.group],
+            k.order_in_group,
+            k.has_default,
+            _IMPORTANCE_RANK[k.importance],
+            k.name,
+        ),
+    )
 
 
 # The keys every transformation takes (Kafka's TransformationStage.PREDICATE/NEGATE_CONFIG).
@@ -715,25 +830,29 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
     class_name = str(props.get("connector.class", "")).strip()
 
     framework = SINK_CONNECTOR_CONFIG if sink else SOURCE_CONNECTOR_CONFIG
-    shown = framework_definitions(sink=sink, props=props)  # issue 22: Kafka's key set
+    defaults = _enriched_defaults(registry, worker_props, props)
+    shown = framework_definitions(sink=sink, props=props, defaults=defaults)
+    with_defaults = {**{k: v for k, v in defaults.items() if v is not None}, **props}
     values: dict[str, ConfigValue] = {
-        v.name: v for v in framework.validate(props) if v.name in shown
+        v.name: v for v in framework.validate(with_defaults) if v.name in shown
     }
+    for which in ("key", "value", "header"):
+        converter = values[f"{which}.converter"]
+        kind = PluginKind.HEADER_CONVERTER if which == "header" else PluginKind.CONVERTER
+        converter.recommended_values = sorted({p.name for p in registry.plugins(kind)})
     definitions: dict[str, ConfigKey] = dict(shown.config_keys)
     # KIP-891's version keys, each recommending the installed versions of its plugin.
-    definitions[CONNECTOR_VERSION_CONFIG] = _version_definition(
-        CONNECTOR_VERSION_CONFIG, "connector", "Common"
-    )
     values[CONNECTOR_VERSION_CONFIG] = ConfigValue(
         CONNECTOR_VERSION_CONFIG,
-        props.get(CONNECTOR_VERSION_CONFIG),
+        props.get(CONNECTOR_VERSION_CONFIG, defaults.get(CONNECTOR_VERSION_CONFIG)),
         list(registry.versions(class_name, *CONNECTOR_KINDS)),
         [version_error] if version_error else [],
     )
     for vkey, name, kinds, what, group in _plugin_version_keys(worker_props, props):
-        definitions[vkey] = _version_definition(vkey, what, group)
+        if not vkey.startswith(("transforms.", "predicates.")):  # those: with their alias
+            definitions.setdefault(vkey, _version_definition(vkey, what, group))
         installed = registry.versions(name, *kinds) if name else []
-        values[vkey] = ConfigValue(vkey, props.get(vkey), list(installed))
+        values[vkey] = ConfigValue(vkey, props.get(vkey, defaults.get(vkey)), list(installed))
 
     def add_error(key: str | None, message: str) -> None:
         target = key if key in values else "connector.class"
@@ -755,6 +874,12 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
         build_converters(registry, worker_props, props).close()
     except ConfigError as exc:
         add_error(exc.name, str(exc))
+        named = str(props.get(exc.name or "") or "")
+        if exc.name in _VERSIONED_KEYS and named and not registry.versions(named, *_ALL_KINDS):
+            # As Kafka: a class that cannot be found parses to null, and its version key
+            # (with nothing to recommend) is hidden.
+            values[exc.name].value = None
+            values[f"{exc.name}.{PLUGIN_VERSION}"].visible = False
     except Exception as exc:  # a converter's own bug still reads as a validation error
         add_error("value.converter", f"cannot configure the converters: {exc}")
     _enrich_aliases(registry, props, definitions, values)  # issue 22

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,9 @@ class ConnectorRuntime:
     restart_attempts: dict[int, int] = field(default_factory=dict)
     # ``config`` parsed by the framework's connector definition, once; tasks' specs carry it.
     parsed_config: dict[str, Any] = field(default_factory=dict)
+    # Whether ``instance.start`` ran: a connector created PAUSED is not started (and has no
+    # task configs) until it is resumed, as in Kafka.
+    started: bool = False
 
     @property
     def type(self) -> str:
@@ -207,6 +210,7 @@ class Worker:
         # Distributed mode assigns tasks on their own (modes/_herder.py): a connector here
         # then only generates and stores its task configs.
         self.launch_tasks = True
+        self._apply_logger_level: Callable[[str, str], object] | None = None
         self._lock = threading.RLock()
         self._stopped = False
         # Set once the worker has recovered or created its connectors (GET /health).
@@ -231,9 +235,8 @@ class Worker:
         with self._lock:
             if name in self.connectors:
                 raise AlreadyExistsError(f"Connector {name} already exists")
-            runtime = ConnectorRuntime(
-                name, resolved, dict(props), plugin, instance, Status(worker_id=self.worker_id)
-            )
+            status = Status(worker_id=self.worker_id, version=plugin_version(instance))
+            runtime = ConnectorRuntime(name, resolved, dict(props), plugin, instance, status)
             runtime.parsed_config = parsed
             runtime.target_state = initial_state
             runtime.status.listener = self._connector_listener(name)
@@ -287,6 +290,12 @@ class Worker:
             runtime.stored_task_configs = []
             runtime.status.set(State.STOPPED)
             return
+        if runtime.target_state is TargetState.PAUSED and not runtime.task_configs:
+            # Kafka's WorkerConnector goes from INIT straight to PAUSED without starting the
+            # connector, so a connector created (or recovered) PAUSED before it ever ran has
+            # no task configs until it is resumed.
+            runtime.status.set(State.PAUSED)
+            return
         reader = (
             TaskOffsetReader(self.offset_store, runtime.name)
             if runtime.plugin.kind is PluginKind.SOURCE
@@ -295,6 +304,7 @@ class Worker:
         try:
             runtime.instance.initialize(_ConnectorContext(self, runtime.name, reader))
             runtime.instance.start(runtime.config)
+            runtime.started = True
             runtime.status.set(
                 State.PAUSED if runtime.target_state is TargetState.PAUSED else State.RUNNING
             )
@@ -340,7 +350,9 @@ class Worker:
         self, runtime: ConnectorRuntime, index: int, task_config: dict[str, str]
     ) -> TaskRunner:
         spec = self._task_spec(runtime, index, task_config)
-        status = Status(worker_id=self.worker_id)
+        # The task is built by the engine, possibly elsewhere: its status carries the version
+        # of the connector plugin that provides it (one package, one version).
+        status = Status(worker_id=self.worker_id, version=plugin_version(runtime.instance))
         # The runner exists only once the engine returns it; until then the listener finds
         # it here (a task may reach RUNNING before start_task returns).
         started: list[TaskRunner] = []
@@ -519,6 +531,9 @@ class Worker:
 
     def _stop_connector_instance(self, runtime: ConnectorRuntime) -> None:
         self._stop_tasks(runtime)
+        if not runtime.started:
+            return
+        runtime.started = False
         try:
             runtime.instance.stop()
         except Exception:
@@ -590,10 +605,12 @@ class Worker:
                     Status(State.UNASSIGNED, worker_id=self.worker_id),
                 )
             runtime.tasks = []
-            try:
-                runtime.instance.stop()
-            except Exception:
-                log.exception("connector %s: stop() raised", name)
+            if runtime.started:
+                runtime.started = False
+                try:
+                    runtime.instance.stop()
+                except Exception:
+                    log.exception("connector %s: stop() raised", name)
             runtime.status.set(State.UNASSIGNED)
             runtime.status.listener = None
         self.offset_store.flush()
@@ -675,6 +692,9 @@ class Worker:
             runtime = self._retarget(name, TargetState.STARTED)
             if runtime is None:
                 return
+            if not runtime.started and runtime.status.state is State.PAUSED:
+                self._start_connector(runtime)  # created PAUSED: it starts only now
+                return
             if runtime.status.state is State.PAUSED:
                 runtime.status.set(State.RUNNING)
             for runner in runtime.tasks:
@@ -752,7 +772,7 @@ class Worker:
         if runtime.target_state is TargetState.STOPPED:
             return
         runtime.status.set(State.RESTARTING)
-        if keep_tasks and runtime.tasks:
+        if keep_tasks and runtime.tasks and runtime.started:
             try:
                 runtime.instance.stop()
             except Exception:
@@ -769,10 +789,12 @@ class Worker:
                     )
                 )
                 runtime.instance.start(runtime.config)
+                runtime.started = True
                 runtime.status.set(
                     State.PAUSED if runtime.target_state is TargetState.PAUSED else State.RUNNING
                 )
             except Exception as exc:
+                runtime.started = False
                 log.error("connector %s failed to restart", runtime.name, exc_info=exc)
                 runtime.status.set(State.FAILED, exc)
             return
@@ -1010,6 +1032,13 @@ class Worker:
     def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:
         return self.registry.plugins(*kinds)
 
+    def follow_cluster_logger_levels(self, apply: Callable[[str, str], object]) -> None:
+        self._apply_logger_level = apply
+
+    def set_cluster_logger_level(self, namespace: str, level: str) -> None:
+        if self._apply_logger_level is not None:  # one worker: the cluster is this worker
+            self._apply_logger_level(namespace, level)
+
     def plugin_config(
         self, plugin: str, kinds: Sequence[PluginKind], version: str | None = None
     ) -> ConfigDef:
@@ -1085,13 +1114,19 @@ class Worker:
         return out
 
 
-def _version_field(plugin: object) -> dict[str, str]:
-    """``{"version": …}`` as the plugin reports it, or nothing if it cannot say."""
+def plugin_version(plugin: object) -> str | None:
+    """The version the plugin reports, or None if it cannot say."""
     try:
         version = plugin.version()  # type: ignore[attr-defined]  # every SDK plugin is Versioned
     except Exception:  # a plugin's broken version() must not break status pages
-        return {}
-    return {"version": str(version)} if version else {}
+        return None
+    return str(version) if version else None
+
+
+def _version_field(plugin: object) -> dict[str, str]:
+    """``{"version": …}`` as the plugin reports it, or nothing if it cannot say."""
+    version = plugin_version(plugin)
+    return {"version": version} if version else {}
 
 
 def _task_state(index: int, runner: TaskRunner) -> dict[str, Any]:
