@@ -1,10 +1,11 @@
-"""The CDC differential's scenario: one database, the SQL run on it, the connector configs.
+"""The CDC differential's scenario: its databases, the SQL run on them, the connector configs.
 
 The database ``cdc`` holds a table of every column type MariaDB has a Debezium mapping for
 (``types``), an order table whose columns the scenario adds, drops, renames and changes, a
 table with a composite key, one without a primary key, the signaling table and a marker
-table. Rows exist before the connectors start (their snapshot); the rest happens while
-both stream.
+table; ``cdc_aside``, which no connector captures, one table whose schema and DDL both
+record by default. Rows exist before the connectors start (their snapshot); the rest
+happens while both stream.
 
 Four option sets, each run by one Debezium and one kconnect connector: ``default`` (every
 mode at its default) captures the whole database with transaction metadata, heartbeats,
@@ -18,7 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ASIDE",
     "DATABASE",
+    "DATABASES",
     "DDL_AND_TRUNCATE",
     "DML",
     "END",
@@ -30,6 +33,10 @@ __all__ = [
 ]
 
 DATABASE = "cdc"
+ASIDE = "cdc_aside"
+"""A database no connector captures: by default both still record its schemas and DDL."""
+DATABASES = (DATABASE, ASIDE)
+"""The scenario's databases (the session's server has other tests' databases too)."""
 
 TYPES_COLUMNS = """
     id INT NOT NULL PRIMARY KEY,
@@ -170,6 +177,11 @@ SETUP: tuple[str, ...] = (
     )""",
     "CREATE TABLE marker (id INT PRIMARY KEY, step VARCHAR(20) NOT NULL)",
     "INSERT INTO marker VALUES (0, 'snapshot')",
+    f"CREATE DATABASE {ASIDE} CHARACTER SET latin1",
+    f"""CREATE TABLE {ASIDE}.kept (
+        id INT PRIMARY KEY, label ENUM('on','off','it''s') NOT NULL DEFAULT 'on',
+        flags SET('r','w','x') DEFAULT 'r,w'
+    ) COMMENT 'not captured'""",
 )
 
 # (table, rows) each connector of an option set reads in its snapshot.
@@ -252,6 +264,7 @@ DDL_AND_TRUNCATE: tuple[tuple[str, ...], ...] = (
     ),
     ("RENAME TABLE late TO late_renamed",),
     ("UPDATE late_renamed SET v = -0.5 WHERE id = 18446744073709551615",),
+    (f"ALTER TABLE {ASIDE}.kept ADD COLUMN extra VARCHAR(8) DEFAULT 'x' COMMENT 'added'",),
     ("TRUNCATE TABLE notes",),
     ("INSERT INTO notes VALUES ('after truncate', 4)",),
 )

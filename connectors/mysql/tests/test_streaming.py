@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import pytest
@@ -146,10 +147,24 @@ def test_ddl_changes_later_events_and_replays_from_history(
     props = base_config(kc_mariadb, mdb.name, kc_kafka, **{"include.schema.changes": "true"})
     task = start_task(props)
     try:
-        first = drain(task, 2)  # the schema change event of the snapshot, then the row
+        # The snapshot's schema change events (as Debezium's: SET, DROP TABLE IF EXISTS,
+        # DROP DATABASE IF EXISTS, CREATE DATABASE, USE, CREATE TABLE), then the row.
+        first = drain(task, 7)
         wait_streaming(task)
-        assert first[0].topic == "dbserver1" and payload(first[0])["databaseName"] == mdb.name
-        assert payload(first[0])["tableChanges"][0]["type"] == "CREATE"
+        collation = mdb.query(
+            "SELECT default_collation_name FROM information_schema.schemata"
+            f" WHERE schema_name = '{mdb.name}'"
+        )[0][0]
+        ddl = [payload(r)["ddl"].split("(")[0].strip() for r in first[:6]]
+        assert [r.topic for r in first] == ["dbserver1"] * 6 + [f"dbserver1.{mdb.name}.t"]
+        assert ddl[1:5] == [
+            f"DROP TABLE IF EXISTS `{mdb.name}`.`t`",
+            f"DROP DATABASE IF EXISTS `{mdb.name}`",
+            f"CREATE DATABASE `{mdb.name}` CHARSET utf8mb4 COLLATE {collation}",
+            f"USE `{mdb.name}`",
+        ]
+        assert ddl[0].startswith("SET character_set_server=") and ddl[5] == "CREATE TABLE `t`"
+        assert payload(first[5])["tableChanges"][0]["type"] == "CREATE"
         # New DDL is described from the live database when the connector meets it (see the
         # README), so each step waits for its events before the next DDL runs.
         steps = [
@@ -244,11 +259,19 @@ def test_heartbeats(kc_mariadb: Any, kc_kafka: str, mdb: Db) -> None:
     task = start_task(
         base_config(kc_mariadb, mdb.name, kc_kafka, **{"heartbeat.interval.ms": "100"})
     )
+    records: list[Any] = []
     try:
-        records = quiet(task, 3.0)
+        # The snapshot comes first (its schema statements too); the heartbeats follow it
+        # every 100 ms. The deadline is generous for a loaded machine, not the interval.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(
+            r.topic == "__debezium-heartbeat.dbserver1" for r in records
+        ):
+            records.extend(task.poll() or [])
+        records.extend(quiet(task, 1.0))
     finally:
         task.stop()
     beats = [r for r in records if r.topic == "__debezium-heartbeat.dbserver1"]
-    assert beats, "no heartbeat within 3 s at heartbeat.interval.ms=100"
+    assert len(beats) >= 2, "no heartbeats after the snapshot at heartbeat.interval.ms=100"
     assert beats[0].key.to_dict() == {"serverName": "dbserver1"}
     assert beats[0].value_schema.name == "io.debezium.connector.common.Heartbeat"

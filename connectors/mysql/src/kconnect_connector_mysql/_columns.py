@@ -124,8 +124,13 @@ class Column:
             "typeExpression": self.type_name,
             "charsetName": self.charset,
         }
-        if self.length is not None:
-            doc["length"] = self.length
+        length = self.length
+        if length is None and self.enum_values is not None:
+            # Debezium's DDL parser gives an ENUM the length 1 and a SET the length of its
+            # labels written out with commas between them, one character each.
+            length = 1 if self.data_type == "enum" else max(0, 2 * len(self.enum_values) - 1)
+        if length is not None:
+            doc["length"] = length
         if self.scale is not None:
             doc["scale"] = self.scale
         doc.update(
@@ -138,8 +143,9 @@ class Column:
         )
         if self.default_expression is not None:
             doc["defaultValueExpression"] = self.default_expression
-        if self.enum_values is not None:
-            doc["enumValues"] = list(self.enum_values)
+        # Debezium keeps each ENUM/SET label as the DDL writes it (quoted) and an empty
+        # list for every other column.
+        doc["enumValues"] = [_quoted(v) for v in self.enum_values or []]
         return doc
 
     @classmethod
@@ -158,9 +164,27 @@ class Column:
             charset=doc.get("charsetName"),
             has_default=bool(doc.get("hasDefaultValue", False)),
             default_expression=doc.get("defaultValueExpression"),
-            enum_values=doc.get("enumValues"),
+            enum_values=_labels(doc.get("enumValues"), type_name),
             comment=doc.get("comment"),
         )
+
+
+def _quoted(label: str) -> str:
+    return "'" + label.replace("'", "''") + "'"
+
+
+def _labels(values: list[str] | None, type_name: str) -> list[str] | None:
+    """ENUM/SET labels from a history document: Debezium's are quoted as in the DDL,
+    earlier kconnect versions wrote them bare; other columns have none."""
+    if type_name.split(maxsplit=1)[0].upper() not in ("ENUM", "SET"):
+        return None
+    out = []
+    for value in values or []:
+        text = str(value)
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            text = text[1:-1].replace(text[0] * 2, text[0])
+        out.append(text)
+    return out
 
 
 @dataclass(slots=True)
@@ -187,14 +211,18 @@ class Table:
         }
 
     @classmethod
-    def from_history(cls, db: str, name: str, doc: dict[str, Any]) -> Table:
+    def from_history(
+        cls, db: str, name: str, doc: dict[str, Any], comment: str | None = None
+    ) -> Table:
+        """A table from a ``tableChanges`` entry's ``table`` document; its COMMENT is the
+        entry's ``comment`` (Debezium's history keeps it there)."""
         return cls(
             db=db,
             name=name,
             columns=[Column.from_history(c) for c in doc.get("columns", [])],
             primary_key=list(doc.get("primaryKeyColumnNames") or []),
             default_charset=doc.get("defaultCharsetName"),
-            comment=doc.get("comment"),
+            comment=comment if comment is not None else doc.get("comment"),
         )
 
 
@@ -233,6 +261,9 @@ def column_from_information_schema(row: dict[str, Any]) -> Column:
     has_default = default is not None or nullable
     if isinstance(default, str) and default.upper() == "NULL":
         default = None
+    elif isinstance(default, str) and len(default) >= 2 and default[0] == default[-1] == "'":
+        # MariaDB quotes a literal default; Debezium records the literal itself.
+        default = default[1:-1].replace("''", "'").replace("\\\\", "\\")
     return Column(
         name=row["COLUMN_NAME"],
         position=int(row["ORDINAL_POSITION"]),

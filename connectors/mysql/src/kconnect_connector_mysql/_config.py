@@ -396,7 +396,16 @@ CONFIG_DEF: Final = (
         _B,
         False,
         importance=_LO,
-        documentation="Record the schema of captured tables only.",
+        documentation="Record the DDL and schemas of captured tables only (by default, of "
+        "every table on the server but the built-in databases).",
+    )
+    .define(
+        "schema.history.internal.store.only.captured.databases.ddl",
+        _B,
+        False,
+        importance=_LO,
+        documentation="Record the DDL and schemas of the captured databases' tables only, "
+        "captured or not.",
     )
     .define(
         "schema.history.internal.skip.unparseable.ddl",
@@ -470,6 +479,10 @@ class TableFilter:
     column_include: list[re.Pattern[str]] | None = None
     column_exclude: list[re.Pattern[str]] | None = None
     ignore_builtin: bool = True
+    # Which tables' DDL and schemas the schema history keeps: "tables" (captured ones),
+    # "databases" (every table of a captured database) or "all" (every table on the server
+    # but the built-in databases'), as Debezium's store.only.captured.*.ddl settings say.
+    schema_scope: str = "all"
     _cache: dict[tuple[str, str], bool] = field(default_factory=dict)
 
     def database(self, db: str) -> bool:
@@ -494,6 +507,19 @@ class TableFilter:
                     hit = not _any(self.table_exclude, name)
             self._cache[key] = hit
         return hit
+
+    def schema_database(self, db: str) -> bool:
+        """Whether the schema history keeps DDL of database ``db``."""
+        if self.schema_scope == "all":
+            return not (self.ignore_builtin and db.lower() in _BUILTIN_DBS)
+        return self.database(db)
+
+    def schema_table(self, db: str, table: str) -> bool:
+        """Whether the schema history keeps the schema of ``db.table`` (a superset of the
+        captured tables, so that DDL on the others is understood and recorded)."""
+        if self.schema_scope == "tables":
+            return self.table(db, table)
+        return self.schema_database(db)
 
     def snapshot_rank(self, db: str, table: str) -> int:
         """Where a table comes in a snapshot: Debezium reads tables in the order of the
@@ -669,6 +695,13 @@ def parse_settings(props: Mapping[str, str]) -> Settings:
         column_include=_patterns(config["column.include.list"]),
         column_exclude=_patterns(config["column.exclude.list"]),
         ignore_builtin=config["table.ignore.builtin"],
+        schema_scope=(
+            "tables"
+            if config["schema.history.internal.store.only.captured.tables.ddl"]
+            else "databases"
+            if config["schema.history.internal.store.only.captured.databases.ddl"]
+            else "all"
+        ),
     )
     key_columns: list[tuple[re.Pattern[str], list[str]]] = []
     for entry in (config["message.key.columns"] or "").split(";"):

@@ -134,11 +134,17 @@ def databases(conn: Any, filters: TableFilter) -> list[str]:
 
 
 def read_tables(
-    conn: Any, filters: TableFilter, dbs: Iterable[str] | None = None
+    conn: Any, filters: TableFilter, dbs: Iterable[str] | None = None, *, schemas: bool = False
 ) -> dict[tuple[str, str], Table]:
-    """The captured tables' definitions from information_schema."""
-    names = list(dbs) if dbs is not None else databases(conn, filters)
-    names = [d for d in names if filters.database(d)]
+    """The captured tables' definitions from information_schema; with ``schemas``, those of
+    every table whose schema the schema history keeps (see ``TableFilter.schema_table``)."""
+    database = filters.schema_database if schemas else filters.database
+    table = filters.schema_table if schemas else filters.table
+    if dbs is None:
+        with conn.cursor() as cur:
+            cur.execute("SHOW DATABASES")
+            dbs = [str(r[0]) for r in cur.fetchall()]
+    names = [d for d in dbs if database(d)]
     if not names:
         return {}
     marks = ",".join(["%s"] * len(names))
@@ -159,7 +165,7 @@ def read_tables(
         columns: dict[tuple[str, str], list[Column]] = {}
         for row in cur.fetchall():
             key = (row["TABLE_SCHEMA"], row["TABLE_NAME"])
-            if key in meta and filters.table(*key):
+            if key in meta and table(*key):
                 columns.setdefault(key, []).append(column_from_information_schema(row))
         cur.execute(
             "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE "
@@ -181,6 +187,30 @@ def read_tables(
             comment=meta[key].get("TABLE_COMMENT") or None,
         )
     return tables
+
+
+def charset_variables(conn: Any) -> dict[str, str]:
+    """The server's character_set_server and collation_server, which Debezium's snapshot
+    records first so that DDL without a charset is read as the server would."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SHOW VARIABLES WHERE Variable_name IN ('character_set_server','collation_server')"
+        )
+        return {str(r[0]): "" if r[1] is None else str(r[1]) for r in cur.fetchall()}
+
+
+def database_locales(conn: Any) -> dict[str, tuple[str | None, str | None]]:
+    """Each database's default (charset, collation)."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT schema_name, default_character_set_name, default_collation_name "
+            "FROM information_schema.schemata"
+        )
+        return {
+            str(r[0]): (None if r[1] is None else str(r[1]), None if r[2] is None else str(r[2]))
+            for r in cur.fetchall()
+            if r[0] is not None
+        }
 
 
 def show_create(conn: Any, db: str, table: str) -> str:

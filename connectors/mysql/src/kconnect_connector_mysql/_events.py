@@ -432,7 +432,8 @@ class EventSchemas:
                             c.get("generated"),
                             c.get("comment"),
                             c.get("defaultValueExpression"),
-                            c.get("enumValues"),
+                            # The history's empty list is the topic's null.
+                            c.get("enumValues") or None,
                         ],
                     )
                     for c in table_doc["columns"]
@@ -443,7 +444,7 @@ class EventSchemas:
                         table_doc.get("defaultCharsetName"),
                         table_doc.get("primaryKeyColumnNames"),
                         cols,
-                        table_doc.get("comment"),
+                        change.get("comment", table_doc.get("comment")),
                     ],
                 )
             structs.append(

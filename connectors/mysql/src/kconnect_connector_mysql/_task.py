@@ -89,6 +89,25 @@ _TRUNCATE: Final = re.compile(
     r"^\s*TRUNCATE\s+(?:TABLE\s+)?`?([^`\s.;]+)`?(?:\.`?([^`\s;]+)`?)?", re.IGNORECASE
 )
 _SNAPSHOT_KEY: Final = "snapshot"
+# A statement about a database (its name is the database the history records it under).
+_DATABASE_DDL: Final = re.compile(
+    r"^\s*(?:CREATE|ALTER|DROP)\s+(?:DATABASE|SCHEMA)\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?"
+    r"(`(?:[^`]|``)+`|[^\s;`]+)",
+    re.IGNORECASE,
+)
+
+_TABLE_DDL: Final = re.compile(
+    r"^\s*(?:/\*.*?\*/\s*)*(?:SET\s+STATEMENT\s.*?\sFOR\s+)?"
+    r"(?:(?:CREATE|ALTER|DROP|RENAME|TRUNCATE)\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?"
+    r"(?:ONLINE\s+)?(?:IGNORE\s+)?TABLES?|(?:CREATE|DROP)\s+(?:UNIQUE\s+|FULLTEXT\s+|SPATIAL\s+)?INDEX)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _unquoted(name: str) -> str:
+    if len(name) >= 2 and name[0] == name[-1] == "`":
+        return name[1:-1].replace("``", "`")
+    return name
 
 
 class _Stopped(Exception):
@@ -137,8 +156,9 @@ class MySqlSourceTask(SourceTask):
         self._stream: Any = None
         self._tables: dict[tuple[str, str], TableSchema] = {}
         self._history: SchemaHistory | None = None
-        # History records past the resume position, by (file, position after the DDL).
-        self._replay: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        # History records past the resume position, by the (file, position, event) they
+        # were recorded at.
+        self._replay: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
         # The definitions the binlog's DDL is applied to (see _ddl.py).
         self._ddl = SchemaState(captured=lambda _db, _table: False)
         self._flavour = "mysql"
@@ -182,7 +202,7 @@ class MySqlSourceTask(SourceTask):
             self._flavour = flavour
             # The server's default charset is what CREATE DATABASE without one gets.
             self._ddl = SchemaState(
-                captured=settings.filters.table,
+                captured=settings.filters.schema_table,
                 mariadb=flavour == "mariadb",
                 server_charset=db.server_charset(conn),
             )
@@ -328,7 +348,7 @@ class MySqlSourceTask(SourceTask):
                 "connector to use a snapshot when needed (snapshot.mode=when_needed) or reset its offsets."
             )
         if mode == "recovery":
-            self._load_tables(db.read_tables(conn, s.filters))
+            self._load_tables(db.read_tables(conn, s.filters, schemas=True))
             self._write_schema_snapshot(conn, offset, emit=False)
         else:
             self._recover_history(offset, by_gtid=gtids is not None and file != offset.get("file"))
@@ -415,7 +435,11 @@ class MySqlSourceTask(SourceTask):
             if record.get("source", {}).get("server") != s.prefix:
                 continue
             position = record.get("position") or {}
-            where = (str(position.get("file")), int(position.get("pos", 0)))
+            where = (
+                str(position.get("file")),
+                int(position.get("pos", 0)),
+                int(position.get("event", 0)),
+            )
             if by_gtid:
                 # The offset's file is unknown here: order by GTID set, as Debezium's history
                 # comparator does. A DDL recorded with the offset's own set belongs to the
@@ -443,9 +467,13 @@ class MySqlSourceTask(SourceTask):
                 self._ddl.apply(ddl, str(record.get("databaseName") or "") or None)
 
     def _load_tables(self, tables: Mapping[tuple[str, str], Table]) -> None:
-        schemas = self._schemas
-        assert schemas is not None
-        self._tables = {key: schemas.table_schema(t) for key, t in tables.items()}
+        """Keep ``tables`` (every table whose schema the history keeps) for the DDL, and
+        the event schemas of the captured ones."""
+        s, schemas = self._settings, self._schemas
+        assert s is not None and schemas is not None
+        self._tables = {
+            key: schemas.table_schema(t) for key, t in tables.items() if s.filters.table(*key)
+        }
         self._ddl.tables = dict(tables)
 
     # --- snapshot ------------------------------------------------------------------------------
@@ -486,7 +514,7 @@ class MySqlSourceTask(SourceTask):
             offset = {"file": file, "pos": pos}
             if gtids:
                 offset["gtids"] = gtids
-            self._load_tables(db.read_tables(conn, s.filters))
+            self._load_tables(db.read_tables(conn, s.filters, schemas=True))
             records = self._write_schema_snapshot(conn, offset, emit=s.schema_changes)
             if locked and s.locking_mode == "minimal":
                 with conn.cursor() as cur:
@@ -525,35 +553,20 @@ class MySqlSourceTask(SourceTask):
     def _write_schema_snapshot(
         self, conn: Any, offset: Mapping[str, Any], *, emit: bool
     ) -> list[SourceRecord]:
-        """Record every captured table's definition in the schema history (and schema topic)."""
+        """Record the schemas the snapshot starts from, statement by statement as Debezium's
+        snapshot does: the server's charset variables, a DROP TABLE IF EXISTS for every
+        table the history keeps, then per database DROP DATABASE IF EXISTS, CREATE DATABASE,
+        USE and each table's SHOW CREATE TABLE, in the schema history and (with ``emit``)
+        on the schema change topic."""
         s, schemas = self._settings, self._schemas
         assert s is not None and schemas is not None
         history: list[dict[str, Any]] = []
         records: list[SourceRecord] = []
         now = int(time.time() * 1000)
-        position = {**offset, _SNAPSHOT_KEY: True}
-        # One record per captured database first, as Debezium's snapshot writes its
-        # CREATE DATABASE statements, so that a database without tables has a history too.
-        for dbname in db.databases(conn, s.filters):
-            history.append(
-                {
-                    "source": {"server": s.prefix},
-                    "position": position,
-                    "ts_ms": now,
-                    "databaseName": dbname,
-                    "ddl": db.show_create_database(conn, dbname),
-                    "tableChanges": [],
-                }
-            )
-            self._apply_database_ddl(history[-1])
-        for (dbname, name), ts in sorted(self._tables.items()):
-            ddl = db.show_create(conn, dbname, name)
-            change = {
-                "type": "CREATE",
-                "id": quoted_id(dbname, name),
-                "table": ts.table.to_history(),
-                "comment": None,
-            }
+        position = {"ts_sec": now // 1000, **offset, _SNAPSHOT_KEY: "INITIAL"}
+        record_offset = {**offset, _SNAPSHOT_KEY: "INITIAL", "ts_sec": now // 1000}
+
+        def add(dbname: str, ddl: str, table: str | None, changes: list[dict[str, Any]]) -> None:
             history.append(
                 {
                     "source": {"server": s.prefix},
@@ -561,35 +574,70 @@ class MySqlSourceTask(SourceTask):
                     "ts_ms": now,
                     "databaseName": dbname,
                     "ddl": ddl,
-                    "tableChanges": [change],
+                    "tableChanges": changes,
                 }
             )
-            if emit:
-                source = schemas.source(
-                    ts_ms=now,
-                    snapshot="true",
-                    db=dbname,
-                    table=name,
-                    server_id=0,
-                    gtid=None,
-                    file=str(offset["file"]),
-                    pos=int(offset["pos"]),
-                    row=0,
-                    thread=None,
-                    query=None,
+            if not emit:
+                return
+            source = schemas.source(
+                ts_ms=now,
+                snapshot="true",
+                db=dbname,
+                table=table,
+                server_id=0,
+                gtid=None,
+                file=str(offset["file"]),
+                pos=int(offset["pos"]),
+                row=0,
+                thread=None,
+                query=None,
+            )
+            ks, key, vs, value = schemas.schema_change(source, dbname, ddl, changes)
+            records.append(
+                SourceRecord(
+                    topic=s.prefix,
+                    key_schema=ks,
+                    key=key,
+                    value_schema=vs,
+                    value=value,
+                    source_partition=self._partition,
+                    source_offset=record_offset,
                 )
-                ks, key, vs, value = schemas.schema_change(source, dbname, ddl, [change])
-                records.append(
-                    SourceRecord(
-                        topic=s.prefix,
-                        key_schema=ks,
-                        key=key,
-                        value_schema=vs,
-                        value=value,
-                        source_partition=self._partition,
-                        source_offset={**offset, _SNAPSHOT_KEY: "INITIAL", "ts_sec": now // 1000},
-                    )
-                )
+            )
+
+        variables = db.charset_variables(conn)
+        add("", _set_statement(variables), None, [])
+        if "character_set_server" in variables:
+            self._ddl.server_charset = variables["character_set_server"].lower() or None
+        kept = sorted(self._ddl.tables)
+        for dbname, name in kept:
+            add(
+                dbname,
+                f"DROP TABLE IF EXISTS {_backquoted(dbname)}.{_backquoted(name)}",
+                name,
+                [{"type": "DROP", "id": quoted_id(dbname, name)}],
+            )
+        locales = db.database_locales(conn)
+        for dbname in sorted({d for d, _ in kept}):
+            add(dbname, f"DROP DATABASE IF EXISTS {_backquoted(dbname)}", None, [])
+            create = f"CREATE DATABASE {_backquoted(dbname)}"
+            charset, collation = locales.get(dbname, (None, None))
+            if charset is not None:
+                create += f" CHARSET {charset}"
+            if collation is not None:
+                create += f" COLLATE {collation}"
+            add(dbname, create, None, [])
+            self._apply_database_ddl(history[-1])
+            add(dbname, f"USE {_backquoted(dbname)}", None, [])
+            for key in (k for k in kept if k[0] == dbname):
+                table = self._ddl.tables[key]
+                change = {
+                    "type": "CREATE",
+                    "id": quoted_id(*key),
+                    "table": table.to_history(),
+                    "comment": table.comment,
+                }
+                add(dbname, db.show_create(conn, *key), key[1], [change])
         if self._history is not None:
             self._history.ensure_topic()
             self._history.store(history)
@@ -946,10 +994,29 @@ def _change_doc(state: SchemaState, change: TableChange) -> dict[str, Any]:
     doc: dict[str, Any] = {"type": change.type, "id": quoted_id(*change.key)}
     if change.previous is not None:
         doc["previousId"] = quoted_id(*change.previous)
-    table = state.tables.get(change.key) if change.type != "DROP" else None
+    if change.type == "DROP":
+        # Debezium's change for a dropped table names it and has no definition.
+        return doc
+    table = state.tables.get(change.key)
     doc["table"] = table.to_history() if table is not None else dict(_DROPPED_TABLE)
     doc["comment"] = table.comment if table is not None else None
     return doc
+
+
+def _backquoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _set_statement(variables: Mapping[str, str]) -> str:
+    """Debezium's record of the server's charset variables: ``SET name=value, ...`` by
+    name, a value with a comma or semicolon in quotes."""
+    parts = []
+    for name in sorted(variables):
+        value = variables[name]
+        if "," in value or ";" in value:
+            value = f"'{value}'"
+        parts.append(f"{name}={value}")
+    return "SET " + ", ".join(parts)
 
 
 def _binlog_file_order(name: str) -> tuple[str, int, str]:
@@ -982,7 +1049,9 @@ def _recorded_after(recorded: Mapping[str, Any], offset: Mapping[str, Any]) -> b
         a, b = int(recorded.get(key) or 0), int(offset.get(key) or 0)
         if a != b:
             return a > b
-    return False
+    # A statement recorded at the offset itself, inside its transaction (Debezium's
+    # positions, and this connector's): streaming from the offset reads it again.
+    return int(recorded.get("event") or 0) > 0
 
 
 def _gtids_before(recorded: str, offset: str) -> bool:
@@ -1015,7 +1084,9 @@ def _apply_table_changes(tables: dict[tuple[str, str], Table], record: Mapping[s
         if change.get("type") == "DROP":
             tables.pop(ident, None)
         elif change.get("table") is not None:
-            tables[ident] = Table.from_history(ident[0], ident[1], change["table"])
+            tables[ident] = Table.from_history(
+                ident[0], ident[1], change["table"], change.get("comment")
+            )
 
 
 def _parse_id(text: str) -> tuple[str, str] | None:
@@ -1722,7 +1793,8 @@ class _Streamer:
                 )
             )
             return
-        # The DDL's own event is complete once recorded: its history position is after it.
+        # The schema change record's offset is after the statement, so that a restart from
+        # it does not apply the statement twice.
         position_doc: dict[str, Any] = {
             "transaction_id": None,
             "ts_sec": self.ts_sec,
@@ -1732,7 +1804,13 @@ class _Streamer:
         }
         if self.restart_gtids:
             position_doc["gtids"] = self.restart_gtids
-        replayed = task._replay.pop((self.file, position + size), None)
+        # The history records the offset as Debezium does: the statement's transaction
+        # start (its GTID event) and the events of it already read.
+        recorded_at = self._history_position()
+        replayed = task._replay.pop((self.restart_file, self.restart_pos, self.events), None)
+        if replayed is None:
+            # Recorded by an earlier version, at the position after the statement.
+            replayed = task._replay.pop((self.file, position + size, 0), None)
         if replayed is not None:
             # Met again after a restart: the schema history says what this DDL did.
             for record in replayed:
@@ -1782,20 +1860,29 @@ class _Streamer:
             records.append(
                 {
                     "source": {"server": s.prefix},
-                    "position": position_doc,
+                    "position": recorded_at,
                     "ts_ms": self.ts_sec * 1000,
                     "databaseName": change.key[0],
                     "ddl": query,
                     "tableChanges": [_change_doc(task._ddl, change)],
                 }
             )
-        if not records and dbname and s.filters.database(dbname):
+        named = _DATABASE_DDL.match(query)
+        target = _unquoted(named.group(1)) if named is not None else dbname
+        scope = s.filters.schema_scope
+        if (
+            not records
+            and s.filters.schema_database(target)
+            and (target or scope == "all")
+            # With captured tables' DDL only, a statement on another table is left out.
+            and not (scope == "tables" and _TABLE_DDL.match(query))
+        ):
             records.append(
                 {
                     "source": {"server": s.prefix},
-                    "position": position_doc,
+                    "position": recorded_at,
                     "ts_ms": self.ts_sec * 1000,
-                    "databaseName": dbname,
+                    "databaseName": target,
                     "ddl": query,
                     "tableChanges": [],
                 }
@@ -1810,12 +1897,19 @@ class _Streamer:
                     record["databaseName"], query, record["tableChanges"], position, position_doc
                 )
 
+    def _history_position(self) -> dict[str, Any]:
+        off = self.offset(0)
+        if not self.s.tx_metadata:
+            # Debezium's offsets carry a transaction id only with transaction metadata.
+            off.pop("transaction_id", None)
+        return off
+
     def _sync_tables(self, keys: set[tuple[str, str]]) -> None:
         """Rebuild the event schemas of the tables whose definitions changed."""
         task = self.task
         for key in keys:
             table = task._ddl.tables.get(key)
-            if table is None:
+            if table is None or not self.s.filters.table(*key):
                 task._tables.pop(key, None)
             else:
                 task._tables[key] = self.schemas.table_schema(table)
