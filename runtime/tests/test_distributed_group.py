@@ -26,7 +26,14 @@ from kconnect_runtime.modes import free_port
 from kconnect_runtime.modes._assignment import plan_assignment
 from kconnect_runtime.modes._membership import live_members
 from kconnect_runtime.storage import KafkaLog, LogTail
-from runtime_harness import SESSION_TIMEOUT, file_sink, kconnect, wait_for, write_props
+from runtime_harness import (
+    SESSION_TIMEOUT,
+    file_sink,
+    file_source,
+    kconnect,
+    wait_for,
+    write_props,
+)
 
 SESSION_MS = int(SESSION_TIMEOUT)
 PARTITIONS = 3
@@ -804,6 +811,81 @@ def _config_records(kafka: str, topic: str) -> list[tuple[bytes | None, bytes]]:
                 offset = message.offset()
                 if message.value() is not None:
                     out.append((message.key(), message.value()))
+        return out
+    finally:
+        consumer.close()
+
+
+@pytest.mark.integration
+def test_active_topics_are_kept_in_the_status_topic_for_every_worker(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers")
+    a, b = ports
+    topic = f"active-{uuid.uuid4().hex[:6]}"
+    _create_topics(kafka, [topic])
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("one\ntwo\n")
+    with cluster.api(a) as api:
+        config = file_source("act", source_file, topic)
+        assert api.post("/connectors", json={"name": "act", "config": config}).status_code == 201
+
+    def topics_on(port: int) -> list[str]:
+        with cluster.api(port) as api:
+            body = api.get("/connectors/act/topics").json()
+        return list(body["act"]["topics"])
+
+    # Kafka (KIP-558) keeps them in the status topic: each worker answers the same, whichever
+    # of them runs the task.
+    wait_for(lambda: topics_on(a) == [topic] and topics_on(b) == [topic], 30, "both know it")
+    key = f"status-topic-{topic}:connector-act".encode()
+    records = [(k, v) for _, k, v in _status_topic(kafka, f"{cluster.group}-status") if k == key]
+    assert records, "no active topic record"
+    value = json.loads(records[-1][1] or b"null")
+    assert set(value) == {"topic"}
+    assert {k: value["topic"][k] for k in ("name", "connector", "task")} == {
+        "name": topic,
+        "connector": "act",
+        "task": 0,
+    }
+    assert isinstance(value["topic"]["discoverTimestamp"], int)
+
+    with cluster.api(b) as api:
+        assert api.put("/connectors/act/topics/reset").status_code == 202
+    wait_for(lambda: topics_on(a) == [] and topics_on(b) == [], 30, "reset on both")
+    after = [v for _, k, v in _status_topic(kafka, f"{cluster.group}-status") if k == key]
+    assert after[-1] is None  # a tombstone, as Kafka writes
+    # The next record the task writes names its topic again.
+    with source_file.open("a") as f:
+        f.write("three\n")
+    wait_for(lambda: topics_on(a) == [topic] and topics_on(b) == [topic], 30, "named again")
+
+
+def _status_topic(kafka: str, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kafka,
+            "group.id": f"read-{uuid.uuid4().hex}",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        metadata = consumer.list_topics(topic, timeout=10).topics[topic]
+        out: list[tuple[int, bytes | None, bytes | None]] = []
+        for partition in metadata.partitions:
+            _, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
+            if high == 0:
+                continue
+            consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)])
+            offset = -1
+            while offset < high - 1:
+                message = consumer.poll(5)
+                if message is None:
+                    break
+                if message.error() is None:
+                    offset = message.offset()
+                    out.append((message.offset(), message.key(), message.value()))
         return out
     finally:
         consumer.close()

@@ -283,8 +283,9 @@ def test_validate_reports_kafkas_key_set_and_groups(api: httpx.Client) -> None:
         assert _shape(defs[key]) == expected, key
     values = {c["value"]["name"]: c["value"] for c in body["configs"] if c["value"]}
     assert values["key.converter"]["value"] == worker_defaults["key.converter"]
-    assert "org.apache.kafka.connect.json.JsonConverter" in (
-        values["key.converter"]["recommended_values"]
+    assert (
+        "org.apache.kafka.connect.json.JsonConverter"
+        in (values["key.converter"]["recommended_values"])
     )
 
     source = api.put(

@@ -64,11 +64,18 @@ class Status:
         # Formatted before taking the lock: readers never see FAILED without its trace.
         trace = "".join(traceback.format_exception(error)) if error is not None else None
         with self._lock:
-            # A failure stays visible until the connector or task is restarted.
+            # A failure stays visible until the connector or task is restarted or stopped.
             if (
                 self.state is State.FAILED
                 and error is None
-                and state not in (State.FAILED, State.UNASSIGNED, State.RESTARTING, State.DESTROYED)
+                and state
+                not in (
+                    State.FAILED,
+                    State.UNASSIGNED,
+                    State.RESTARTING,
+                    State.DESTROYED,
+                    State.STOPPED,
+                )
             ):
                 return
             self.state = state

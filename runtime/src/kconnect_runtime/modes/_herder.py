@@ -23,7 +23,6 @@ Kafka's ``DistributedHerder``, in our own shape:
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import threading
@@ -47,6 +46,7 @@ from kconnect_runtime.storage import (
     LogTail,
     RecoveredConnector,
     encode_json,
+    parse_topic_status_key,
     replay_configs,
 )
 from kconnect_runtime.tasks import TaskRunner, transactional_id
@@ -63,6 +63,7 @@ ASSIGNMENT_KEY = "kconnect-assignment"
 FENCING_PREFIX = "tasks-fencing-"  # Kafka's task count record: {"task-count": n}
 MEMBER_PREFIX = "kconnect-member-"
 LOGGER_CLUSTER_PREFIX = "logger-cluster-"  # Kafka's cluster-scoped log level: {"level": …}
+RESTART_PREFIX = "restart-connector-"  # Kafka's {"include-tasks": …, "only-failed": …}
 APPLIED_PREFIX = "kconnect-applied-"
 
 _WRITE_TIMEOUT_S = 30.0
@@ -137,16 +138,26 @@ class GroupStore:
         # watchdog stopped it, must not overwrite the state its new owner wrote.
         if self.fenced or (self.may_write is not None and not self.may_write()):
             return
-        if status is not None:
-            status = Status(
-                status.state,
-                status.trace,
-                status.worker_id,
-                self.generation,
-                # As Kafka 4.1: a status the plugin did not reach itself carries no version.
-                None if status.state in (State.UNASSIGNED, State.RESTARTING) else status.version,
-            )
-        self.store.status(key, status)
+        if status is None and self._is_applying():
+            return  # a deletion the herder that took the request has already written
+        self.store.status(key, status if status is None else self._stamped(status))
+
+    def remove_status(self, key: str) -> None:
+        """A status tombstone the herder decides on (a task removed), fenced as any write."""
+        if self.fenced or (self.may_write is not None and not self.may_write()):
+            return
+        self.store.status(key, None)
+
+    def _stamped(self, status: Status) -> Status:
+        """The status with this worker's generation; as Kafka 4.1, a status the plugin did
+        not reach itself carries no version."""
+        return Status(
+            status.state,
+            status.trace,
+            status.worker_id,
+            self.generation,
+            None if status.state in (State.UNASSIGNED, State.RESTARTING) else status.version,
+        )
 
 
 class DistributedHerder:
@@ -226,7 +237,11 @@ class DistributedHerder:
         # until those change or the task is restarted).
         self._start_failed: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
         self._auto_restarts: dict[str, int] = {}  # task unit -> automatic restarts done
-        self._topics: dict[str, set[str]] = {}  # connector -> topics of tasks stopped here
+        # KIP-558 in the status topic, as Kafka keeps it: connector -> its active topics
+        # (every worker's records), and per task running here the topics it has reported.
+        self._topic_status: dict[str, set[str]] = {}
+        self._revisions: dict[str, int] = {}  # connector -> config revision applied here
+        self._reported: dict[str, set[str]] = {}
         worker.launch_tasks = False  # tasks are assigned on their own (see _reconcile)
         group_store.stored_task_configs = self._stored_task_configs
         self.membership: GroupMembership | None = None
@@ -393,6 +408,9 @@ class DistributedHerder:
                 if key.startswith(LOGGER_CLUSTER_PREFIX):
                     self._logger_level_record(key[len(LOGGER_CLUSTER_PREFIX) :], raw_value)
                     continue
+                if key.startswith(RESTART_PREFIX):
+                    self._restart_request_record(key[len(RESTART_PREFIX) :], raw_value)
+                    continue
                 if not key.startswith("kconnect-"):
                     self._records.append((raw_key, raw_value))
                     self._track_fencing(key, raw_value)
@@ -454,6 +472,15 @@ class DistributedHerder:
         with self._lock:
             for _, _, raw_key, raw_value in records:
                 key = (raw_key or b"").decode(errors="replace")
+                topic_of = parse_topic_status_key(key)
+                if topic_of is not None:
+                    connector, topic = topic_of
+                    known = self._topic_status.setdefault(connector, set())
+                    if raw_value is None:
+                        known.discard(topic)
+                    else:
+                        known.add(topic)
+                    continue
                 if raw_value is None:
                     self.statuses.pop(key, None)
                     continue
@@ -485,7 +512,29 @@ class DistributedHerder:
                 self._apply_status_records(statuses)
             if config or statuses:
                 self._wake.set()
+            self._report_topics()
             self._stop.wait(0.05)
+
+    def _report_topics(self) -> None:
+        """Write an active topic record (KIP-558) for each topic a task running here has
+        newly used and the status topic does not list yet, as Kafka's WorkerTask does."""
+        if not self.worker.topic_tracking_enable or self.group_store.fenced:
+            return
+        now_ms = int(time.time() * 1000)
+        for unit, hosted in list(self.hosted.items()):
+            runner = hosted.runner
+            if runner is None:
+                continue
+            reported = self._reported.setdefault(unit, set())
+            with self._lock:
+                listed = set(self._topic_status.get(hosted.connector, ()))
+            for topic in sorted(runner.active_topics - reported):
+                reported.add(topic)
+                if topic in listed:
+                    continue
+                with self._lock:
+                    self._topic_status.setdefault(hosted.connector, set()).add(topic)
+                self.group_store.store.topic_status(hosted.connector, topic, hosted.index, now_ms)
 
     def sync(self, timeout_s: float = _WRITE_TIMEOUT_S) -> None:
         """Wait until this worker has read the config topic up to its current end."""
@@ -809,9 +858,16 @@ class DistributedHerder:
                     entry.target_state.value,
                     len(runtime.tasks),
                 )
+                self._revisions[name] = entry.revision
                 return
+            applied = self._revisions.get(name, entry.revision)
+            self._revisions[name] = entry.revision
             if runtime.raw_config != entry.config:
                 worker.put_connector_config(name, entry.config)
+            elif entry.revision > applied and entry.target_state is not TargetState.STOPPED:
+                # The same config written again: Kafka's herder restarts the connector (its
+                # tasks only if their configs change).
+                worker.restart_connector(name)
             if runtime.target_state is not entry.target_state:
                 if entry.target_state is TargetState.PAUSED:
                     worker.pause_connector(name)
@@ -989,7 +1045,10 @@ class DistributedHerder:
         shutdown: bool = False,
     ) -> None:
         """Stop tasks running here (all at once); their statuses say where they went."""
+        self._report_topics()  # what they used last is kept in the status topic
         stopping = [self.hosted.pop(u) for u in units if u in self.hosted]
+        for unit in units:
+            self._reported.pop(unit, None)
         for hosted in stopping:
             # A shutdown is no state change (statuses kept); otherwise the one status the
             # stop leaves is written below, as Kafka writes one UNASSIGNED per stop.
@@ -1000,13 +1059,24 @@ class DistributedHerder:
             runner = hosted.runner
             if runner is not None:
                 self.worker.engine.stop_task(runner, self.worker.shutdown_timeout_s)
-                self._topics.setdefault(hosted.connector, set()).update(runner.active_topics)
             hosted.status.listener = None
             if shutdown:
                 continue
             entry = (view or {}).get(hosted.connector)
-            if entry is None or entry.target_state is TargetState.STOPPED:
-                self.group_store.status(hosted.key, None)  # deleted or stopped: no status
+            if entry is None and view is not None:
+                # Deleted: as Kafka's herder, its active topic records go too (tombstones).
+                with self._lock:
+                    gone = sorted(self._topic_status.pop(hosted.connector, set()))
+                for topic in gone:
+                    self.group_store.store.topic_status(hosted.connector, topic, None, None)
+            if entry is None:
+                self.group_store.remove_status(hosted.key)  # deleted: its status goes
+            elif entry.target_state is TargetState.STOPPED:
+                # As Kafka: the shutdown's UNASSIGNED, then the removed task's tombstone.
+                self.group_store.status(
+                    hosted.key, Status(State.UNASSIGNED, worker_id=self.worker_id)
+                )
+                self.group_store.remove_status(hosted.key)
             else:
                 if generation >= 0:
                     log.info(
@@ -1021,11 +1091,13 @@ class DistributedHerder:
         if stopping:
             self.offset_store.flush()  # the next owner starts where these tasks stopped
 
-    def _restart_hosted(self, unit: str) -> None:
+    def _restart_hosted(self, unit: str, *, announce: bool = False) -> None:
         with self._run_lock:
-            self._restart_hosted_locked(unit)
+            self._restart_hosted_locked(unit, announce=announce)
 
-    def _restart_hosted_locked(self, unit: str) -> None:
+    def _restart_hosted_locked(self, unit: str, *, announce: bool = False) -> None:
+        """Stop the task (UNASSIGNED) and start it again, as Kafka's herder does; a restart
+        request (``announce``, KIP-745) shows RESTARTING in between."""
         hosted = self.hosted.get(unit)
         if hosted is None:
             raise NotFoundError(f"Task {unit_label(unit)} is not running on this worker")
@@ -1033,6 +1105,8 @@ class DistributedHerder:
             entry = self.view.get(hosted.connector)
         hosted.status.listener = None
         self._stop_tasks([unit], shutdown=True)
+        for state in (State.UNASSIGNED, State.RESTARTING) if announce else (State.UNASSIGNED,):
+            self.group_store.status(hosted.key, Status(state, worker_id=self.worker_id))
         if entry is not None and hosted.index < len(entry.task_configs):
             self._start_task(hosted.connector, hosted.index, entry)
 
@@ -1214,10 +1288,14 @@ class DistributedHerder:
         store = self.group_store.store
         store.connector_config(name, None)
         self.sync()
-        # The statuses go with the connector (its worker may already have stopped it).
-        store.status(f"status-connector-{name}", None)
-        for index in range(len(entry.task_configs)):
-            store.status(f"status-task-{name}-{index}", None)
+        # The statuses go with the connector (its worker may already have stopped it): as
+        # Kafka leaves them, UNASSIGNED by the shutdown, then the tombstones of its deletion.
+        keys = [f"status-connector-{name}"]
+        keys += [f"status-task-{name}-{index}" for index in range(len(entry.task_configs))]
+        for key in keys:
+            self.group_store.status(key, Status(State.UNASSIGNED, worker_id=self.worker_id))
+        for key in keys:
+            self.group_store.remove_status(key)
 
     def _target(self, name: str, state: TargetState) -> None:
         self._entry(name)
@@ -1231,7 +1309,13 @@ class DistributedHerder:
         self._target(name, TargetState.STARTED)
 
     def stop_connector(self, name: str) -> None:
-        self._target(name, TargetState.STOPPED)
+        self._entry(name)
+        # As Kafka's DistributedHerder: the empty task configs first, then the target state,
+        # so a failure between the two leaves a running connector without tasks rather than a
+        # stopped one with tasks. Asked twice, both are written twice, as Kafka does.
+        self.group_store.store.task_configs(name, [])
+        self.group_store.store.target_state(name, TargetState.STOPPED)
+        self.sync()
 
     def _restart_connector_only(self, name: str) -> None:
         if self._local(name):
@@ -1262,20 +1346,52 @@ class DistributedHerder:
             task.pop("trace", None)
             task["state"] = State.RESTARTING.value
 
+        # As Kafka's DistributedHerder: the request goes into the config topic, and each
+        # worker restarts what of it runs there when it reads it.
+        self.config_log.send(
+            f"{RESTART_PREFIX}{name}".encode(),
+            encode_json({"include-tasks": include_tasks, "only-failed": only_failed}),
+        )
+        self.config_log.flush()
+        return status
+
+    def _restart_request_record(self, name: str, raw_value: bytes | None) -> None:
+        """A restart request read from the config topic: restart what runs here of it."""
+        if not self._started_reading or raw_value is None:
+            return  # as Kafka: requests made before this worker started are not replayed
+        try:
+            request = json.loads(raw_value)
+            include_tasks = bool(request.get("include-tasks", False))
+            only_failed = bool(request.get("only-failed", False))
+        except (ValueError, AttributeError):
+            log.warning("config.storage.topic: ignoring a restart request for %r", name)
+            return
+
+        def failed(status: Status | None) -> bool:
+            return status is not None and status.state is State.FAILED
+
         def run() -> None:
             try:
-                if restart_connector:
-                    self._restart_connector_only(name)
-                for index in tasks:
-                    self.restart_task(name, index)
+                runtime = self.worker.connectors.get(name)
+                if runtime is not None and (not only_failed or failed(runtime.status)):
+                    # The tasks run on their own here: the worker restarts the connector only.
+                    self.worker.restart_connector(name, include_tasks=True)
+                if not include_tasks:
+                    return
+                for unit, hosted in list(self.hosted.items()):
+                    if hosted.connector == name and (not only_failed or failed(hosted.status)):
+                        self._auto_restarts.pop(unit, None)  # a manual restart resets it
+                        self._restart_hosted(unit, announce=True)
+                with self._run_lock:  # tasks that could not start here: the next round again
+                    again = [u for u in self._start_failed if unit_task(u)[0] == name]
+                    for unit in again:
+                        self._start_failed.pop(unit, None)
+                if again:
+                    self._wake.set()
             except Exception as exc:
                 log.error("connector %s: restart failed: %s", name, exc)
 
-        # The copied context carries the caller's credentials to forwarded requests.
-        threading.Thread(
-            target=contextvars.copy_context().run, args=(run,), name=f"restart-{name}", daemon=True
-        ).start()
-        return status
+        threading.Thread(target=run, name=f"restart-{name}"[:60], daemon=True).start()
 
     def connector_status(self, name: str) -> dict[str, Any]:
         """Kafka's ``ConnectorStateInfo``: what runs here from the running code, the rest
@@ -1368,26 +1484,33 @@ class DistributedHerder:
         return out
 
     def connector_topics(self, name: str) -> list[str]:
-        """Topics of the connector's tasks that ran on this worker (KIP-558)."""
+        """The connector's active topics (KIP-558): the status topic's records, which every
+        worker reads, and what its tasks running here have just reported."""
         self._entry(name)
         if not self.worker.topic_tracking_enable:
             return self.worker.connector_topics(name)  # raises Kafka's 403
-        topics = set(self._topics.get(name, set()))
-        for hosted in list(self.hosted.values()):
-            if hosted.connector == name and hosted.runner is not None:
-                topics |= hosted.runner.active_topics
-        if self._local(name) or topics:
-            return sorted(topics)
-        _, body = self._forward(name, "GET", f"/connectors/{path_segment(name)}/topics")
-        return list(body.get(name, {}).get("topics", [])) if isinstance(body, dict) else []
+        with self._lock:
+            return sorted(self._topic_status.get(name, ()))
 
     def reset_topics(self, name: str) -> None:
         self._entry(name)
-        self._topics.pop(name, None)
-        if self._local(name):
-            self.worker.reset_topics(name)
+        if not self.worker.topic_tracking_enable or not self.worker.topic_tracking_allow_reset:
+            self.worker.reset_topics(name)  # raises Kafka's 403
+        # As Kafka: a tombstone for each active topic record; the tasks name a topic again
+        # with their next record to it (a sink's: with its next assignment).
+        with self._lock:
+            topics = sorted(self._topic_status.pop(name, set()))
+        for unit, hosted in list(self.hosted.items()):
+            runner = hosted.runner
+            if hosted.connector == name and runner is not None and runner.reset_topics():
+                self._reported.pop(unit, None)
+        if not self._local(name):  # the connector's worker writes the tombstones
+            self._forward(name, "PUT", f"/connectors/{path_segment(name)}/topics/reset")
             return
-        self._forward(name, "PUT", f"/connectors/{path_segment(name)}/topics/reset")
+        for topic in topics:
+            self.group_store.store.topic_status(name, topic, None, None)
+        if name in self.worker.connectors:
+            self.worker.reset_topics(name)
 
     def connector_offsets(self, name: str) -> list[dict[str, Any]]:
         self._entry(name)

@@ -374,6 +374,15 @@ def _warn_unknown_worker_keys(props: Mapping[str, str], has_bootstrap: bool) -> 
                 name=unknown.key,
             )
         log.warning("worker config: %s", unknown.message("worker"))
+    signing = sorted(k for k in props if k.startswith("inter.worker."))
+    if signing:
+        # KIP-507's keys sign the requests Kafka's followers send to the leader's internal
+        # endpoints; kconnect workers have none (docs/security.md), so they change nothing.
+        log.warning(
+            "worker config: %s accepted but without effect: kconnect workers send each other "
+            "no internal requests to sign (see docs/security.md, 'Requests between workers')",
+            ", ".join(signing),
+        )
 
 
 def _forget_offsets_of_a_gone_broker(path: str) -> None:

@@ -14,7 +14,9 @@ from ._kafka import (
     LogTail,
     RecoveredConnector,
     encode_json,
+    parse_topic_status_key,
     replay_configs,
+    topic_status_key,
 )
 from ._offsets import FileOffsetStore, MemoryOffsetStore, OffsetStore, TaskOffsetReader, offset_key
 
@@ -34,5 +36,7 @@ __all__ = [
     "TaskOffsetReader",
     "encode_json",
     "offset_key",
+    "parse_topic_status_key",
     "replay_configs",
+    "topic_status_key",
 ]

@@ -34,7 +34,9 @@ __all__ = [
     "LogTail",
     "RecoveredConnector",
     "encode_json",
+    "parse_topic_status_key",
     "replay_configs",
+    "topic_status_key",
 ]
 
 log = logging.getLogger("kconnect.distributed")
@@ -663,6 +665,26 @@ class KafkaOffsetStore(MemoryOffsetStore):
         self._connector_tails.clear()
 
 
+TOPIC_STATUS_PREFIX = "status-topic-"
+TOPIC_STATUS_SEPARATOR = ":connector-"
+
+
+def topic_status_key(connector: str, topic: str) -> str:
+    """Kafka's key of an active topic record: ``status-topic-<topic>:connector-<name>``."""
+    return f"{TOPIC_STATUS_PREFIX}{topic}{TOPIC_STATUS_SEPARATOR}{connector}"
+
+
+def parse_topic_status_key(key: str) -> tuple[str, str] | None:
+    """(connector, topic) of an active topic record's key; None for any other key.
+
+    A topic name cannot hold ':', so the first separator ends it.
+    """
+    if not key.startswith(TOPIC_STATUS_PREFIX):
+        return None
+    topic, sep, connector = key[len(TOPIC_STATUS_PREFIX) :].partition(TOPIC_STATUS_SEPARATOR)
+    return (connector, topic) if sep and topic and connector else None
+
+
 def _status_value(status: Status) -> dict[str, Any]:
     return {
         "state": status.state.value,
@@ -714,6 +736,26 @@ class KafkaControlStore:
         value = None if status is None else encode_json(_status_value(status))
         self.status_log.send(key.encode(), value)
 
+    def topic_status(
+        self, connector: str, topic: str, task: int | None, discovered_ms: int | None
+    ) -> None:
+        """A connector's active topic (KIP-558) in Kafka's record; ``task=None`` deletes it."""
+        value = (
+            None
+            if task is None
+            else encode_json(
+                {
+                    "topic": {
+                        "name": topic,
+                        "connector": connector,
+                        "task": task,
+                        "discoverTimestamp": discovered_ms,
+                    }
+                }
+            )
+        )
+        self.status_log.send(topic_status_key(connector, topic).encode(), value)
+
     def close(self) -> None:
         self.config_log.close()
         self.status_log.close()
@@ -726,6 +768,9 @@ class RecoveredConnector:
     config: dict[str, str]
     target_state: TargetState = TargetState.STARTED
     task_configs: list[dict[str, str]] = field(default_factory=list)
+    # How many times its config was written (an identical write counts: Kafka restarts the
+    # connector for each).
+    revision: int = 1
 
 
 def replay_configs(
@@ -755,6 +800,7 @@ def replay_configs(
                 if previous is not None:
                     entry.target_state = previous.target_state
                     entry.task_configs = previous.task_configs
+                    entry.revision = previous.revision + 1
                 elif name in early_states:
                     entry.target_state = early_states.pop(name)
                 connectors[name] = entry

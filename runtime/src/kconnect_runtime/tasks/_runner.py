@@ -109,6 +109,7 @@ class TaskRunner:
         self.last_progress = time.monotonic()
         self.thread: threading.Thread | None = None
         self._topics: Callable[[], set[str]] = set
+        self._reset_topics: Callable[[], None] | None = None
         self._stopping = threading.Event()
         self._resumed = threading.Event()
         self._resumed.set()
@@ -148,9 +149,22 @@ class TaskRunner:
         """Topics the task has written to (source) or is consuming from (sink), as it shows."""
         return set(self._topics())
 
-    def track_topics(self, topics: Callable[[], set[str]]) -> None:
-        """Where :attr:`active_topics` comes from (the pipeline's view)."""
+    def track_topics(
+        self, topics: Callable[[], set[str]], reset: Callable[[], None] | None = None
+    ) -> None:
+        """Where :attr:`active_topics` comes from (the pipeline's view), and how the pipeline
+        forgets them (``reset``, when it records topics as records pass)."""
         self._topics = topics
+        self._reset_topics = reset
+
+    def reset_topics(self) -> bool:
+        """Forget the active topics (``PUT /connectors/{c}/topics/reset``) so that the next
+        record names its topic again; False when the pipeline's topics are its assignment
+        (a sink's), which only a new assignment changes."""
+        if self._reset_topics is None:
+            return False
+        self._reset_topics()
+        return True
 
     def beat(self) -> None:
         """Record that the loop made progress (once per batch, never per record)."""

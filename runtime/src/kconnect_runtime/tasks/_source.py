@@ -239,7 +239,7 @@ class SourcePipeline:
         self.known_topics: set[str] = set(known_topics or ())
         # Every topic this task has written to (Kafka's topic tracking, GET /connectors/{c}/topics).
         self.active_topics: set[str] = set()
-        runner.track_topics(lambda: self.active_topics)
+        runner.track_topics(lambda: self.active_topics, self.active_topics.clear)
         self._label = f"connector {spec.id.connector!r} task {spec.id.task}"
 
     # -- lifecycle --------------------------------------------------------------------

@@ -707,17 +707,17 @@ class Worker:
             if runtime.target_state is TargetState.STOPPED:
                 return
             runtime.target_state = TargetState.STOPPED
+            # Kafka's order: the empty task configs, then the STOPPED target state.
+            self.control_store.task_configs(name, [])
             self.control_store.target_state(name, TargetState.STOPPED)
             count = len(runtime.tasks)
             self._stop_connector_instance(runtime)
             runtime.tasks = []
             runtime.task_configs = []
             runtime.stored_task_configs = []
-            self.control_store.task_configs(name, [])
             for index in range(count):
                 self.control_store.status(f"status-task-{name}-{index}", None)
-            runtime.status.set(State.UNASSIGNED)
-            runtime.status.set(State.STOPPED)
+            runtime.status.set(State.STOPPED)  # from any state, FAILED included (as Kafka)
 
     def restart_connector(
         self, name: str, *, include_tasks: bool = False, only_failed: bool = False
@@ -755,10 +755,10 @@ class Worker:
                 if self.connectors.get(name) is not runtime:
                     return
                 if restart_connector and (include_tasks and not only_failed):
-                    self._restart_connector_instance(runtime)
+                    self._restart_connector_instance(runtime, announce=True)
                     return
                 if restart_connector:
-                    self._restart_connector_instance(runtime, keep_tasks=True)
+                    self._restart_connector_instance(runtime, keep_tasks=True, announce=True)
                 for i in task_indexes:
                     if i < len(runtime.tasks):
                         self._restart_task(runtime, i)
@@ -767,16 +767,23 @@ class Worker:
         return status
 
     def _restart_connector_instance(
-        self, runtime: ConnectorRuntime, *, keep_tasks: bool = False
+        self, runtime: ConnectorRuntime, *, keep_tasks: bool = False, announce: bool = False
     ) -> None:
+        """Stop the connector (UNASSIGNED) and start it again, as Kafka's herders do; a
+        restart request (``announce``, KIP-745) shows RESTARTING in between."""
         if runtime.target_state is TargetState.STOPPED:
+            if announce:  # Kafka restarts a stopped connector too: it comes back STOPPED
+                for state in (State.UNASSIGNED, State.RESTARTING, State.STOPPED):
+                    runtime.status.set(state)
             return
-        runtime.status.set(State.RESTARTING)
         if keep_tasks and runtime.tasks and runtime.started:
             try:
                 runtime.instance.stop()
             except Exception:
                 log.exception("connector %s: stop() raised", runtime.name)
+            runtime.status.set(State.UNASSIGNED)
+            if announce:
+                runtime.status.set(State.RESTARTING)
             runtime.instance = runtime.plugin.load()()
             try:
                 runtime.instance.initialize(
@@ -799,6 +806,9 @@ class Worker:
                 runtime.status.set(State.FAILED, exc)
             return
         self._stop_connector_instance(runtime)
+        runtime.status.set(State.UNASSIGNED)
+        if announce:
+            runtime.status.set(State.RESTARTING)
         runtime.tasks = []
         runtime.restart_attempts.clear()
         runtime.instance = runtime.plugin.load()()
