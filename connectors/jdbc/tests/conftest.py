@@ -372,3 +372,55 @@ def _assert_ported(
     unknown = [m for m in not_applicable if m not in upstream]
     assert not unknown, f"waivers for methods upstream does not have: {unknown}"
     assert all(reason.strip() for reason in not_applicable.values())
+
+
+@dataclass
+class DialectSession:
+    """A connected dialect on a namespace: what Confluent's dialect tests call into."""
+
+    ns: Namespace
+    dialect: Any
+    conn: Any
+
+    def table_id(self, table: str, space: str | None = None) -> Any:
+        """The TableId the dialect gives ``table`` in ``space`` (default: the namespace)."""
+        from kconnect_connector_jdbc._dialect import TableId
+
+        space = space or self.ns.name
+        if self.ns.kind == "postgres":
+            return TableId(None, space, table)
+        if self.ns.kind == "mariadb":
+            return TableId(space, None, table)
+        return TableId(None, None, table)
+
+    def tables(self, types: Sequence[str] = ("TABLE",), pattern: str | None = None) -> list[Any]:
+        """Confluent's ``dialect.tableIds(conn)`` with ``table.types`` and a schema pattern
+        (the catalog pattern on MariaDB, whose databases JDBC calls catalogs); without one,
+        the namespace alone, as Confluent's fresh Derby has nothing else."""
+        if self.ns.kind == "postgres":
+            return list(self.dialect.list_tables(self.conn, types, pattern or self.ns.name, None))
+        return list(self.dialect.list_tables(self.conn, types, None, pattern))
+
+    def result_columns(self, table: Any) -> dict[str, Any]:
+        """The result columns of ``SELECT * FROM table``, by name."""
+        cursor = self.dialect.open_cursor(
+            self.conn, f"SELECT * FROM {self.dialect.table_sql(table)}", None
+        )
+        try:
+            return {c.name: c for c in self.dialect.describe(self.conn, cursor, table)}
+        finally:
+            self.dialect.end_query(self.conn, cursor)
+
+
+@pytest.fixture
+def session(ns: Namespace) -> Iterator[DialectSession]:
+    """A connected dialect on ``ns``, chosen from its URL as the connector chooses it."""
+    import datetime as dt
+
+    from kconnect_connector_jdbc._dialect import dialect_for, to_sqlalchemy_url
+
+    url = to_sqlalchemy_url(ns.props["connection.url"], ns.props.get("connection.user"), None)
+    dialect = dialect_for(url, "", quote=True, zone=dt.UTC)
+    conn = dialect.connect(1, 0.0, lambda: False)
+    yield DialectSession(ns, dialect, conn)
+    dialect.close(conn)

@@ -168,9 +168,11 @@ class TopicReader:
                 )
                 self.assigned = True
             for m in self.consumer.consume(100, 0.2):
+                value = m.value()
                 if not m.error():
                     assert m.key() is None
-                    self.messages.append(json.loads(m.value()))
+                    assert value is not None, "a record without a value"
+                    self.messages.append(json.loads(value))
         assert len(self.messages) >= count, f"{len(self.messages)} of {count} records came"
         return self.messages
 

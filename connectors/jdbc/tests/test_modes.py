@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from kconnect_testkit import InMemoryOffsetStore
 
 
@@ -110,7 +112,7 @@ def test_incrementing_autodetects_the_auto_increment_column(
 
 
 def _ts_table(db: Any, name: str) -> str:
-    table = db.table(name)
+    table: str = db.table(name)
     db.execute(
         f"CREATE TABLE {table} ({db.pk}, name VARCHAR(20) NOT NULL, modified {db.ts} NOT NULL)"
     )
@@ -242,7 +244,7 @@ def test_a_table_created_while_running_is_picked_up(db: Any, config_for: Any) ->
         offset_storage_reader = None
 
     connector = JdbcSourceConnector()
-    connector.initialize(Context())  # type: ignore[arg-type]
+    connector.initialize(Context())
     props = config_for(
         db,
         **{
@@ -288,3 +290,78 @@ def test_record_key_from_the_primary_key_when_asked(
     ]
     assert keyed.key_schema.name is None
     assert keyed.key.to_dict() == {"region": "eu", "num": 7}
+
+
+@pytest.fixture
+def host_in_new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The worker's host clock set to a zone behind UTC (naive datetimes mean UTC to the SDK,
+    never the host's local time)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("mode", ["timestamp", "timestamp+incrementing"])
+def test_timestamp_bounds_do_not_depend_on_the_host_time_zone(
+    mode: str, db: Any, run_task: Any, config_for: Any, host_in_new_york: None
+) -> None:
+    table = _ts_table(db, "tz")
+    db.execute(f"INSERT INTO {table} (name, modified) VALUES (?, ?)", ("a", "2024-01-01 10:00:00"))
+    props = config_for(
+        db,
+        **{
+            "mode": mode,
+            "incrementing.column.name": "id",
+            "timestamp.column.name": "modified",
+            "table.whitelist": table,
+            "topic.prefix": "t-",
+        },
+    )
+    runner = run_task(props)
+    assert _ids(runner.drain(1)) == [1]
+    # An hour later in UTC, but before 10:00 New York time: must still come.
+    db.execute(f"INSERT INTO {table} (name, modified) VALUES (?, ?)", ("b", "2024-01-01 11:00:00"))
+    assert _ids(runner.drain(1)) == [2]
+
+
+@pytest.mark.parametrize("db", ["postgres", "mariadb"], indirect=True)
+def test_timestamp_mode_coalesces_an_instant_and_a_wall_clock_column(
+    db: Any, run_task: Any, config_for: Any
+) -> None:
+    """COALESCE(instant, wall clock) in timestamp mode, read a row at a time: each row's
+    timestamp is compared with the next one's, whichever column it comes from."""
+    table = db.table("mixed")
+    instant = "TIMESTAMPTZ" if db.kind == "postgres" else "TIMESTAMP(6)"
+    db.execute(f"CREATE TABLE {table} ({db.pk}, changed {instant} NULL, created {db.ts} NOT NULL)")
+    db.executemany(
+        f"INSERT INTO {table} (changed, created) VALUES (?, ?)",
+        [
+            (None, "2024-01-01 10:00:00"),
+            (
+                "2024-01-01 11:00:00+00:00" if db.kind == "postgres" else "2024-01-01 11:00:00",
+                "2024-01-01 09:00:00",
+            ),
+            (None, "2024-01-01 12:00:00"),
+        ],
+    )
+    props = config_for(
+        db,
+        **{
+            "mode": "timestamp",
+            "timestamp.column.name": "changed,created",
+            "table.whitelist": table,
+            "topic.prefix": "t-",
+            "batch.max.rows": "1",
+            "validate.non.null": "false",
+        },
+    )
+    runner = run_task(props)
+    got = runner.drain(3)
+    assert _ids(got) == [1, 2, 3]
+    assert [r.source_offset["timestamp"] for r in got] == [
+        1704103200000,
+        1704106800000,
+        1704110400000,
+    ]

@@ -56,8 +56,9 @@ class Topic:
         deadline = time.monotonic() + timeout
         while not done(self.ids) and time.monotonic() < deadline:
             for m in self.consumer.consume(500, 0.2):
-                if not m.error():
-                    self.ids.append(json.loads(m.value())["id"])
+                value = m.value()
+                if not m.error() and value is not None:
+                    self.ids.append(json.loads(value)["id"])
         return self.ids
 
     def close(self) -> None:

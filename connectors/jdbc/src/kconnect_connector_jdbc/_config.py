@@ -14,6 +14,8 @@ from kconnect_sdk import (
     lambda_validator,
 )
 
+from ._granularity import GRANULARITIES
+
 __all__ = ["SOURCE_CONFIG_DEF"]
 
 CONNECTION_URL: Final = "connection.url"
@@ -31,6 +33,7 @@ INCREMENTING_COLUMN_NAME: Final = "incrementing.column.name"
 TIMESTAMP_COLUMN_NAME: Final = "timestamp.column.name"
 TIMESTAMP_INITIAL: Final = "timestamp.initial"
 TIMESTAMP_DELAY_INTERVAL_MS: Final = "timestamp.delay.interval.ms"
+TIMESTAMP_GRANULARITY: Final = "timestamp.granularity"
 TABLE_POLL_INTERVAL_MS: Final = "table.poll.interval.ms"
 TABLE_WHITELIST: Final = "table.whitelist"
 TABLE_BLACKLIST: Final = "table.blacklist"
@@ -69,6 +72,14 @@ def _check_numeric_mapping(name: str, value: Any) -> None:
         raise ConfigError(
             f"Invalid value {value} for configuration {name}: must be one of "
             f"{', '.join(NUMERIC_MAPPINGS)}"
+        )
+
+
+def _check_granularity(name: str, value: Any) -> None:
+    if str(value or "").strip().lower() not in ("", *GRANULARITIES):
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: must be one of "
+            f"{', '.join(GRANULARITIES)}"
         )
 
 
@@ -348,6 +359,19 @@ SOURCE_CONFIG_DEF: Final = (
         group=_CONNECTOR,
         documentation="Name of the time zone (IANA) the connector uses for time-based "
         "criteria and for reading timestamps without a time zone.",
+    )
+    .define(
+        TIMESTAMP_GRANULARITY,
+        ConfigType.STRING,
+        "connect_logical",
+        lambda_validator(_check_granularity, f"[{', '.join(GRANULARITIES)}]"),
+        importance=Importance.LOW,
+        group=_CONNECTOR,
+        documentation="How TIMESTAMP columns are written: connect_logical (Connect's "
+        "Timestamp, milliseconds), micros_long/nanos_long (epoch count, INT64), "
+        "micros_string/nanos_string (the same as text), micros_iso_datetime_string/"
+        "nanos_iso_datetime_string (yyyy-MM-ddTHH:mm:ss with 6/9 fraction digits, in "
+        "db.timezone).",
     )
     .define(
         RECORD_KEY_MODE,

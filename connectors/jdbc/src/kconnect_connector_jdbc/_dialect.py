@@ -57,6 +57,8 @@ class SqlType(enum.Enum):
 
 
 SCALE_UNSET: Final = -127
+# Confluent's VALIDATE_QUERY_TIMEOUT_SECONDS.
+_VALIDATE_TIMEOUT_S: Final = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,7 @@ def to_sqlalchemy_url(url: str, user: str | None, password: str | None) -> URL:
             parsed = make_url(url.strip())
         except sqlalchemy.exc.ArgumentError as exc:
             raise ConfigError(
-                f"connection.url {_redact(url)!r} is neither a JDBC URL (jdbc:postgresql://, "
+                f"connection.url {sanitized_url(url)!r} is neither a JDBC URL (jdbc:postgresql://, "
                 "jdbc:mysql://, jdbc:mariadb://, jdbc:sqlite:) nor a SQLAlchemy URL",
                 name="connection.url",
             ) from exc
@@ -130,7 +132,8 @@ def to_sqlalchemy_url(url: str, user: str | None, password: str | None) -> URL:
         else:
             if not rest.startswith("//"):
                 raise ConfigError(
-                    f"connection.url {_redact(url)!r}: expected jdbc:{kind}://host[:port]/database",
+                    f"connection.url {sanitized_url(url)!r}: expected "
+                    f"jdbc:{kind}://host[:port]/database",
                     name="connection.url",
                 )
             # JDBC URLs may list several hosts; the first is used.
@@ -165,10 +168,26 @@ def to_sqlalchemy_url(url: str, user: str | None, password: str | None) -> URL:
     return parsed
 
 
-def _redact(url: str) -> str:
-    # A password may sit in the URL itself (user:pw@ or ?password=).
-    url = re.sub(r"(//[^/:@]*:)[^@/]*@", r"\1****@", url)
-    return re.sub(r"(?i)(password=)[^&;]*", r"\1****", url)
+_SECRET_QUERY: Final = re.compile(r"(?i)([?&][^=&]*password[^=&]*=)[^&]*")
+_SECRET_HOST_PROPERTY: Final = re.compile(r"(?i)([(,]password=)[^,)]*")
+# user:password@ after "//", or after ":" in a URL missing its "//" (shown in its error).
+_SECRET_USERINFO: Final = re.compile(r"([:/][^:/@?&]+:)[^@/?&]*@")
+
+
+def sanitized_url(url: str) -> str:
+    """``url`` with every password in it replaced by ``****``, as Confluent's dialects log it:
+    query properties whose name contains "password" (``password``, ``sslpassword``,
+    ``javax.net.ssl.keyStorePassword``…), MySQL's ``(host=…,password=…)`` host properties,
+    and ``user:password@``."""
+    url = _SECRET_QUERY.sub(r"\1****", url)
+    url = _SECRET_HOST_PROPERTY.sub(r"\1****", url)
+    return _SECRET_USERINFO.sub(r"\1****@", url)
+
+
+def _aware(value: dt.datetime) -> dt.datetime:
+    # A naive datetime means UTC to the SDK; astimezone() would take it for the host's
+    # local time.
+    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
 class Dialect:
@@ -182,7 +201,7 @@ class Dialect:
         self.url = url
         self.quote_identifiers = quote
         self.zone = zone
-        self.display_url = url.render_as_string(hide_password=True)
+        self.display_url = sanitized_url(url.render_as_string(hide_password=True))
 
     # -- connections -----------------------------------------------------------------------
 
@@ -315,6 +334,15 @@ class Dialect:
 
     # -- results ---------------------------------------------------------------------------
 
+    def validate_query(self, conn: Any, sql: str) -> None:
+        """Have the database parse ``sql`` without running it, as Confluent's validation
+        prepares a custom query and reads its metadata.
+
+        Raises:
+            Exception: the driver's error when the database refuses the query.
+        """
+        raise NotImplementedError
+
     def open_cursor(self, conn: Any, sql: str, params: Sequence[Any] | None) -> Any:
         """A cursor over ``sql`` that streams rows rather than loading them all."""
         raise NotImplementedError
@@ -337,7 +365,8 @@ class Dialect:
         conn.commit()
 
     def bind_timestamp(self, value: dt.datetime, column: Column | None) -> Any:
-        """An aware datetime as the parameter a comparison with ``column`` needs."""
+        """A datetime (naive means UTC) as the parameter a comparison with ``column`` needs."""
+        value = _aware(value)
         if column is not None and column.instant:
             return value.astimezone(dt.UTC)
         return value.astimezone(self.zone).replace(tzinfo=None)
@@ -460,6 +489,17 @@ class PostgreSqlDialect(Dialect):
         conn.commit()
         value: dt.datetime = row[0]
         return value
+
+    def validate_query(self, conn: Any, sql: str) -> None:
+        # PREPARE parses and plans without running; no parameters, so psycopg sends the
+        # text as it is (a literal % stays one).
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f"SET LOCAL statement_timeout = {_VALIDATE_TIMEOUT_S * 1000}")
+                cur.execute(f"PREPARE kconnect_validate AS {sql}")
+                cur.execute("DEALLOCATE kconnect_validate")
+        finally:
+            conn.rollback()
 
     def open_cursor(self, conn: Any, sql: str, params: Sequence[Any] | None) -> Any:
         # A named (server-side) cursor: rows come over in fetchmany-sized chunks.
@@ -626,6 +666,14 @@ class MySqlDialect(Dialect):
         value: dt.datetime = row[0]
         return value.replace(tzinfo=dt.UTC)
 
+    def validate_query(self, conn: Any, sql: str) -> None:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("PREPARE kconnect_validate FROM %s", (sql,))
+                cur.execute("DEALLOCATE PREPARE kconnect_validate")
+        finally:
+            conn.rollback()
+
     def open_cursor(self, conn: Any, sql: str, params: Sequence[Any] | None) -> Any:
         import pymysql.cursors
 
@@ -641,6 +689,7 @@ class MySqlDialect(Dialect):
         conn.commit()
 
     def bind_timestamp(self, value: dt.datetime, column: Column | None) -> Any:
+        value = _aware(value)
         if column is not None and column.instant:
             # The session reads and writes TIMESTAMP in UTC (see _connect).
             return value.astimezone(dt.UTC).replace(tzinfo=None)
@@ -818,6 +867,13 @@ class SqliteDialect(Dialect):
         conn.commit()
         return dt.datetime.fromisoformat(row[0]).replace(tzinfo=dt.UTC)
 
+    def validate_query(self, conn: Any, sql: str) -> None:
+        # EXPLAIN compiles the statement (tables and columns resolved) without running it.
+        try:
+            conn.execute(f"EXPLAIN {sql}").close()
+        finally:
+            conn.rollback()
+
     def open_cursor(self, conn: Any, sql: str, params: Sequence[Any] | None) -> Any:
         # sqlite3 steps the statement as rows are fetched: it streams by nature.
         return _PeekingCursor(conn.execute(sql, params or ()))
@@ -835,7 +891,7 @@ class SqliteDialect(Dialect):
 
     def bind_timestamp(self, value: dt.datetime, column: Column | None) -> Any:
         # The fixed-width text timestamp_sql compares with.
-        local = value.astimezone(self.zone).replace(tzinfo=None)
+        local = _aware(value).astimezone(self.zone).replace(tzinfo=None)
         return local.strftime("%Y-%m-%d %H:%M:%S") + f".{local.microsecond:06d}"
 
     def is_transient(self, exc: BaseException) -> bool:

@@ -12,6 +12,7 @@ from typing import Any, Final
 from kconnect_sdk import DataError, Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 
 from ._dialect import SCALE_UNSET, Column, SqlType
+from ._granularity import CONNECT_LOGICAL, Granularity
 
 __all__ = ["RowMapping", "make_struct", "map_columns"]
 
@@ -61,7 +62,7 @@ def _integer_schema(precision: int) -> Schema:
 def _decimal_scale(column: Column, postgres: bool) -> int:
     if column.scale == SCALE_UNSET:
         return _NUMERIC_TYPE_SCALE_HIGH
-    if postgres and column.precision == 0:
+    if postgres and column.precision == 0 and column.scale == 0:
         # PostgreSQL's NUMERIC without a precision: keep every fractional digit it can hold.
         return _NUMERIC_TYPE_SCALE_HIGH
     return column.scale
@@ -318,8 +319,13 @@ def map_columns(
     *,
     postgres: bool,
     native_temporal: bool = True,
+    granularity: Granularity = CONNECT_LOGICAL,
 ) -> RowMapping:
-    """The struct schema (named ``name``) of a result and the per-row conversion plan."""
+    """The struct schema (named ``name``) of a result and the per-row conversion plan.
+
+    TIMESTAMP columns take ``granularity``'s form, as Confluent's dialect gives every column
+    of JDBC type TIMESTAMP (not only the configured timestamp columns).
+    """
     builder = SchemaBuilder.struct()
     if name:
         builder.name(name)
@@ -341,12 +347,24 @@ def map_columns(
         convert = value_converter(
             column, schema, zone, postgres=postgres, native_temporal=native_temporal
         )
+        if granularity.schema is not None and schema.name == Timestamp.LOGICAL_NAME:
+            convert = _with_granularity(convert, granularity, zone)
+            schema = _optional(granularity.schema) if column.nullable else granularity.schema
         if convert is not None:
             converters.append((len(indexes), convert))
         indexes.append(i)
         kept.append(column)
         builder.field(column.name, schema)
     return RowMapping(builder.build(), tuple(indexes), tuple(converters), tuple(kept))
+
+
+def _with_granularity(
+    convert: Converter | None, granularity: Granularity, zone: dt.tzinfo
+) -> Converter:
+    to_record = granularity.from_timestamp
+    if convert is None:
+        return lambda v: to_record(v, zone)
+    return lambda v: to_record(convert(v), zone)
 
 
 def make_struct(schema: Schema, values: list[Any]) -> Struct:

@@ -22,6 +22,7 @@ from ._config import (
     MODE_TIMESTAMP_INCREMENTING,
 )
 from ._dialect import Column, Dialect, PostgreSqlDialect, SqliteDialect, TableId
+from ._granularity import CONNECT_LOGICAL, Granularity
 from ._mapping import RowMapping, make_struct, map_columns
 
 __all__ = ["Querier"]
@@ -69,7 +70,11 @@ def _as_long(value: Any, what: str) -> int | None:
 class Criteria:
     """The WHERE clause of the incremental modes and the offset values a row carries, as
     Confluent's TimestampIncrementingCriteria: rows after (timestamp, incrementing) in
-    (timestamp, incrementing) order."""
+    (timestamp, incrementing) order.
+
+    ``granularity`` is the form the record's TIMESTAMP fields take (``timestamp.granularity``)
+    and ``zone`` the ``db.timezone`` its ISO text is local to.
+    """
 
     def __init__(
         self,
@@ -77,11 +82,24 @@ class Criteria:
         table: TableId | None,
         incrementing_column: str | None,
         timestamp_columns: list[str],
+        *,
+        granularity: Granularity = CONNECT_LOGICAL,
+        zone: dt.tzinfo = dt.UTC,
     ) -> None:
         self.dialect = dialect
         self.table = table
         self.incrementing_column = incrementing_column
         self.timestamp_columns = timestamp_columns
+        self.granularity = granularity
+        self.zone = zone
+
+    def timestamp_of(self, value: Any) -> dt.datetime | None:
+        """A timestamp field's value (in the granularity's form) as the instant it holds.
+
+        Raises:
+            ConnectError: the value is not of the granularity's form.
+        """
+        return self.granularity.to_timestamp(value, self.zone)
 
     @property
     def _name(self) -> str:
@@ -135,24 +153,49 @@ class Criteria:
         if len(matches) == 1:
             return matches[0].index
         known = ",".join(f.name for f in fields)
+        if matches:
+            raise DataError(
+                f"{what} column {name} not found in {known} of {self._name}, and several "
+                f"columns match it ignoring case ({','.join(f.name for f in matches)}): "
+                "name the column with its exact case"
+            )
         raise DataError(f"{what} column {name} not found in {known} of {self._name}")
+
+    def timestamp_indexes(self, schema: Schema) -> list[int]:
+        """The fields of the timestamp columns: every one must exist, even behind a column
+        that is never null, as Confluent's."""
+        return [self.field_index(schema, n, "Timestamp") for n in self.timestamp_columns]
+
+    def incrementing_index(self, schema: Schema) -> int | None:
+        """The field of the incrementing column; None when there is none."""
+        if not self.incrementing_column:
+            return None
+        return self.field_index(schema, self.incrementing_column, "Incrementing")
+
+    def timestamp_at(self, values: list[Any], indexes: list[int]) -> dt.datetime | None:
+        """A row's timestamp offset: its first non-null timestamp column (COALESCE)."""
+        for i in indexes:
+            v = values[i]
+            if v is not None:
+                if self.granularity.logical:
+                    moment: dt.datetime = v
+                    return moment
+                return self.timestamp_of(v)
+        return None
+
+    def incrementing_at(self, values: list[Any], index: int) -> int:
+        """A row's incrementing offset, as the long Confluent's offset holds."""
+        assert self.incrementing_column is not None
+        return incrementing_value(values[index], self.incrementing_column, self._name)
 
     def extract_values(
         self, schema: Schema, values: list[Any]
     ) -> tuple[dt.datetime | None, int | None]:
         """The (timestamp, incrementing) offset values of one row's struct values: the first
         non-null timestamp column, and the incrementing column as a long."""
-        timestamp = None
-        for name in self.timestamp_columns:
-            v = values[self.field_index(schema, name, "Timestamp")]
-            if v is not None:
-                timestamp = v
-                break
-        incrementing = None
-        if self.incrementing_column:
-            index = self.field_index(schema, self.incrementing_column, "Incrementing")
-            incrementing = incrementing_value(values[index], self.incrementing_column, self._name)
-        return timestamp, incrementing
+        timestamp = self.timestamp_at(values, self.timestamp_indexes(schema))
+        index = self.incrementing_index(schema)
+        return timestamp, None if index is None else self.incrementing_at(values, index)
 
 
 def incrementing_value(value: Any, column: str, where: str) -> int:
@@ -199,6 +242,7 @@ class Querier:
         numeric_mapping: str,
         key_columns: list[str] | None,
         tolerate_errors: bool = False,
+        granularity: Granularity = CONNECT_LOGICAL,
     ) -> None:
         self.dialect = dialect
         self.tolerate_errors = tolerate_errors
@@ -255,7 +299,10 @@ class Querier:
             if mode in (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
             else None,
             self.timestamp_columns,
+            granularity=granularity,
+            zone=dialect.zone,
         )
+        self.granularity = granularity
 
     @property
     def name(self) -> str:
@@ -315,6 +362,7 @@ class Querier:
             self.dialect.zone,
             postgres=self.postgres,
             native_temporal=not isinstance(self.dialect, SqliteDialect),
+            granularity=self.granularity,
         )
         if self.mapping is None or mapping.schema != self.mapping.schema:
             self._prepare(mapping)
@@ -327,17 +375,10 @@ class Querier:
         return self.criteria.field_index(mapping.schema, name, what)
 
     def _prepare(self, mapping: RowMapping) -> None:
-        self._ts_indexes = [
-            self._field_index(mapping, c, "Timestamp") for c in self.timestamp_columns
-        ]
+        self._ts_indexes = self.criteria.timestamp_indexes(mapping.schema)
         self._ts_columns = [mapping.columns[i] for i in self._ts_indexes]
         self._mixed_zones = len({c.instant for c in self._ts_columns}) > 1
-        self._inc_index = (
-            self._field_index(mapping, self.incrementing_column, "Incrementing")
-            if self.incrementing_column
-            and self.mode in (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING)
-            else None
-        )
+        self._inc_index = self.criteria.incrementing_index(mapping.schema)
         self._key = None
         if self.key_columns:
             indexes = tuple(self._field_index(mapping, c, "Primary key") for c in self.key_columns)
@@ -412,7 +453,8 @@ class Querier:
         elif mode == MODE_INCREMENTING:
             index = self._inc_index
             assert index is not None
-            incs = [self._incrementing_value(values[index]) for values in values_of]
+            at = self.criteria.incrementing_at
+            incs = [at(values, index) for values in values_of]
             if incs:
                 self.last_incrementing = incs[-1]
             offsets = [{INCREMENTING_FIELD: inc} for inc in incs]
@@ -459,7 +501,7 @@ class Querier:
         for j, values in enumerate(values_of):
             offset: dict[str, Any] = {}
             if self._inc_index is not None:
-                self.last_incrementing = self._incrementing_value(values[self._inc_index])
+                self.last_incrementing = self.criteria.incrementing_at(values, self._inc_index)
             ts = self._timestamp_value(values)
             if mode == MODE_TIMESTAMP:
                 if j + 1 < n:
@@ -485,32 +527,24 @@ class Querier:
         return offsets
 
     def _pending_timestamp(self) -> dt.datetime | None:
+        """The timestamp of the row read ahead, converting only the field it comes from."""
         assert self._pending is not None and self.mapping is not None
         mapping = self.mapping
+        values: list[Any] = [None] * len(mapping.indexes)
         for i in self._ts_indexes:
             v = self._pending[mapping.indexes[i]]
             if v is not None:
-                for index, convert in mapping.converters:
-                    if index == i:
-                        v = convert(v)
-                value: dt.datetime = v
-                return value
-        return None
+                convert = dict(mapping.converters).get(i)
+                values[i] = v if convert is None else convert(v)
+                break
+        return self._timestamp_value(values)
 
     def _timestamp_value(self, values: list[Any]) -> dt.datetime | None:
-        for i in self._ts_indexes:
-            v = values[i]
-            if v is not None:
-                value: dt.datetime = v
-                if value.tzinfo is None and self._mixed_zones:
-                    # COALESCE over naive (UTC) and aware columns: compare as aware.
-                    return value.replace(tzinfo=dt.UTC)
-                return value
-        return None
-
-    def _incrementing_value(self, value: Any) -> int:
-        assert self.incrementing_column is not None
-        return incrementing_value(value, self.incrementing_column, self.name)
+        value = self.criteria.timestamp_at(values, self._ts_indexes)
+        if value is not None and value.tzinfo is None and self._mixed_zones:
+            # COALESCE over naive (UTC) and aware columns: compare as aware.
+            return value.replace(tzinfo=dt.UTC)
+        return value
 
     def end_query(self) -> None:
         """Close the open query and end its transaction."""

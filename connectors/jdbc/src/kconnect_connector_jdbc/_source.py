@@ -28,6 +28,7 @@ from kconnect_sdk import (
 
 from . import _config as c
 from ._dialect import Dialect, TableId, dialect_for, to_sqlalchemy_url
+from ._granularity import granularity
 from ._querier import (
     INCREMENTING_FIELD,
     PROTOCOL_KEY,
@@ -50,7 +51,6 @@ _OFFSET_KEYS = frozenset({INCREMENTING_FIELD, TIMESTAMP_FIELD, TIMESTAMP_NANOS_F
 # defaults). Any other value would be silently ignored, changing what is copied or how, so it
 # is refused instead.
 _UNSUPPORTED: Final[dict[str, frozenset[str]]] = {
-    "timestamp.granularity": frozenset({"", "connect_logical"}),
     "timestamp.columns.mapping": frozenset({""}),
     "incrementing.column.mapping": frozenset({""}),
     "transaction.isolation.mode": frozenset({"", "default"}),
@@ -71,6 +71,19 @@ def _check_unsupported(props: Mapping[str, str]) -> None:
                 f"(Confluent's default behaviour is the only one implemented)",
                 name=key,
             )
+
+
+def _validate_query(settings: _Settings, conn: Any, value: ConfigValue) -> None:
+    dialect = settings.dialect
+    try:
+        dialect.validate_query(conn, settings.query)
+    except Exception as exc:
+        # PostgreSQL's message goes on with the statement and a caret: its first line says it.
+        reason = dialect.describe_error(exc).splitlines()[0]
+        value.add_error_message(
+            f"query {settings.query!r:.200} is not valid on {dialect.display_url}: {reason}; "
+            "check its syntax and the table and column names against the database"
+        )
 
 
 class _Settings:
@@ -136,6 +149,7 @@ class _Settings:
         if mapping is None:
             mapping = "precision_only" if cfg[c.NUMERIC_PRECISION_MAPPING] else "none"
         self.numeric_mapping: str = str(mapping).lower()
+        self.granularity = granularity(cfg[c.TIMESTAMP_GRANULARITY])
         self.timestamp_columns: list[str] = [
             t.strip() for t in cfg[c.TIMESTAMP_COLUMN_NAME] if t.strip()
         ]
@@ -302,7 +316,7 @@ class JdbcSourceConnector(SourceConnector):
             target = by_name.get(getattr(exc, "name", None) or c.MODE) or by_name[c.MODE]
             target.add_error_message(str(exc))
             return values
-        if settings.query or settings.mode == c.MODE_BULK:
+        if settings.mode == c.MODE_BULK and not settings.query:
             return values
         try:
             conn = settings.dialect.connect(1, 0.0, lambda: True)
@@ -310,6 +324,9 @@ class JdbcSourceConnector(SourceConnector):
             by_name[c.CONNECTION_URL].add_error_message(str(exc))
             return values
         try:
+            if settings.query:
+                _validate_query(settings, conn, by_name[c.QUERY])
+                return values
             for table in _discover(settings, conn):
                 try:
                     settings.check_columns(conn, table)
@@ -580,6 +597,7 @@ class JdbcSourceTask(SourceTask):
             numeric_mapping=settings.numeric_mapping,
             key_columns=key_columns,
             tolerate_errors=self._tolerate,
+            granularity=settings.granularity,
         )
 
     def _connection(self, querier: Querier) -> Any:
