@@ -20,6 +20,10 @@ class Bucket:
     name: str
     tasks: list[S3SinkTask] = field(default_factory=list)
 
+    @property
+    def client(self) -> Any:
+        return client_of(self.service)
+
     def props(self, **extra: str) -> dict[str, str]:
         props = {
             "name": "s3-test",
@@ -39,14 +43,13 @@ class Bucket:
         return props
 
     def listing(self) -> list[str]:
-        client = self.service.client()
         out: list[str] = []
-        for page in client.get_paginator("list_objects_v2").paginate(Bucket=self.name):
+        for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.name):
             out += [o["Key"] for o in page.get("Contents", [])]
         return sorted(out)
 
     def read(self, key: str) -> bytes:
-        body: bytes = self.service.client().get_object(Bucket=self.name, Key=key)["Body"].read()
+        body: bytes = self.client.get_object(Bucket=self.name, Key=key)["Body"].read()
         return body
 
     def snapshot(self) -> dict[str, bytes]:
@@ -66,13 +69,25 @@ class Bucket:
         return task, context
 
     def uploads_in_progress(self) -> list[str]:
-        response = self.service.client().list_multipart_uploads(Bucket=self.name)
+        response = self.client.list_multipart_uploads(Bucket=self.name)
         return [u["Key"] for u in response.get("Uploads", [])]
+
+
+_CLIENTS: dict[str, Any] = {}
+
+
+def client_of(service: Any) -> Any:
+    """One boto3 client per endpoint for the tests' own requests: making a client costs
+    more than most requests."""
+    client = _CLIENTS.get(service.endpoint_url)
+    if client is None:
+        client = _CLIENTS[service.endpoint_url] = service.client()
+    return client
 
 
 def new_bucket(service: Any) -> Bucket:
     name = f"kc-{uuid.uuid4().hex[:12]}"
-    service.client().create_bucket(Bucket=name)
+    client_of(service).create_bucket(Bucket=name)
     return Bucket(service, name)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import logging
 import time
@@ -13,6 +14,8 @@ from typing import Any, Final, TypeVar
 import boto3
 import botocore.config
 import botocore.exceptions
+import botocore.loaders
+import botocore.session
 from kconnect_sdk import ConnectError, RetriableError
 
 from ._config import S3SinkSettings
@@ -73,6 +76,19 @@ def _proxy_url(url: str, user: str, password: str | None) -> str:
     return urlunsplit(parts._replace(netloc=f"{auth}@{host}"))
 
 
+@functools.cache
+def _shared_loader() -> botocore.loaders.Loader:
+    return botocore.loaders.create_loader()
+
+
+def _new_session() -> boto3.session.Session:
+    """A fresh session (credentials are resolved anew for each task) that shares the parsed
+    service models: loading them is most of a client's cost, about half a second."""
+    core = botocore.session.get_session()
+    core.register_component("data_loader", _shared_loader())
+    return boto3.session.Session(botocore_session=core)
+
+
 class S3Storage:
     """One boto3 client per task, and the retry policy for every request it makes."""
 
@@ -106,7 +122,7 @@ class S3Storage:
         if key_id and secret:
             kwargs["aws_access_key_id"] = key_id
             kwargs["aws_secret_access_key"] = secret
-        self.client: Any = boto3.session.Session().client("s3", **kwargs)
+        self.client: Any = _new_session().client("s3", **kwargs)
 
     def call(self, what: str, fn: Callable[..., T], **kwargs: Any) -> T:
         """``fn(**kwargs)``, retried with exponential backoff while it fails transiently.
