@@ -25,30 +25,40 @@ fi
 
 # Most of the suite's wall time is spent waiting on services (group joins, restarts, kills,
 # Spark jobs): in one session a full run used about 9 minutes of CPU in 30 minutes. So the
-# tests run as two pytest sessions at once, each with its own broker, S3 endpoint, schema
+# tests run as three pytest sessions at once, each with its own broker, S3 endpoint, schema
 # registry, private MariaDB, PostgreSQL database and Spark session (the testkit's session
-# fixtures), split so that both take about as long (on Apache Kafka: 28 minutes for the
-# runtime's tests and 28 for the packages' before the crash and DataFrame tests, which
-# is why those two groups sit on different sides). The second session's output follows
-# the first's.
+# fixtures), split so that they take about as long: the runtime's tests; the SDK, converters,
+# transforms, testkit, speedups, the differential suite and the crash suites; the catalogue's
+# connectors with the multi-worker distributed tests. The other sessions' output follows the
+# first's.
 second=(
-  sdk/tests converters connectors transforms/tests testkit/tests speedups/tests compat
+  sdk/tests converters transforms/tests testkit/tests speedups/tests compat
   runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
 )
+third=(connectors runtime/tests/test_distributed_group.py)
 first=(runtime/tests)
-for path in "${second[@]}"; do
+for path in "${second[@]}" "${third[@]}"; do
   case "$path" in runtime/tests/*) first+=("--ignore=$path") ;; esac
 done
-log="$(mktemp -t kconnect-tests-XXXXXX.log)"
-uv run --no-sync pytest -p no:cacheprovider --durations=15 "${second[@]}" >"$log" 2>&1 &
-other=$!
+second_log="$(mktemp -t kconnect-tests-XXXXXX.log)"
+third_log="$(mktemp -t kconnect-tests-XXXXXX.log)"
+uv run --no-sync pytest -p no:cacheprovider --durations=15 "${second[@]}" >"$second_log" 2>&1 &
+second_pid=$!
+uv run --no-sync pytest -p no:cacheprovider --durations=15 "${third[@]}" >"$third_log" 2>&1 &
+third_pid=$!
 status=0
 uv run --no-sync pytest --durations=15 "${first[@]}" || status=$?
-other_status=0
-wait "$other" || other_status=$?
+second_status=0
+wait "$second_pid" || second_status=$?
+third_status=0
+wait "$third_pid" || third_status=$?
 echo
-echo "=== second pytest session: ${second[*]} (exit $other_status) ==="
-cat "$log"
-rm -f "$log"
+echo "=== second pytest session: ${second[*]} (exit $second_status) ==="
+cat "$second_log"
+echo
+echo "=== third pytest session: ${third[*]} (exit $third_status) ==="
+cat "$third_log"
+rm -f "$second_log" "$third_log"
 if [ "$status" -ne 0 ]; then exit "$status"; fi
-exit "$other_status"
+if [ "$second_status" -ne 0 ]; then exit "$second_status"; fi
+exit "$third_status"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import sqlite3
@@ -223,19 +224,26 @@ def kc_mariadb() -> Iterator[MariaDBServer]:
     base = Path(tempfile.mkdtemp(prefix="kc-mariadb-"))
     datadir, sock = base / "data", base / "mysqld.sock"
     as_root = ["--user=root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    setup = subprocess.run(
-        [
-            install_db,
-            "--no-defaults",
-            f"--datadir={datadir}",
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-            *as_root,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    for attempt in range(3):
+        setup = subprocess.run(
+            [
+                install_db,
+                "--no-defaults",
+                f"--datadir={datadir}",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                *as_root,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if setup.returncode == 0:
+            break
+        # Two test sessions bootstrapping at the same moment can trip over each other's
+        # temporary files; a second try a moment later succeeds.
+        shutil.rmtree(datadir, ignore_errors=True)
+        time.sleep(1.0 + attempt + random.random())
     if setup.returncode != 0:
         shutil.rmtree(base, ignore_errors=True)
         _unavailable("MariaDB", f"mariadb-install-db failed: {setup.stderr[-500:]}", install)
