@@ -34,7 +34,7 @@ from ._filters import GroupFilter, TopicFilter, group_filter, topic_filter
 from ._formats import Checkpoint
 from ._kafka import ClusterAdmin, KafkaAdmin
 from ._offset_syncs import OffsetSyncStore
-from ._partitions import validate_source_offset, validate_source_partition
+from ._partitions import check_offsets
 from ._policy import ReplicationPolicy
 from ._scheduler import Scheduler
 from ._topic_log import TopicLog
@@ -207,12 +207,7 @@ class MirrorCheckpointConnector(SourceConnector):
         props: Mapping[str, str],
         offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
     ) -> bool:
-        for partition, offset in offsets:
-            if offset is None:
-                continue
-            validate_source_partition(partition, ("group", "topic"), with_partition=True)
-            validate_source_offset(partition, offset, only_zero=True)
-        return True
+        return check_offsets(offsets, ("group", "topic"), with_partition=True, only_zero=True)
 
     def _create_internal_topics(self) -> None:
         assert self._config is not None and self.target_admin is not None

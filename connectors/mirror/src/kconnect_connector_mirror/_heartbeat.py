@@ -17,7 +17,7 @@ from kconnect_sdk import ConfigDef, Schema, SourceConnector, SourceRecord, Sourc
 from ._config import HEARTBEAT_CONFIG_DEF, MirrorConfig
 from ._formats import Heartbeat
 from ._kafka import KafkaAdmin
-from ._partitions import validate_source_offset, validate_source_partition
+from ._partitions import check_offsets
 
 __all__ = ["MirrorHeartbeatConnector", "MirrorHeartbeatTask"]
 
@@ -63,14 +63,12 @@ class MirrorHeartbeatConnector(SourceConnector):
         props: Mapping[str, str],
         offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
     ) -> bool:
-        for partition, offset in offsets:
-            if offset is None:
-                continue
-            validate_source_partition(
-                partition, ("sourceClusterAlias", "targetClusterAlias"), with_partition=False
-            )
-            validate_source_offset(partition, offset, only_zero=True)
-        return True
+        return check_offsets(
+            offsets,
+            ("sourceClusterAlias", "targetClusterAlias"),
+            with_partition=False,
+            only_zero=True,
+        )
 
 
 class MirrorHeartbeatTask(SourceTask):

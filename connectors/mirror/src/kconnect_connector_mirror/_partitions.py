@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kconnect_sdk import ConnectError
@@ -74,3 +74,21 @@ def validate_source_offset(
         raise ConnectError(
             f"{where} has an invalid value {value} for the 'offset' key, which cannot be negative"
         )
+
+
+def check_offsets(
+    offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
+    partition_keys: Iterable[str],
+    *,
+    with_partition: bool,
+    only_zero: bool,
+) -> bool:
+    """A mirror connector's ``alter_offsets``: every offset checked, none of them stored
+    anywhere but in Connect's offset store (True: the connector accepts them)."""
+    keys = tuple(partition_keys)
+    for partition, offset in offsets:
+        if offset is None:
+            continue  # a tombstone is allowed for anything, so garbage can always be cleaned up
+        validate_source_partition(partition, keys, with_partition=with_partition)
+        validate_source_offset(partition, offset, only_zero=only_zero)
+    return True

@@ -44,7 +44,7 @@ from ._filters import ConfigPropertyFilter, TopicFilter, config_property_filter,
 from ._formats import OffsetSync
 from ._kafka import ClusterAdmin, KafkaAdmin, TopicConfigEntry, new_consumer, new_producer
 from ._offset_syncs import OffsetSyncWriter
-from ._partitions import validate_source_offset, validate_source_partition
+from ._partitions import check_offsets
 from ._policy import ReplicationPolicy
 from ._scheduler import Scheduler
 
@@ -299,16 +299,10 @@ class MirrorSourceConnector(SourceConnector):
         props: Mapping[str, str],
         offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
     ) -> bool:
-        for partition, offset in offsets:
-            if offset is None:
-                # Tombstones are allowed for anything, so garbage can always be cleaned up.
-                continue
-            validate_source_partition(
-                partition, (SOURCE_CLUSTER_KEY, TOPIC_KEY), with_partition=True
-            )
-            validate_source_offset(partition, offset, only_zero=False)
         # The source consumer never commits, so validating the format is all there is to do.
-        return True
+        return check_offsets(
+            offsets, (SOURCE_CLUSTER_KEY, TOPIC_KEY), with_partition=True, only_zero=False
+        )
 
     # -- the connector's background work (Kafka's method names, for the ported tests) --
 
