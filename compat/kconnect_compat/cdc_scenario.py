@@ -11,7 +11,9 @@ Four option sets, each run by one Debezium and one kconnect connector: ``default
 mode at its default) captures the whole database with transaction metadata, heartbeats,
 TRUNCATE events and the signaling table; the others capture ``types`` (and, but for ``connect``, ``long_times``), each with
 another ``decimal.handling.mode``, ``time.precision.mode``,
-``bigint.unsigned.handling.mode`` and ``binary.handling.mode``.
+``bigint.unsigned.handling.mode`` and ``binary.handling.mode`` (``string_hex`` with
+``enable.time.adjuster=false``). Every set captures ``zero_dates``: zero dates in NOT NULL
+and nullable columns, and years 0-99, snapshotted and streamed.
 """
 
 from __future__ import annotations
@@ -78,6 +80,38 @@ _TYPES_NAMES = (
     " c_year, c_enum, c_set, c_json, c_point, c_linestring, c_polygon, c_multipoint,"
     " c_geometry, c_geomcoll, c_null"
 )
+
+
+ZERO_DATES_COLUMNS = """
+    id INT NOT NULL PRIMARY KEY,
+    d DATE NOT NULL, d_null DATE NULL, d_dflt DATE NOT NULL DEFAULT '2000-01-01',
+    d_zero_dflt DATE NOT NULL DEFAULT '0000-00-00',
+    dt DATETIME NOT NULL, dt3 DATETIME(3) NOT NULL, dt6 DATETIME(6) NOT NULL,
+    dt_null DATETIME(6) NULL, dt_now DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, ts6 TIMESTAMP(6) NOT NULL DEFAULT '0000-00-00 00:00:00.000000',
+    ts_null TIMESTAMP NULL, y YEAR NOT NULL
+"""
+
+# (d, d_null, d_dflt, d_zero_dflt, dt, dt3, dt6, dt_null, dt_now, ts, ts6, ts_null, y)
+_ZERO_DATES_ROWS = (
+    "'0000-00-00', '0000-00-00', '0000-00-00', '0000-00-00', '0000-00-00 00:00:00',"
+    " '0000-00-00 00:00:00.000', '0000-00-00 00:00:00.000000', '0000-00-00 00:00:00',"
+    " '0000-00-00 00:00:00', '0000-00-00 00:00:00', '0000-00-00 00:00:00', '0000-00-00 00:00:00',"
+    " 1999",
+    "'2021-00-05', '2021-03-00', '0000-05-05', '0000-00-00', '2021-00-05 01:02:03',"
+    " '0000-05-05 01:02:03.456', '2021-03-00 00:00:00.000001', '0000-05-05 00:00:00',"
+    " '2020-01-01 00:00:00', '2020-01-01 00:00:00', '2020-01-01 00:00:00.5', NULL, 2000",
+    "'0069-12-31', '0070-01-01', '0001-02-03', '0099-12-31', '0069-06-07 08:09:10',"
+    " '0070-01-01 00:00:00.001', '0005-02-28 23:59:59.999999', '0099-12-31 23:59:59.5',"
+    " '0100-01-01 00:00:00', '1970-01-01 00:00:01', '2038-01-19 03:14:07.999999', NULL, 1901",
+    "'0004-02-29', '0096-02-29', '0100-02-28', '2069-01-01', '0000-01-01 00:00:00',"
+    " '0072-02-29 12:00:00.000', '0068-02-29 00:00:00.000000', NULL, '1969-12-31 23:59:59',"
+    " '2000-01-01 00:00:00', '2000-01-01 00:00:00.000001', '0000-00-00 00:00:00', 2155",
+)
+
+
+def _zero_dates_row(ident: int, values: str) -> str:
+    return f"INSERT INTO zero_dates VALUES ({ident}, {values})"
 
 
 def _types_row(ident: int, values: str) -> str:
@@ -148,6 +182,12 @@ SETUP: tuple[str, ...] = (
         (2, '-01:00:00', '25:00:00.125', '-00:00:00.5'),
         (3, NULL, NULL, NULL),
         (4, '00:00:00', '23:59:59.999', '24:00:00.000000')""",
+    # Zero dates (MariaDB stores them only without NO_ZERO_DATE/NO_ZERO_IN_DATE) and years
+    # 0-99, which enable.time.adjuster reads as two-digit years.
+    "SET SESSION sql_mode = ''",
+    f"CREATE TABLE zero_dates ({ZERO_DATES_COLUMNS})",
+    *(_zero_dates_row(i, row) for i, row in enumerate(_ZERO_DATES_ROWS, 1)),
+    "SET SESSION sql_mode = DEFAULT",
     """CREATE TABLE orders (
         id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
         customer VARCHAR(40) NOT NULL,
@@ -189,14 +229,15 @@ SNAPSHOT_ROWS: dict[str, dict[str, int]] = {
     "default": {
         "types": 3,
         "long_times": 4,
+        "zero_dates": 4,
         "orders": 6,
         "order_lines": 3,
         "notes": 2,
         "marker": 1,
     },
-    "double_connect": {"types": 3},
-    "string_hex": {"types": 3, "long_times": 4},
-    "isostring": {"types": 3, "long_times": 4},
+    "double_connect": {"types": 3, "zero_dates": 4},
+    "string_hex": {"types": 3, "long_times": 4, "zero_dates": 4},
+    "isostring": {"types": 3, "long_times": 4, "zero_dates": 4},
 }
 
 DML: tuple[tuple[str, ...], ...] = (
@@ -212,6 +253,12 @@ DML: tuple[tuple[str, ...], ...] = (
     ("INSERT INTO long_times VALUES (5, '-00:00:01', '-00:00:00.5', '100:00:00.000001')",),
     ("UPDATE long_times SET t = '24:00:00' WHERE id = 1",),
     ("DELETE FROM types WHERE id = 2",),
+    # The same zero dates and years 0-99 from the binlog.
+    (
+        "SET SESSION sql_mode = ''",
+        *(_zero_dates_row(10 + i, row) for i, row in enumerate(_ZERO_DATES_ROWS, 1)),
+        "UPDATE zero_dates SET d = '0000-00-00', dt6 = '0000-00-00 00:00:00' WHERE id = 13",
+    ),
     ("INSERT INTO orders (customer, amount, status) VALUES ('gus', 12.34, 'new')",),
     ("UPDATE orders SET amount = 11.00, updated = '2024-05-06 07:08:09.100' WHERE id = 1",),
     # A new primary key: a delete (and its tombstone) and a create.
@@ -297,7 +344,7 @@ OPTION_SETS: dict[str, dict[str, str]] = {
         "time.precision.mode": "connect",
         "bigint.unsigned.handling.mode": "precise",
         "binary.handling.mode": "base64",
-        "table.include.list": f"{DATABASE}.types",
+        "table.include.list": f"{DATABASE}.types,{DATABASE}.zero_dates",
     },
     # Debezium 3.5 refuses time.precision.mode=adaptive ("no longer supported").
     "string_hex": {
@@ -305,14 +352,15 @@ OPTION_SETS: dict[str, dict[str, str]] = {
         "time.precision.mode": "adaptive_time_microseconds",
         "bigint.unsigned.handling.mode": "long",
         "binary.handling.mode": "hex",
-        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times",
+        "enable.time.adjuster": "false",
+        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times,{DATABASE}.zero_dates",
     },
     "isostring": {
         "decimal.handling.mode": "precise",
         "time.precision.mode": "isostring",
         "bigint.unsigned.handling.mode": "precise",
         "binary.handling.mode": "base64-url-safe",
-        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times",
+        "table.include.list": f"{DATABASE}.types,{DATABASE}.long_times,{DATABASE}.zero_dates",
     },
 }
 

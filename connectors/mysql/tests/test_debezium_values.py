@@ -89,13 +89,6 @@ def test_float_with_scale_is_the_32_bit_value_widened() -> None:
     assert _convert(column, 1234.567) == 1234.5670166015625
 
 
-def test_adaptive_time_in_milliseconds_wraps_as_javas_int() -> None:
-    column = _column("time", length=0)
-    assert _convert(
-        column, dt.timedelta(hours=838, minutes=59, seconds=59), time_mode="adaptive"
-    ) == (-1274568296)
-
-
 def test_temporal_defaults_and_comments_are_in_the_field_schema() -> None:
     date = _column("date", has_default=True, default_expression="'2000-01-01'")
     assert field_schema(date, **MODES).default == 10957

@@ -14,7 +14,7 @@ from .conftest import Db, base_config, drain, payload, start_task, wait_streamin
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decoder_path")]
 
 
-@pytest.mark.parametrize("mode", ["adaptive_time_microseconds", "adaptive", "connect"])
+@pytest.mark.parametrize("mode", ["adaptive_time_microseconds", "isostring", "connect"])
 def test_snapshot_and_binlog_give_the_same_temporal_values(
     kc_mariadb: Any, kc_kafka: str, mdb: Db, mode: str
 ) -> None:

@@ -20,7 +20,16 @@ from typing import Any, Final
 
 from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct
 
-__all__ = ["Column", "Table", "field_schema", "make_struct", "value_converter"]
+from ._decoder import _civil_days
+
+__all__ = [
+    "Column",
+    "Table",
+    "default_expression",
+    "field_schema",
+    "make_struct",
+    "value_converter",
+]
 
 Converter = Callable[[Any], Any]
 
@@ -261,6 +270,8 @@ def column_from_information_schema(row: dict[str, Any]) -> Column:
     has_default = default is not None or nullable
     if isinstance(default, str) and default.upper() == "NULL":
         default = None
+    elif isinstance(default, str) and not default.startswith("'"):
+        default = default_expression(default)
     elif isinstance(default, str) and len(default) >= 2 and default[0] == default[-1] == "'":
         # MariaDB quotes a literal default; Debezium records the literal itself.
         default = default[1:-1].replace("''", "'").replace("\\\\", "\\")
@@ -323,9 +334,18 @@ def _decimal_builder(precision: int, scale: int) -> SchemaBuilder:
 
 
 def schema_builder(
-    column: Column, *, decimal_mode: str, time_mode: str, bigint_mode: str, binary_mode: str
+    column: Column,
+    *,
+    decimal_mode: str,
+    time_mode: str,
+    bigint_mode: str,
+    binary_mode: str,
+    time_adjuster: bool = True,
 ) -> SchemaBuilder:
-    """The builder Debezium's value converters start from for ``column`` (before optional/default)."""
+    """The builder Debezium's value converters start from for ``column`` (before optional/default).
+
+    ``time_adjuster`` (``enable.time.adjuster``) changes values only, never schemas.
+    """
     t = column.data_type
     unsigned = column.unsigned
     if t == "json":
@@ -390,8 +410,6 @@ def schema_builder(
             return _named(SchemaBuilder.int32(), "org.apache.kafka.connect.data.Time")
         if time_mode == "isostring":
             return _named(SchemaBuilder.string(), "io.debezium.time.IsoTime")
-        if time_mode == "adaptive" and _time_precision(column) <= 3:
-            return _named(SchemaBuilder.int32(), "io.debezium.time.Time")
         return _named(SchemaBuilder.int64(), "io.debezium.time.MicroTime")
     if t == "datetime":
         if time_mode == "connect":
@@ -407,7 +425,7 @@ def schema_builder(
     return SchemaBuilder.string()
 
 
-def field_schema(column: Column, **modes: str) -> Schema:
+def field_schema(column: Column, **modes: Any) -> Schema:
     """The Connect schema of ``column``'s field in the Value/Key structs."""
     builder = schema_builder(column, **modes)
     if column.optional:
@@ -421,7 +439,7 @@ def field_schema(column: Column, **modes: str) -> Schema:
     return builder.build()
 
 
-def _default_value(column: Column, builder: SchemaBuilder, modes: dict[str, str]) -> Any:
+def _default_value(column: Column, builder: SchemaBuilder, modes: dict[str, Any]) -> Any:
     expr = column.default_expression
     if expr is None:
         return None
@@ -454,15 +472,43 @@ def _default_value(column: Column, builder: SchemaBuilder, modes: dict[str, str]
     return None
 
 
-def _temporal_default(column: Column, text: str, modes: dict[str, str]) -> Any:
+_ZERO_DATE_PART: Final = re.compile(r"\d{4}-\d{2}-00|\d{4}-00-\d{2}|0000-\d{2}-\d{2}")
+_EPOCH_TEXT: Final = "1970-01-01 00:00:00"
+_CURRENT_TIMESTAMP: Final = re.compile(r"(?i)(?:current_timestamp|now)\s*(?:\(\s*\d*\s*\))?")
+
+
+def default_expression(text: str | None) -> str | None:
+    """A DEFAULT as Debezium's DDL parser records it: ``CURRENT_TIMESTAMP`` and ``NOW()``
+    (any precision) stand for the epoch, ``1970-01-01 00:00:00``."""
+    if text is not None and _CURRENT_TIMESTAMP.fullmatch(text.strip()):
+        return _EPOCH_TEXT
+    return text
+
+
+def _temporal_default(column: Column, text: str, modes: dict[str, Any]) -> Any:
     """A literal DATE/DATETIME/TIMESTAMP/TIME default as the column's values are written;
-    None for CURRENT_TIMESTAMP and other expressions (raises ValueError on those)."""
+    None for other expressions (raises ValueError on those).
+
+    As Debezium's default value converter: a zero date (a zero year, month or day) is no
+    default of a nullable column and the epoch of a NOT NULL one; a TIMESTAMP defaulting to
+    the epoch (``CURRENT_TIMESTAMP``) is no default when nullable and
+    ``1970-01-01T00:00:00Z`` (no fraction) when NOT NULL.
+    """
     t = column.data_type
     natural: Any
-    if t == "date":
-        natural = _dt.date.fromisoformat(text)
-    elif t in ("datetime", "timestamp"):
-        natural = _dt.datetime.fromisoformat(text)
+    if t in ("date", "datetime", "timestamp"):
+        text = text.strip()
+        zero = text == "0" or _ZERO_DATE_PART.match(text) is not None
+        if t == "timestamp" and (zero or text == _EPOCH_TEXT):
+            return None if column.optional else _ZONED_EPOCH
+        if zero:
+            if column.optional:
+                return None
+            text = _EPOCH_TEXT
+        if t == "date":
+            natural = _dt.date.fromisoformat(text[:10])
+        else:
+            natural = _dt.datetime.fromisoformat(text)
     else:
         sign = -1 if text.startswith("-") else 1
         hours, minutes, seconds = text.lstrip("-").split(":")
@@ -489,12 +535,6 @@ def make_struct(schema: Schema, values: list[Any]) -> Struct:
     return struct
 
 
-def _fast(convert: Converter, kind: str) -> Converter:
-    """Tag a converter with the binlog decoder's direct path for it (see ``_decoder``)."""
-    convert.kc_fast = kind  # type: ignore[attr-defined]  # a plain function attribute
-    return convert
-
-
 def _days(value: Any) -> Any:
     if isinstance(value, _dt.date):
         return (
@@ -509,18 +549,6 @@ def _micro_time(value: Any) -> Any:
     if isinstance(value, _dt.timedelta):
         return (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
     return value if isinstance(value, int) else None
-
-
-def _java_int(value: int) -> int:
-    """A Java ``(int)`` cast: the low 32 bits, signed."""
-    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
-
-
-def _milli_time(value: Any) -> Any:
-    """TIME as Debezium's Time (adaptive, precision <= 3): the duration's milliseconds cast to
-    Java's int, which wraps past 24 days as Debezium's does (838:59:59 is -1274568296)."""
-    micros = _micro_time(value)
-    return None if micros is None else _java_int(micros // 1000)
 
 
 _DAY_MICROS: Final = 86_400_000_000
@@ -561,6 +589,27 @@ def _epoch_micros(value: Any) -> Any:
     if isinstance(value, _dt.date):
         return (value - _EPOCH_DATE).days * 86_400_000_000
     return None
+
+
+def _epoch_millis(value: Any) -> Any:
+    micros = _epoch_micros(value)
+    return None if micros is None else micros // 1000
+
+
+def _iso_date(value: Any) -> Any:
+    """DATE as Debezium's IsoDate: the date at UTC, ISO_OFFSET_DATE (``2018-06-20Z``)."""
+    return value.isoformat() + "Z" if isinstance(value, _dt.date) else None
+
+
+def _connect_date(value: Any) -> Any:
+    return value if isinstance(value, _dt.date) else None
+
+
+def _connect_timestamp(value: Any) -> Any:
+    """DATETIME as Connect's Timestamp, which has millisecond precision: microseconds cut."""
+    if not isinstance(value, _dt.datetime):
+        return None
+    return value.replace(microsecond=value.microsecond // 1000 * 1000, tzinfo=_UTC)
 
 
 def _zoned(precision: int) -> Converter:
@@ -675,6 +724,186 @@ def _connect_time(name: str) -> Callable[[Any], Any]:
     return convert
 
 
+_DAY_MS: Final = 86_400_000
+_YEAR_100: Final = -683_003  # days from 1970-01-01 back to 0100-01-01
+_ZONED_EPOCH: Final = "1970-01-01T00:00:00Z"
+
+
+def _two_digit_year(year: int) -> int:
+    """MySQL's reading of a two-digit year (Debezium's ``adjustTemporal``): 00-69 are
+    2000-2069, 70-99 are 1970-1999. Neither shift changes whether the year is a leap year,
+    so no day needs clamping."""
+    if 0 <= year <= 69:
+        return year + 2000
+    if 70 <= year <= 99:
+        return year + 1900
+    return year
+
+
+def _adjusted(convert: Converter) -> Converter:
+    """``convert`` after the two-digit-year adjustment of a date or datetime."""
+
+    def adjusted(v: Any) -> Any:
+        if isinstance(v, _dt.date) and v.year < 100:
+            v = v.replace(year=_two_digit_year(v.year))
+        return convert(v)
+
+    return adjusted
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian (year, month, day) ``days`` after 1970-01-01."""
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def _fast_fix(unit: int, adjust: bool, fallback: Any) -> Converter:
+    """What follows the decoders' direct path (days, or epoch ms/us, of a DATE/DATETIME;
+    None for a zero date) to give Debezium's value: the fallback for a zero date, and years
+    0-99 as Debezium reads them (a zero year is a zero date; others adjusted or kept)."""
+    limit = _YEAR_100 * unit
+
+    def fix(v: Any) -> Any:
+        if v is None:
+            return fallback
+        if v >= limit:
+            return v
+        days, rest = divmod(v, unit)
+        year, month, day = _civil_from_days(days)
+        if year < 1:
+            return fallback
+        if adjust:
+            year = _two_digit_year(year)
+        return _civil_days(year, month, day) * unit + rest
+
+    return fix
+
+
+def _fallback(column: Column, schema: Schema, time_mode: str, connect: Any, iso: Any) -> Any:
+    """Debezium's value for a NOT NULL temporal column that has none (a zero date): the
+    field's default, else the epoch in the field's representation; None when nullable."""
+    if column.optional:
+        return None
+    if schema.default is not None:
+        return schema.default
+    if column.data_type == "timestamp":
+        return _ZONED_EPOCH
+    if time_mode == "connect":
+        return connect
+    if time_mode == "isostring":
+        return iso
+    return 0
+
+
+def _temporal(column: Column, schema: Schema, time_mode: str, adjust: bool) -> Converter:
+    """DATE, TIME, DATETIME or TIMESTAMP values as Debezium writes them under ``time_mode``."""
+    t = column.data_type
+    precision = _time_precision(column)
+    convert: Converter
+    fast: str | None = None
+    connect_epoch: Any = None
+    iso_epoch = ""
+    if t == "date":
+        connect_epoch, iso_epoch = _EPOCH_DATE, "1970-01-01Z"
+        if time_mode == "isostring":
+            convert = _iso_date
+        elif time_mode == "connect":
+            convert = _connect_date
+        else:
+            convert, fast = _days, "date_days"
+    elif t == "time":
+        connect_epoch, iso_epoch = _dt.time(0), "00:00:00Z"
+        if time_mode == "connect":
+            convert = _connect_time(column.name)
+        elif time_mode == "isostring":
+            convert = _iso_time
+        else:
+            convert = _micro_time
+    elif t == "datetime":
+        connect_epoch, iso_epoch = _EPOCH.replace(tzinfo=_UTC), "1970-01-01T00:00:00Z"
+        if time_mode == "isostring":
+            convert = _iso_timestamp
+        elif time_mode == "connect":
+            convert = _connect_timestamp
+        elif precision <= 3:
+            convert, fast = _epoch_millis, "datetime_ms"
+        else:
+            convert, fast = _epoch_micros, "datetime_us"
+    else:
+        convert = _zoned(precision)
+    if adjust and t in ("date", "datetime"):
+        convert = _adjusted(convert)
+    fallback = _fallback(column, schema, time_mode, connect_epoch, iso_epoch)
+    out = _column_converter(convert, fallback)
+    if t == "timestamp":
+        # Debezium's snapshot reads a TIMESTAMP as a java.sql.Timestamp, which it writes with
+        # ISO_OFFSET_DATE_TIME (no trailing zeros), the binlog's with the column's digits.
+        out.kc_snapshot = _column_converter(_iso_timestamp, fallback)  # type: ignore[attr-defined]  # a plain function attribute
+        return out
+    if t == "time":
+        return out
+    out.kc_year_zero = _snapshot_year_zero(t, out, adjust, fallback, time_mode)  # type: ignore[attr-defined]  # a plain function attribute
+    if fast is not None:
+        # The decoders' direct path for this converter (see ``_decoder``), and what
+        # finishes its number (zero dates, years 0-99).
+        unit = {"date_days": 1, "datetime_ms": _DAY_MS, "datetime_us": _DAY_MICROS}[fast]
+        out.kc_fast = fast  # type: ignore[attr-defined]  # a plain function attribute
+        out.kc_after_fast = _fast_fix(unit, adjust, fallback)  # type: ignore[attr-defined]  # a plain function attribute
+    return out
+
+
+def _column_converter(convert: Converter, fallback: Any) -> Converter:
+    """``convert`` as a function of the column's own (it carries the column's attributes),
+    giving ``fallback`` where ``convert`` has no value."""
+
+    def column_converter(v: Any) -> Any:
+        out = convert(v)
+        return fallback if out is None else out
+
+    return column_converter
+
+
+_YEAR_ZERO_TEXT: Final = re.compile(r"0000-(\d\d)-(\d\d)(?: (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?)?")
+
+
+def _snapshot_year_zero(
+    t: str, convert: Converter, adjust: bool, fallback: Any, time_mode: str
+) -> Converter:
+    """Debezium's snapshot reading of a DATE/DATETIME text with year 0000 and a month and
+    day (the binlog has no value for it): a DATE is year 0 (then adjusted to 2000), a
+    DATETIME year 1 (the java.sql.Timestamp it is read through has no year 0; then 2001)."""
+
+    def read(text: Any) -> Any:
+        match = _YEAR_ZERO_TEXT.fullmatch(text) if isinstance(text, str) else None
+        if match is None or match[1] == "00" or match[2] == "00":
+            return fallback
+        month, day = int(match[1]), int(match[2])
+        try:
+            if t == "datetime":
+                hour, minute, second = (int(match[i] or 0) for i in (3, 4, 5))
+                micros = int((match[6] or "").ljust(6, "0"))
+                return convert(_dt.datetime(1, month, day, hour, minute, second, micros))
+            if adjust:
+                return convert(_dt.date(2000, month, day))
+            _dt.date(4, month, day)  # a real day of a leap year, as year 0 is
+        except ValueError:
+            return fallback
+        if time_mode == "isostring":
+            return f"0000-{month:02d}-{day:02d}Z"
+        if time_mode == "connect":
+            return fallback  # Connect's Date, a Python date here, has no year 0
+        return _civil_days(0, month, day)
+
+    return read
+
+
 def value_converter(
     column: Column,
     schema: Schema,
@@ -683,12 +912,17 @@ def value_converter(
     time_mode: str,
     bigint_mode: str,
     binary_mode: str,
+    time_adjuster: bool = True,
 ) -> Converter | None:
     """Turns the column's natural Python value into Debezium's; None where it is already that.
 
     Natural values: int for integers and YEAR (unsigned as unsigned), float, decimal.Decimal,
     str for text/ENUM/SET labels, bytes for binary, BIT and geometry, datetime.date,
-    datetime.datetime (naive; TIMESTAMP in UTC), datetime.timedelta for TIME.
+    datetime.datetime (naive; TIMESTAMP in UTC), datetime.timedelta for TIME; None for NULL
+    and for a zero date (one with a zero year, month or day), which has no value.
+
+    ``time_adjuster`` is ``enable.time.adjuster``: DATE and DATETIME years 0-99 as
+    MySQL reads two-digit years.
     """
     t = column.data_type
     if t == "bigint" and column.unsigned:
@@ -721,36 +955,6 @@ def value_converter(
         return lambda v: (
             ",".join(sorted(v, key=(column.enum_values or []).index)) if isinstance(v, set) else v
         )
-    if t == "date":
-        if time_mode == "isostring":
-            # Debezium's IsoDate: the date at UTC, ISO_OFFSET_DATE ("2018-06-20Z").
-            return lambda v: v.isoformat() + "Z" if isinstance(v, _dt.date) else None
-        if time_mode == "connect":
-            return lambda v: v if isinstance(v, _dt.date) else None
-        return _fast(_days, "date_days")
-    if t == "time":
-        if time_mode == "connect":
-            return _connect_time(column.name)
-        if time_mode == "isostring":
-            return _iso_time
-        if time_mode == "adaptive" and _time_precision(column) <= 3:
-            return _milli_time
-        return _micro_time
-    if t == "datetime":
-        if time_mode == "isostring":
-            return _iso_timestamp
-        if time_mode == "connect":
-            # Connect's Timestamp has millisecond precision: microseconds are cut.
-            return lambda v: (
-                v.replace(microsecond=v.microsecond // 1000 * 1000, tzinfo=_UTC)
-                if isinstance(v, _dt.datetime)
-                else None
-            )
-        if _time_precision(column) <= 3:
-            return _fast(
-                lambda v: None if (m := _epoch_micros(v)) is None else m // 1000, "datetime_ms"
-            )
-        return _fast(_epoch_micros, "datetime_us")
-    if t == "timestamp":
-        return _zoned(_time_precision(column))
+    if t in ("date", "time", "datetime", "timestamp"):
+        return _temporal(column, schema, time_mode, time_adjuster)
     return None

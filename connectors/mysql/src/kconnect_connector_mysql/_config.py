@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from kconnect_sdk import (
     CaseInsensitiveValidString,
@@ -34,6 +34,29 @@ _H, _M, _LO = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 
 def _one_of(*values: str) -> CaseInsensitiveValidString:
     return CaseInsensitiveValidString.one_of(*values)
+
+
+class _TimePrecisionMode:
+    """``time.precision.mode``: Debezium 3.5's binlog connectors refuse ``adaptive``, whose
+    millisecond TIME overflows past 24 days; the other values as a case-insensitive list."""
+
+    allowed = CaseInsensitiveValidString.one_of(
+        "adaptive_time_microseconds", "connect", "isostring"
+    )
+
+    def __call__(self, name: str, value: Any) -> None:
+        if isinstance(value, str) and value.lower() == "adaptive":
+            raise ConfigError(
+                f"Invalid value {value} for configuration {name}: the 'adaptive' "
+                f"{name} is no longer supported (as in Debezium 3.5); use one of "
+                f"(case insensitive): {', '.join(self.allowed.allowed)}",
+                name=name,
+                value=value,
+            )
+        self.allowed(name, value)
+
+    def __str__(self) -> str:
+        return str(self.allowed)
 
 
 SNAPSHOT_MODES: Final = (
@@ -195,9 +218,18 @@ CONFIG_DEF: Final = (
         "time.precision.mode",
         _S,
         "adaptive_time_microseconds",
-        _one_of("adaptive_time_microseconds", "adaptive", "connect", "isostring"),
+        _TimePrecisionMode(),
         importance=_M,
-        documentation="How temporal values are represented.",
+        documentation="How temporal values are represented: adaptive_time_microseconds, connect "
+        "or isostring (adaptive is refused, as by Debezium 3.5).",
+    )
+    .define(
+        "enable.time.adjuster",
+        _B,
+        True,
+        importance=_M,
+        documentation="Read DATE and DATETIME years 0-99 as two-digit years: 00-69 as "
+        "2000-2069, 70-99 as 1970-1999.",
     )
     .define(
         "bigint.unsigned.handling.mode",
@@ -588,6 +620,7 @@ class Settings:
     inconsistent_mode: str
     gtid_excludes: list[re.Pattern[str]] | None
     config: ParsedConfig
+    time_adjuster: bool = True
 
     def key_columns_for(self, db: str, table: str) -> list[str] | None:
         name = f"{db}.{table}"
@@ -781,4 +814,5 @@ def parse_settings(props: Mapping[str, str]) -> Settings:
         inconsistent_mode=config["inconsistent.schema.handling.mode"].lower(),
         gtid_excludes=_patterns(config["gtid.source.excludes"]),
         config=config,
+        time_adjuster=config["enable.time.adjuster"],
     )

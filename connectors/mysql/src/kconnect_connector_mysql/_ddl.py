@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from ._columns import Column, Table
+from ._columns import Column, Table, default_expression
 
 __all__ = ["DdlParseError", "SchemaState", "TableChange"]
 
@@ -416,7 +416,9 @@ class _Parser:
             # CURRENT_TIMESTAMP(3), NOW(), UUID() ...
             start = self.i
             self.skip_parens()
-            return t[1] + "".join(x[1] for x in self.toks[start : self.i])
+            return default_expression(t[1] + "".join(x[1] for x in self.toks[start : self.i]))
+        if t[0] == "w":
+            return default_expression(sign + t[1])
         return sign + t[1]
 
 

@@ -275,10 +275,26 @@ def _time2(packed: int) -> _dt.timedelta:
     return _dt.timedelta(microseconds=-total if negative else total)
 
 
-def _timestamp2(seconds: int, micros: int) -> _dt.datetime | None:
-    if seconds == 0 and micros == 0:
-        return None  # the zero timestamp
+def _timestamp2(seconds: int, micros: int) -> _dt.datetime:
+    # The zero TIMESTAMP is 0 seconds, so the epoch: Debezium's binlog reader writes it as
+    # the epoch (TIMESTAMP values start at 1970-01-01 00:00:01).
     return _EPOCH + _dt.timedelta(seconds=seconds, microseconds=micros)
+
+
+# TIMESTAMP2's fraction: bytes stored -> microseconds per unit.
+_TS2_FRACTION: Final = {0: 0, 1: 10000, 2: 100, 3: 1}
+
+
+def _timestamp2_bytes(raw: bytes) -> _dt.datetime:
+    """A TIMESTAMP2 value from its bytes (big-endian seconds, then the fraction)."""
+    return _timestamp2(
+        int.from_bytes(raw[:4], "big"), int.from_bytes(raw[4:], "big") * _TS2_FRACTION[len(raw) - 4]
+    )
+
+
+def _then_timestamp2(convert: Callable[[Any], Any] | None, raw: bytes | None) -> Any:
+    value = None if raw is None else _timestamp2_bytes(raw)
+    return value if convert is None else convert(value)
 
 
 def _json_binary(raw: bytes) -> Any:
@@ -489,12 +505,36 @@ def build_decoder(
         )
         slots = {i: pos for pos, i in enumerate(include)}
         plan = tuple(
-            (*column, slots.get(i, -1), None if i in fast else conv_of.get(i), _name(semantic, i))
+            (
+                *column,
+                slots.get(i, -1),
+                _plan_converter(wire_columns[i], conv_of, i, fast),
+                _name(semantic, i),
+            )
             for i, column in enumerate(columns)
         )
         decoder: RowDecoder = compiled.RowDecoder(plan, len(include), decimal.Decimal, where)
         return decoder
     return _generate(wire_columns, semantic, include, converters, fast=fast, where=where)
+
+
+def _plan_converter(
+    wire: Any, conv_of: dict[int, Callable[[Any], Any] | None], i: int, fast: dict[int, str]
+) -> Callable[[Any], Any] | None:
+    """The callable of column ``i`` in the compiled plan (see ``_column_plan``)."""
+    conv = _after(conv_of.get(i), i in fast)
+    if wire.type == TIMESTAMP2 and i in conv_of:
+        return functools.partial(_then_timestamp2, conv)
+    return conv
+
+
+def _after(conv: Callable[[Any], Any] | None, fast: bool) -> Callable[[Any], Any] | None:
+    """What a column's decoded value goes through: its converter, or for a direct path what
+    finishes the path's result (``kc_after_fast``)."""
+    if not fast:
+        return conv
+    after: Callable[[Any], Any] | None = getattr(conv, "kc_after_fast", None)
+    return after
 
 
 def _name(semantic: Sequence[Any], i: int) -> str:
@@ -547,7 +587,9 @@ def _column_plan(
         mode = {"datetime_ms": 1, "datetime_us": 2}.get(fast or "", 0)
         return k.DATETIME2, 5, wire.fsp, mode, None, None, None
     if t == TIMESTAMP2:
-        return k.TIMESTAMP2, 4, wire.fsp, 0, None, None, None
+        # Read as its bytes: the compiled reader has no value for the zero TIMESTAMP, which
+        # Debezium writes as the epoch; _then_timestamp2 makes the value.
+        return k.BIT, 4 + (wire.fsp + 1) // 2, 0, 0, None, None, None
     if t == TIME2:
         return k.TIME2, 3, wire.fsp, 0, None, None, None
     raise _unsupported(t, i)
@@ -595,8 +637,8 @@ def _generate(
         _read_column(gen, 3, i, wire, sem, out=out, fast=fast.get(i))
     values = []
     for pos, i in enumerate(include):
-        conv = converters[pos]
-        if conv is None or i in fast:
+        conv = _after(converters[pos], i in fast)
+        if conv is None:
             values.append(f"v{i}")
         else:
             name = gen.bind(f"_c{i}", conv)

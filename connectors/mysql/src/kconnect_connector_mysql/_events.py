@@ -202,11 +202,12 @@ class EventSchemas:
         self.settings = settings
         self.connector = connector
         self.source_schema = _source_schema(connector)
-        self.modes = {
+        self.modes: dict[str, Any] = {
             "decimal_mode": settings.decimal_mode,
             "time_mode": settings.time_mode,
             "bigint_mode": settings.bigint_mode,
             "binary_mode": settings.binary_mode,
+            "time_adjuster": settings.time_adjuster,
         }
         d = settings.delimiter
         self.schema_change_key = (

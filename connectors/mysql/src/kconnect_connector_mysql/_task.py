@@ -897,18 +897,48 @@ def _column_converters(
     out: list[Callable[[Any], Any] | None] = []
     for given, data_type in zip(converters, data_types, strict=True):
         kind = getattr(given, "kc_fast", None)
+        # Debezium's snapshot reads some values as its binlog reader does not: a TIMESTAMP
+        # (kc_snapshot), a DATE/DATETIME of year 0000 (kc_year_zero).
+        snapshot = getattr(given, "kc_snapshot", None)
+        year_zero = getattr(given, "kc_year_zero", None)
         conv = given
+        direct: Callable[[Any], Any] | None = None
         if data_type == "date" and kind == "date_days":
-            conv = _text_temporal("text_days", _text_days)
+            direct = _text_temporal("text_days", _text_days)
         elif data_type == "datetime" and kind in ("datetime_ms", "datetime_us"):
             if kind == "datetime_ms":
-                conv = _text_temporal("text_millis", _text_millis)
+                direct = _text_temporal("text_millis", _text_millis)
             else:
-                conv = _text_temporal("text_micros", _text_micros)
+                direct = _text_temporal("text_micros", _text_micros)
+        if direct is not None:
+            # The direct path's number, finished as the converter says (zero dates, years
+            # 0-99).
+            after = getattr(given, "kc_after_fast", None) or _same
+            conv = functools.partial(_snapshot_number, direct, after, year_zero or _same)
+        elif snapshot is not None:
+            conv = snapshot
         elif data_type in ("date", "datetime") and given is not None:
-            conv = _via_pymysql(given, data_type)
+            conv = _via_pymysql(given, data_type, year_zero)
         out.append(conv)
     return out
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _snapshot_number(
+    direct: Callable[[Any], Any],
+    after: Callable[[Any], Any],
+    year_zero: Callable[[Any], Any],
+    v: Any,
+) -> Any:
+    """A DATE/DATETIME text to Debezium's number: the direct path, finished by ``after``;
+    text it has no number for (a zero date, year 0000) to ``year_zero``."""
+    out = direct(v)
+    if out is None and v is not None:
+        return year_zero(v)
+    return after(out)
 
 
 def _row_converter(
@@ -929,12 +959,24 @@ def _row_converter(
     return fn
 
 
-def _via_pymysql(conv: Callable[[Any], Any], data_type: str) -> Callable[[Any], Any]:
-    """``conv`` over pymysql's own parsing of the text (the modes without a direct path)."""
+def _via_pymysql(
+    conv: Callable[[Any], Any], data_type: str, year_zero: Callable[[Any], Any] | None
+) -> Callable[[Any], Any]:
+    """``conv`` over pymysql's own parsing of the text (the modes without a direct path);
+    text pymysql cannot parse (a zero date, year 0000) to ``year_zero`` when given."""
     from pymysql.converters import convert_date, convert_datetime
 
     parse = convert_date if data_type == "date" else convert_datetime
-    return lambda v: conv(None if v is None else parse(v))
+    if year_zero is None:
+        return lambda v: conv(None if v is None else parse(v))
+
+    def convert(v: Any) -> Any:
+        if v is None:
+            return conv(None)
+        parsed = parse(v)
+        return year_zero(v) if isinstance(parsed, str) else conv(parsed)
+
+    return convert
 
 
 # Days since the epoch of the ``YYYY-MM-DD`` texts seen: a table's dates repeat, and a dict
