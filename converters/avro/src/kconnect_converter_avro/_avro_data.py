@@ -37,6 +37,8 @@ from kconnect_sdk import (
     validate_value,
 )
 
+from ._record_encoder import inline_check, record_encoder
+
 __all__ = [
     "ANYTHING_SCHEMA",
     "AvroData",
@@ -321,8 +323,11 @@ def _render(node: Any, names: dict[str, Any], space: str | None) -> Any:
         full = _full_name(node, space)
         ns, short = full.rsplit(".", 1) if "." in full else (None, full)
         if full in names:
-            if names[full] is not node and names[full] != node:
-                # Avro names one definition per name; Avro Java refuses the same.
+            known = names[full]
+            if known is not node and known != node and not _same_but_parameters(known, node):
+                # Avro names one definition per name; Avro Java refuses the same. Definitions
+                # differing only in their Connect parameters are one Avro type: the later
+                # ones' parameters travel on the fields that refer to it (see _add_field).
                 raise DataError(
                     f"Can't redefine: {full} (two different Connect schemas map to this Avro "
                     f"name; give them distinct names)"
@@ -353,6 +358,13 @@ def _render(node: Any, names: dict[str, Any], space: str | None) -> Any:
     if isinstance(kind, list | dict):
         return _render(kind, names, space)
     return node
+
+
+def _same_but_parameters(first: Mapping[str, Any], second: Mapping[str, Any]) -> bool:
+    def rest(node: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in node.items() if k != CONNECT_PARAMETERS_PROP}
+
+    return rest(first) == rest(second)
 
 
 def render_avro_schema(node: Any) -> Any:
@@ -440,6 +452,11 @@ _LOGICAL_TO_CONNECT: Final[Mapping[str, Callable[[Schema, Any], Any]]] = {
 
 def _identity(value: Any) -> Any:
     return value
+
+
+def _untagged(datum: Any) -> Any:
+    # fastavro reads a union member of a named type as (name, datum) when asked to.
+    return datum[1] if datum.__class__ is tuple else datum
 
 
 def _required_identity(value: Any) -> Any:
@@ -585,6 +602,11 @@ _PRIMITIVE_CHECKS: Final[Mapping[Type, Callable[[Any], Any]]] = {
     Type.BOOLEAN: _boolean_check,
     Type.STRING: _string_check,
     Type.BYTES: _bytes_check,
+}
+
+# The checks whose passing test the generated record encoders write inline.
+_INLINE_KINDS: Final[Mapping[Callable[[Any], Any], Type]] = {
+    check: kind for kind, check in _PRIMITIVE_CHECKS.items()
 }
 
 _LOGICAL_PYTHON: Final[Mapping[str, tuple[type, ...]]] = {
@@ -1137,6 +1159,12 @@ class AvroData:
     def _compile_encoder(
         self, schema: Schema, avro: Any, names: _AvroNames, space: str | None, *, top: bool = False
     ) -> Callable[[Any], Any]:
+        return self._compile_field_encoder(schema, avro, names, space)[0]
+
+    def _compile_field_encoder(
+        self, schema: Schema, avro: Any, names: _AvroNames, space: str | None
+    ) -> tuple[Callable[[Any], Any], str | None]:
+        """The encoder of ``schema``'s values and, for a plain primitive, its inline test."""
         avro, space = names.resolve(avro, space)
         optional = schema.optional
         if isinstance(avro, list) and not _is_union_schema(schema):
@@ -1144,22 +1172,24 @@ class AvroData:
             member = next(m for m in avro if not _avro_equal_null(m))
             avro, space = names.resolve(member, space)
         inner = self._compile_encoder_inner(schema, avro, names, space)
+        kind = _INLINE_KINDS.get(inner)
+        test = None if kind is None else inline_check(kind)
         what = schema.type.value
         if optional:
 
             def opt(value: Any) -> Any:
                 return None if value is None else inner(value)
 
-            return opt
+            return opt, None if test is None else "({v} is None or " + test + ")"
         if schema.type is Type.STRUCT and not _is_union_schema(schema):
-            return inner  # refuses null itself, saving a call per record
+            return inner, None  # refuses null itself, saving a call per record
 
         def required(value: Any) -> Any:
             if value is None:
                 raise DataError(f"Found null value for non-optional schema ({what})")
             return inner(value)
 
-        return required
+        return required, test
 
     def _compile_encoder_inner(
         self, schema: Schema, avro: Any, names: _AvroNames, space: str | None
@@ -1232,10 +1262,13 @@ class AvroData:
         avro_fields = {f["name"]: f["type"] for f in avro["fields"]}
         names_out: list[str] = []
         convs: list[Callable[[Any], Any]] = []
+        tests: list[str | None] = []
         for field in schema.fields:
             fname = scrub_name(field.name) if st.scrub_invalid_names else field.name
             names_out.append(fname)
-            convs.append(self._compile_encoder(field.schema, avro_fields[fname], names, space))
+            conv, test = self._compile_field_encoder(field.schema, avro_fields[fname], names, space)
+            convs.append(conv)
+            tests.append(test)
         defaults = [f.schema.default for f in schema.fields]
         has_defaults = any(d is not None for d in defaults) and not st.ignore_default_for_nullables
         names_t = tuple(names_out)
@@ -1262,7 +1295,14 @@ class AvroData:
                         raise _nested(exc, name) from exc.__cause__
                 raise
 
-        return struct_to_record
+        return record_encoder(
+            schema,
+            names=names_out,
+            convs=convs,
+            tests=tests,
+            defaults=defaults if has_defaults else None,
+            generic=struct_to_record,
+        )
 
     def _compile_union_encoder(
         self, schema: Schema, avro: Any, names: _AvroNames, space: str | None
@@ -1796,9 +1836,17 @@ class AvroData:
     def _compile_decoder_inner(self, schema: Schema) -> Callable[[Any], Any]:
         st = self.settings
         logical = _LOGICAL_TO_CONNECT.get(schema.name or "")
+        named = _is_enum_schema(schema) or _is_fixed_schema(schema)
         if logical is not None:
+            if named:
+                return lambda datum: logical(schema, _untagged(datum))
             return lambda datum: logical(schema, datum)
         kind = schema.type
+        if named:
+            # An Avro enum or fixed: a member of a union read with its type's name.
+            if kind is Type.BYTES:
+                return lambda datum: bytes(_untagged(datum))
+            return _untagged
         if kind is Type.BYTES:
             return lambda datum: bytes(datum) if type(datum) is not bytes else datum
         if kind.is_primitive:
@@ -1951,6 +1999,17 @@ def _check_datum(schema: Schema, datum: Any, names_of: Callable[[str], str]) -> 
         raise DataError(f"Found null value for non-optional schema ({schema.type.value})")
     name = schema.name or ""
     kind = schema.type
+    if (
+        datum.__class__ is tuple
+        and len(datum) == 2
+        and isinstance(datum[0], str)
+        and (
+            (kind is Type.STRUCT and not _is_union_schema(schema))
+            or _is_enum_schema(schema)
+            or _is_fixed_schema(schema)
+        )
+    ):
+        datum = datum[1]  # a member of a union of named types, with its type's name
     if name in _LOGICAL_PYTHON:
         if isinstance(datum, _LOGICAL_PYTHON[name]):
             return
@@ -1998,8 +2057,6 @@ def _check_datum(schema: Schema, datum: Any, names_of: Callable[[str], str]) -> 
         return
     if _is_union_schema(schema):
         return  # the union decoder finds the member or refuses the datum itself
-    if isinstance(datum, tuple) and len(datum) == 2 and isinstance(datum[0], str):
-        datum = datum[1]
     if not isinstance(datum, Mapping):
         raise _wrong_type("record", "a dict", datum)
     for field in schema.fields:

@@ -154,7 +154,7 @@ class _WritePlan:
 class _ReadPlan:
     """Everything reading values written with one schema id needs, prepared once."""
 
-    __slots__ = ("decode", "header", "named_unions", "parsed", "raw_bytes", "schema")
+    __slots__ = ("decode", "header", "named_unions", "parsed", "raw_bytes", "schema", "tag_all")
 
     def __init__(
         self, schema: Schema | None, parsed: Any, decode: Callable[[Any], Any], header: bytes
@@ -164,11 +164,16 @@ class _ReadPlan:
         self.decode = decode
         self.header = header
         self.raw_bytes = _is_bytes_schema(parsed)
-        # Only unions of several named types need fastavro to say which member it read.
-        self.named_unions = _has_named_union(parsed)
+        # Only unions of several named types need fastavro to say which member it read,
+        # and those where a named type's datum looks like another member's (an enum symbol
+        # and a string): then fastavro must name every named member it reads.
+        self.tag_all = schema is not None and _has_ambiguous_union(parsed)
+        self.named_unions = self.tag_all or _has_named_union(parsed)
 
     def read(self, data: bytes) -> Any:
         body = io.BytesIO(data[5:])
+        if self.tag_all:
+            return fastavro.schemaless_reader(body, self.parsed, None, return_named_type=True)
         if self.named_unions:
             return fastavro.schemaless_reader(
                 body, self.parsed, None, return_named_type=True, return_named_type_override=True
@@ -190,6 +195,50 @@ def _has_named_union(node: Any) -> bool:
             return _has_named_union(node["items"])
         if kind == "map":
             return _has_named_union(node["values"])
+    return False
+
+
+# A named type's datum and the plain Avro type whose datum fastavro gives as the same Python
+# type: in one union they are told apart only by the name fastavro can attach.
+_LOOKALIKE: Final = {"enum": "string", "fixed": "bytes", "record": "map", "error": "map"}
+
+
+def _has_ambiguous_union(parsed: Any) -> bool:
+    kinds: dict[str, str] = {}
+    unions: list[list[Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            unions.append(node)
+            for member in node:
+                walk(member)
+        elif isinstance(node, dict):
+            kind = node.get("type")
+            if kind in _LOOKALIKE and "name" in node:
+                kinds[node["name"]] = kind
+            if isinstance(kind, list | dict):
+                walk(kind)
+            for field in node.get("fields", ()):
+                walk(field["type"])
+            for key in ("items", "values"):
+                if key in node:
+                    walk(node[key])
+
+    walk(parsed)
+
+    def kind_of(member: Any) -> str | None:
+        if isinstance(member, str):
+            return kinds.get(member, member)
+        if isinstance(member, dict):
+            kind = member.get("type")
+            return kind if isinstance(kind, str) else None
+        return None
+
+    for union in unions:
+        member_kinds = [kind_of(m) for m in union]
+        named = [k for k in member_kinds if k in _LOOKALIKE]
+        if len(named) == 1 and _LOOKALIKE[named[0]] in member_kinds:
+            return True
     return False
 
 
