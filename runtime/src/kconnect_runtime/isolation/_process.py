@@ -90,6 +90,9 @@ def call_timeout_s(config: Mapping[str, str]) -> float:
         ) from exc
 
 
+_START_TIMEOUT_S = 30.0  # how long a plugin host may take to start and say hello
+
+
 class PluginProcess:
     """One plugin host subprocess and the request/response channel to it.
 
@@ -142,7 +145,9 @@ class PluginProcess:
             target=self._read_stderr, args=(self._proc.stderr,), daemon=True, name="plugin-host-err"
         )
         self._stderr_reader.start()
-        hello = self._next_frame(self.timeout_s, "handshake")
+        # Starting an interpreter is not a plugin call: a busy machine may take seconds, so
+        # the start has a bound of its own, never shorter than a call's.
+        hello = self._next_frame(max(self.timeout_s, _START_TIMEOUT_S), "handshake")
         info = hello.get("hello") if isinstance(hello, dict) else None
         if not isinstance(info, dict) or info.get("protocol") != PROTOCOL_VERSION:
             self.kill()
