@@ -31,7 +31,7 @@ from kconnect_sdk import (
     Type,
     Values,
 )
-from kconnect_sdk._values import _escape, _Tokens
+from kconnect_sdk._values import _escape, _Parser
 
 UTC = dt.UTC
 WHITESPACE = "\n \t \t\n"
@@ -577,15 +577,19 @@ def test_malformed_containers_fail_to_convert(convert: Any, text: str) -> None:
 
 
 def _tokens(text: str) -> list[str]:
-    tokens = _Tokens(text)
-    return [tokens.token(i) for i in range(len(tokens.spans))]
+    parser = _Parser(text)
+    tokens = []
+    while parser.has_next():
+        tokens.append(parser.next())
+    return tokens
 
 
 def test_should_consume_multiple_tokens() -> None:
-    tokens = _tokens("a:b:c:d:e:f:g:h")
-    assert "".join(tokens[:5]) == "a:b:c"
-    assert tokens[5:8] == [":", "d", ":"]
-    assert len(tokens[8:]) == 7  # fewer than eight remain
+    parser = _Parser("a:b:c:d:e:f:g:h")
+    assert parser.next_tokens(5) == "a:b:c"
+    assert [parser.next(), parser.next(), parser.next()] == [":", "d", ":"]
+    assert parser.next_tokens(8) is None  # fewer than eight remain: nothing consumed
+    assert parser.next_tokens(7) == "e:f:g:h"
 
 
 @pytest.mark.parametrize(
@@ -656,7 +660,7 @@ def test_should_parse_strings_with_multiple_delimiters(text: str, expected: list
 
 def test_can_consume() -> None:
     # Kafka's canConsume test has no body; consuming a delimiter and a padded token:
-    tokens = _Tokens(" [ 1 ]")
+    tokens = _Parser(" [ 1 ]")
     assert tokens.can_consume("[")
     assert tokens.can_consume("1")
     assert tokens.can_consume("]")

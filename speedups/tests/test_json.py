@@ -30,6 +30,11 @@ def java_double(value: float) -> bytes:
     assert isinstance(exponent, int)
     text = "".join(map(str, digits)).rstrip("0") or "0"
     power = len(digits) + exponent - 1
+    if len(text) == 1:
+        # At least two digits: the two closest to the value when they read back as it.
+        two = f"{decimal.Decimal(magnitude):.1e}"
+        if float(two) == magnitude:
+            text, power = two[0] + two[2].rstrip("0"), int(two[4:])
     sign = "-" if value < 0 else ""
     return f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode()
 
@@ -48,7 +53,9 @@ def java_double(value: float) -> bytes:
         (123456789.5, b"1.234567895E8"),
         (1e16, b"1.0E16"),
         (-1.5e-5, b"-1.5E-5"),
-        (5e-324, b"5.0E-324"),  # as the pure-Python path; Java writes 4.9E-324
+        (5e-324, b"4.9E-324"),  # at least two digits: the two closest to the value
+        (1e-323, b"9.9E-324"),
+        (-5e-323, b"-4.9E-323"),
         (1.7976931348623157e308, b"1.7976931348623157E308"),
         (0.1 + 0.2, b"0.30000000000000004"),
     ],
@@ -58,7 +65,10 @@ def test_doubles_as_java_writes_them(value: float, text: bytes) -> None:
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.floats(allow_nan=False, allow_infinity=False))
+@given(
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.integers(1, 2**20).map(lambda bits: struct.unpack("<d", struct.pack("<q", bits))[0])
+)
 def test_any_double_as_java_writes_it(value: float) -> None:
     assert _json.format_double(value) == java_double(value)
 
@@ -172,9 +182,13 @@ class SV(NamedTuple):
 NULL = SV(None, None)
 
 
+def long_loads(data: Any) -> Any:
+    return ("long_loads", bytes(data))
+
+
 def test_decode_schemaless() -> None:
     items = [("t", b'{"a":[1,2.5,null]}'), ("t", None), ("t", b'"x"')]
-    out = _json.decode_schemaless(items, orjson.loads, SV, NULL)
+    out = _json.decode_schemaless(items, orjson.loads, SV, NULL, long_loads)
     assert out == [SV(None, {"a": [1, 2.5, None]}), NULL, SV(None, "x")]
     assert all(type(sv) is SV for sv in out)
     assert out[1] is NULL
@@ -183,11 +197,11 @@ def test_decode_schemaless() -> None:
 def test_decode_schemaless_raises_what_loads_raises_and_restores_the_collector() -> None:
     assert gc.isenabled()
     with pytest.raises(orjson.JSONDecodeError):
-        _json.decode_schemaless([("t", b"{}"), ("t", b"{bad")], orjson.loads, SV, NULL)
+        _json.decode_schemaless([("t", b"{}"), ("t", b"{bad")], orjson.loads, SV, NULL, long_loads)
     assert gc.isenabled()
     gc.disable()
     try:
-        _json.decode_schemaless([("t", b"1")], orjson.loads, SV, NULL)
+        _json.decode_schemaless([("t", b"1")], orjson.loads, SV, NULL, long_loads)
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
@@ -539,11 +553,83 @@ def test_parse_size_hints_and_caches_keep_values_apart() -> None:
 
 
 def test_decode_schemaless_uses_orjson_for_what_the_parser_hands_back() -> None:
-    items = [("t", b'"\\u00e9"'), ("t", b"18446744073709551616"), ("t", bytearray(b"[1]"))]
-    out = _json.decode_schemaless(items, orjson.loads, SV, NULL)
-    assert out == [SV(None, "é"), SV(None, 18446744073709551616.0), SV(None, [1])]
+    items = [("t", b'"\\u00e9"'), ("t", b"[1]"), ("t", bytearray(b"[1]"))]
+    out = _json.decode_schemaless(items, orjson.loads, SV, NULL, long_loads)
+    assert out == [SV(None, "é"), SV(None, [1]), SV(None, ("long_loads", b"[1]"))]
     with pytest.raises(orjson.JSONDecodeError, match="infinity"):
-        _json.decode_schemaless([("t", b"1e400")], orjson.loads, SV, NULL)
+        _json.decode_schemaless([("t", b"1e400")], orjson.loads, SV, NULL, long_loads)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (b"9223372036854775807", 2**63 - 1),
+        (b"-9223372036854775808", -(2**63)),
+        (b"9223372036854775808", -(2**63)),
+        (b"-9223372036854775809", 2**63 - 1),
+        (b"18446744073709551615", -1),
+        (b"18446744073709551616", 0),
+        (b"-18446744073709551617", -1),
+        (b"123456789012345678901234567890", -4362896299872285998),
+        (b"[1" + b"0" * 400 + b"]", [0]),
+        (b'{"a":[99999999999999999999,1.5e19]}', {"a": [7766279631452241919, 1.5e19]}),
+    ],
+)
+def test_decode_schemaless_keeps_the_low_64_bits_of_long_integers(text: bytes, value: Any) -> None:
+    # Kafka reads them with BigInteger.longValue; the compiled parser reads them itself.
+    assert _json.decode_schemaless([("t", text)], orjson.loads, SV, NULL, long_loads) == [
+        SV(None, value)
+    ]
+    n = int(text.strip(b"[]")) if text[0] != 123 else None
+    if n is not None:
+        assert ((n + 2**63) % 2**64) - 2**63 == (value[0] if isinstance(value, list) else value)
+
+
+def test_decode_schemaless_hands_texts_with_long_digit_runs_to_long_loads() -> None:
+    # What the parser cannot read (an escape) goes to orjson.loads, or to long_loads when a
+    # run of 19 digits may be an integer beyond int64 (orjson would read a double).
+    items = [
+        ("t", b'["\\n",18446744073709551616]'),
+        ("t", b'["\\n","1234567890123456789"]'),
+        ("t", b'["\\n",123456789012345678]'),
+    ]
+    assert _json.decode_schemaless(items, orjson.loads, SV, NULL, long_loads) == [
+        SV(None, ("long_loads", items[0][1])),
+        SV(None, ("long_loads", items[1][1])),
+        SV(None, ["\n", 123456789012345678]),
+    ]
+
+
+def test_parse_and_read_payloads_do_not_wrap_long_integers() -> None:
+    # With a schema an integer beyond int64 is the schema's decoder's to refuse.
+    assert _json.parse(b"[18446744073709551616]", HANDED_BACK) is HANDED_BACK
+    assert _json.parse(b"9223372036854775808", HANDED_BACK) == 2**63
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        (float("nan"), True),
+        (-math.inf, True),
+        ({"a": [1, {"b": (2.0, math.inf)}]}, True),
+        ({"a": [1.5, None, "NaN", {"b": 1e308}]}, False),
+        ([[[[[]]]]], False),
+        ({"k": 1}, False),
+    ],
+)
+def test_has_non_finite(value: Any, found: bool) -> None:
+    assert _json.has_non_finite(value) is found
+
+
+def test_encode_schemaless_hands_back_a_nan_orjson_would_write_as_null() -> None:
+    def dumps(items: Any) -> Any:
+        return _json.encode_schemaless(items, orjson.dumps, str, 0)
+
+    assert dumps([("t", None, {"a": None, "b": 1.5})]) == ([b'{"a":null,"b":1.5}'], 0)
+    assert dumps([("t", None, {"a": 1}), ("t", None, {"a": [math.nan]})]) is None
+    assert dumps([("t", None, {"null": math.inf})]) is None
+    assert _json.screen([b"[1]", b'{"a":null}']) == 4
+    assert _json.screen([b'"nul"', b"nul"]) == 0
 
 
 def stdlib_exact(data: bytes) -> Any:

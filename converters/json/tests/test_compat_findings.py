@@ -77,3 +77,49 @@ def test_an_empty_base64_decimal_is_an_error_not_zero() -> None:
     with pytest.raises(DataError):
         Decimal.to_logical(Decimal.schema(2), b"")
     assert Decimal.to_logical(Decimal.schema(2), b"\x00") == decimal.Decimal("0.00")
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (b"9223372036854775807", 2**63 - 1),
+        (b"9223372036854775808", -(2**63)),  # BigInteger.longValue: the low 64 bits
+        (b"-9223372036854775809", 2**63 - 1),
+        (b"18446744073709551616", 0),
+        (b"[18446744073709551615]", [-1]),
+        (b'{"a":123456789012345678901234567890}', {"a": -4362896299872285998}),
+        (b'{"a":"\\n","b":[1' + b"0" * 500 + b"]}", {"a": "\n", "b": [0]}),  # orjson: too big
+        (b'{"a":"12345678901234567890","b":1.5e19}', {"a": "12345678901234567890", "b": 1.5e19}),
+        (b" 0018446744073709551617 ", 1),  # leading zeros, on the lenient path
+    ],
+)
+def test_schemaless_integers_beyond_int64_keep_their_low_64_bits(
+    data: bytes, value: object
+) -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.to_connect_data(TOPIC, data).value == value
+    batch = conv.to_connect_batch([(TOPIC, b"[1]"), (TOPIC, data), (TOPIC, None)])
+    assert [sv.value for sv in batch] == [[1], value, None]
+    enveloped = _converter()
+    assert enveloped.to_connect_data(TOPIC, b'{"schema":null,"payload":' + data + b"}").value == (
+        value
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (float("nan"), b'"NaN"'),
+        ({"a": float("inf"), "b": None}, b'{"a":"Infinity","b":null}'),
+        ([1e20, float("-inf"), b"\x01"], b'[1.0E20,"-Infinity","AQ=="]'),
+        ({1: float("nan")}, b'[[1,"NaN"]]'),
+        ({"a": [None, 1.5]}, b'{"a":[null,1.5]}'),
+    ],
+)
+def test_schemaless_non_finite_doubles_are_javas_strings(value: object, text: bytes) -> None:
+    conv = _converter(**{"schemas.enable": "false"})
+    assert conv.from_connect_data(TOPIC, None, value) == text
+    batch = [(TOPIC, None, {"x": 1}), (TOPIC, None, value), (TOPIC, None, [None])]
+    assert conv.from_connect_batch(batch) == [b'{"x":1}', text, b"[null]"]
+    enveloped = _converter()
+    assert enveloped.from_connect_batch(batch[1:2]) == [b'{"schema":null,"payload":' + text + b"}"]

@@ -11,6 +11,7 @@ so the comparison is not of the fallback with itself.
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import os
 import subprocess
@@ -400,6 +401,7 @@ def test_compiled_screen_is_the_python_screen(speedups: str, texts: list[bytes])
     flags = compiled.screen(texts)
     assert bool(flags & 1) == any(_codec.maybe_scientific(t) for t in texts)
     assert bool(flags & 2) == any(92 in t for t in texts)
+    assert bool(flags & 4) == any(b"null" in t for t in texts)
 
 
 _schemaless_values = st.recursive(
@@ -416,6 +418,73 @@ _schemaless_values = st.recursive(
     ),
     max_leaves=8,
 )
+
+
+@pytest.mark.parametrize("speedups", ["both"], indirect=False)
+@settings(max_examples=1000, deadline=None)
+@given(value=_schemaless_values | st.tuples(_schemaless_values, _doubles))
+def test_compiled_non_finite_walk_is_the_python_walk(speedups: str, value: Any) -> None:
+    found = compiled.has_non_finite(value)
+    assert _codec.has_non_finite(value) is found
+    assert _codec.any_non_finite([value, {"x": 1.5}]) is found
+    if isinstance(value, dict):  # a batch of dicts: one pass over all their values
+        assert _codec.any_non_finite([{"x": 1.5}, value]) is found
+
+
+@pytest.mark.parametrize("speedups", ["both"], indirect=False)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.lists(
+        st.recursive(
+            st.none()
+            | st.integers(-(2**70), 2**70)
+            | st.sampled_from([2**63, -(2**63) - 1, 2**64, 2**64 - 1, 10**30, -(10**25)])
+            | _doubles.filter(math.isfinite)
+            | _texts,
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_texts, inner, max_size=3),
+            max_leaves=6,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    escape=st.booleans(),
+)
+def test_compiled_schemaless_reads_are_the_python_reads(
+    speedups: str, values: list[Any], escape: bool
+) -> None:
+    """Integers of any size (Kafka keeps the low 64 bits of those beyond int64), read by
+    the compiled parser, or handed back (an escape) to orjson or the exact reader."""
+    datas = [json.dumps(v).encode() for v in values]
+    if escape:
+        datas = [b'{"\\n":' + d + b"}" for d in datas]
+    items: list[tuple[str, bytes | None]] = [("t", d) for d in datas] + [("t", None)]
+    results = {}
+    saved = _codec.SPEEDUPS
+    try:
+        for path in (compiled, None):
+            _codec.SPEEDUPS = path
+            c = JsonConverter()
+            c.configure({"schemas.enable": "false"}, False)
+            results[path is None] = (
+                [sv.value for sv in c.to_connect_batch(items)],
+                [c.to_connect_data("t", d).value for _, d in items],
+            )
+    finally:
+        _codec.SPEEDUPS = saved
+    assert results[True] == results[False]
+    wrapped = [_wrap(v) for v in values]
+    expected = [{"\n": w} for w in wrapped] if escape else wrapped
+    assert results[True][0] == [*expected, None]
+
+
+def _wrap(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | list | dict):
+        return value
+    if isinstance(value, int):
+        return ((value + 2**63) % 2**64) - 2**63
+    if isinstance(value, list):
+        return [_wrap(v) for v in value]
+    return {k: _wrap(v) for k, v in value.items()}
 
 
 @pytest.mark.parametrize("speedups", ["both"], indirect=False)

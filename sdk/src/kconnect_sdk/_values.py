@@ -28,11 +28,7 @@ __all__ = ["Values"]
 _MS_PER_DAY: Final = 86_400_000
 _TEMPORAL_NAMES: Final = frozenset({Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME})
 _DELIMITERS: Final = frozenset(':,{}[]"')
-_DATE_RE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-_TIME_RE: Final = re.compile(r"(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
-_TIMESTAMP_RE: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z")
 _NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_UNESCAPE_RE: Final = re.compile(r"\\(.)", re.DOTALL)
 # Java's String.trim() removes the characters up to U+0020 and nothing else (Python's strip
 # would also take U+2028, U+00A0 and the other Unicode spaces).
 _JAVA_BLANK: Final = "".join(map(chr, range(0x21)))
@@ -44,60 +40,72 @@ _MAP_TARGET: Final = SchemaBuilder.map(Schema.STRING, Schema.STRING).optional().
 _STRUCT_TARGET: Final = SchemaBuilder.struct().optional().build()
 
 
-class _Tokens:
-    """Splits text at unescaped ``: , { } [ ] "``; each delimiter is a token of its own."""
+class _Parser:
+    """Kafka's ``Values.Parser``: splits text at unescaped ``: , { } [ ] "`` (each delimiter
+    a token of its own), one token at a time, with a peeked token and marks to rewind to."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.spans: list[tuple[int, int]] = []
-        start = 0
-        escaped = False
-        for i, c in enumerate(text):
-            if c == "\\":
-                escaped = not escaped
-                continue
-            if c in _DELIMITERS and not escaped:
-                if start < i:
-                    self.spans.append((start, i))
-                self.spans.append((i, i + 1))
-                start = i + 1
-            escaped = False
-        if start < len(text):
-            self.spans.append((start, len(text)))
-        self.pos = 0
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self.index = 0
+        self.peeked: str | None = None
 
-    def token(self, index: int) -> str:
-        start, end = self.spans[index]
-        return self.text[start:end]
+    def mark(self) -> int:
+        return self.index - (len(self.peeked) if self.peeked is not None else 0)
+
+    def rewind_to(self, position: int) -> None:
+        self.index = position
+        self.peeked = None
 
     def has_next(self) -> bool:
-        return self.pos < len(self.spans)
-
-    def _skip_blank(self) -> None:
-        # A trailing blank token is kept so that a value of only whitespace stays a string.
-        while self.pos < len(self.spans) - 1 and not self.token(self.pos).strip(_JAVA_BLANK):
-            self.pos += 1
-
-    def can_consume(self, expected: str) -> bool:
-        self._skip_blank()
-        if self.has_next() and self.token(self.pos).strip(_JAVA_BLANK) == expected:
-            self.pos += 1
-            return True
-        return False
-
-    def peek_is(self, expected: str) -> bool:
-        mark = self.pos
-        found = self.can_consume(expected)
-        self.pos = mark
-        return found
+        return self.peeked is not None or self.index < len(self.original)
 
     def next(self) -> str:
-        token = self.token(self.pos)
-        self.pos += 1
-        return token
+        if self.peeked is not None:
+            token, self.peeked = self.peeked, None
+            return token
+        return self._consume()
 
-    def only_blank_left(self) -> bool:
-        return all(not self.token(i).strip(_JAVA_BLANK) for i in range(self.pos, len(self.spans)))
+    def next_tokens(self, n: int) -> str | None:
+        """The text of the next ``n`` tokens, or None (and nothing consumed) when fewer."""
+        start = self.mark()
+        for _ in range(n):
+            if not self.has_next():
+                self.rewind_to(start)
+                return None
+            self.next()
+        return self.original[start : self.index]
+
+    def _consume(self) -> str:
+        text, start = self.original, self.index
+        escaped = False
+        for i in range(start, len(text)):
+            c = text[i]
+            if c == "\\":
+                escaped = not escaped
+            elif c in _DELIMITERS and not escaped:
+                if start < i:
+                    self.index = i
+                    return text[start:i]
+                self.index = i + 1
+                return c
+            else:
+                escaped = False
+        self.index = len(text)
+        return text[start:]
+
+    def can_consume(self, expected: str) -> bool:
+        """Whether the next token not blank is ``expected`` (blanks at its ends aside);
+        consumed if so, else left peeked."""
+        if self.peeked is None:
+            if not self.has_next():
+                return False
+            self.peeked = self._consume()
+        while not self.peeked.strip(_JAVA_BLANK) and self.index < len(self.original):
+            self.peeked = self._consume()
+        if self.peeked.strip(_JAVA_BLANK) == expected:
+            self.peeked = None
+            return True
+        return False
 
 
 class _Mixed:
@@ -148,30 +156,98 @@ def _float32_exact(value: float) -> bool:
         return False
 
 
+def _utf16_length(text: str) -> int:
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+# The numeric fields and literals of Kafka's three ISO 8601 patterns, as SimpleDateFormat
+# reads them: yyyy-MM-dd, HH:mm:ss.SSS'Z' and yyyy-MM-dd'T'HH:mm:ss.SSS'Z'.
+_DATE_FIELDS: Final = ("y", "-", "M", "-", "d")
+_TIME_FIELDS: Final = ("H", ":", "m", ":", "s", ".", "S", "Z")
+_TEMPORAL_PATTERNS: Final = {
+    10: (Date.SCHEMA, _DATE_FIELDS),
+    13: (Time.SCHEMA, _TIME_FIELDS),
+    24: (Timestamp.SCHEMA, (*_DATE_FIELDS, "T", *_TIME_FIELDS)),
+}
+_FIELD_DIGITS: Final = re.compile(r"\d{1,9}")
+_GREGORIAN_JDN: Final = 2_299_161  # 1582-10-15, where GregorianCalendar leaves the Julian
+_EPOCH_JDN: Final = 2_440_588
+_ORDINAL_TO_JDN: Final = 1_721_425
+
+
+def _gregorian_jdn(year: int, month: int, day: int) -> int:
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - y // 100 + y // 400 - 32045
+
+
+def _julian_jdn(year: int, month: int, day: int) -> int:
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083
+
+
 def _parse_temporal(text: str) -> SchemaAndValue | None:
+    """A date, time or timestamp as Kafka's ``parseAsTemporal`` reads it: picked by the
+    text's length, then read by a lenient ``SimpleDateFormat`` in UTC (2020-13-01 is
+    2021-01-01, digits may be fewer or more than the pattern's, text after the pattern is
+    ignored, days before 1582-10-15 are Julian). None when the pattern does not match or
+    the result is outside what Python's types hold."""
     text = text.replace("\\:", ":")
-    try:
-        if m := _TIMESTAMP_RE.fullmatch(text):
-            y, mo, d, h, mi, s, ms = (int(g) for g in m.groups())
-            stamp = _dt.datetime(y, mo, d, h, mi, s, ms * 1000, tzinfo=_dt.UTC)
-            return SchemaAndValue(Timestamp.SCHEMA, stamp)
-        if m := _TIME_RE.fullmatch(text):
-            h, mi, s, ms = (int(g) for g in m.groups())
-            return SchemaAndValue(Time.SCHEMA, _dt.time(h, mi, s, ms * 1000, tzinfo=_dt.UTC))
-        if m := _DATE_RE.fullmatch(text):
-            y, mo, d = (int(g) for g in m.groups())
-            return SchemaAndValue(Date.SCHEMA, _dt.date(y, mo, d))
-    except ValueError:  # e.g. month 13: not a temporal literal, so it stays a string
+    found = _TEMPORAL_PATTERNS.get(_utf16_length(text))
+    if found is None:
         return None
-    return None
+    schema, fields = found
+    values = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "S": 0}
+    pos = 0
+    for field in fields:
+        if field in values:
+            match = _FIELD_DIGITS.match(text, pos)
+            if match is None or (match.end() < len(text) and text[match.end()].isdecimal()):
+                return None
+            values[field] = int(match.group())
+            pos = match.end()
+        elif text.startswith(field, pos):
+            pos += 1
+        else:
+            return None
+    millis_of_day = ((values["H"] * 60 + values["m"]) * 60 + values["s"]) * 1000 + values["S"]
+    extra_days, millis_of_day = divmod(millis_of_day, _MS_PER_DAY)
+    year = values["y"]
+    # Lenient: a month past December moves the year, a day past the month's end the month.
+    month_year, month = year + (values["M"] - 1) // 12, (values["M"] - 1) % 12 + 1
+    days = values["d"] - 1 + extra_days
+    gregorian = _gregorian_jdn(month_year, month, 1) + days
+    # GregorianCalendar's choice: the Gregorian date from 1582 on when it falls on or after
+    # the cutover, else the Julian one.
+    jdn = (
+        gregorian
+        if year >= 1582 and gregorian >= _GREGORIAN_JDN
+        else (_julian_jdn(month_year, month, 1) + days)
+    )
+    if not 1 <= jdn - _ORDINAL_TO_JDN <= _dt.date.max.toordinal():
+        return None
+    if schema is Date.SCHEMA:
+        return SchemaAndValue(schema, _dt.date.fromordinal(jdn - _ORDINAL_TO_JDN))
+    millis = (jdn - _EPOCH_JDN) * _MS_PER_DAY + millis_of_day
+    if schema is Time.SCHEMA:
+        if not 0 <= millis < _MS_PER_DAY:
+            return None  # a java.util.Date a Python time cannot stand for
+        return SchemaAndValue(schema, Time.to_logical(schema, millis))
+    return SchemaAndValue(schema, Timestamp.to_logical(schema, millis))
 
 
 def _parse_number(token: str) -> SchemaAndValue | None:
     if not _NUMBER_RE.fullmatch(token):
         return None
-    number = _decimal.Decimal(token)
+    try:
+        number = _decimal.Decimal(token)
+    except ArithmeticError:  # an exponent past what decimal holds
+        return None
     exponent = number.as_tuple().exponent
     assert isinstance(exponent, int)
+    if not -(2**31) < exponent < 2**31:
+        return None  # BigDecimal's scale is an int: a NumberFormatException in Kafka
     # Guard the integral test: int() of 1e999999 would build a huge integer for nothing.
     if number.adjusted() < 20 and number == number.to_integral_value():
         whole = int(number)
@@ -192,81 +268,144 @@ def _parse_number(token: str) -> SchemaAndValue | None:
     return SchemaAndValue(Decimal.schema(-exponent), number)
 
 
-def _parse(tokens: _Tokens, embedded: bool) -> SchemaAndValue | None:
-    """Parse the next value; None stands for the ``null`` literal."""
-    if not tokens.has_next():
-        return None
-    if embedded and tokens.can_consume('"'):
+_TRUE: Final = SchemaAndValue(Schema.BOOLEAN, True)
+_FALSE: Final = SchemaAndValue(Schema.BOOLEAN, False)
+
+
+class _ValueParser:
+    """Kafka 4.1's ``Values.ValueParser``: reads one value from the start of the text.
+
+    At the top level what follows a value is ignored (``1,2`` is 1, ``[1] x`` the array)
+    unless the value is a single-token literal (``true}`` is a string); a text that is no
+    value is the whole text as a STRING. Inside arrays and maps strings may be quoted;
+    their content is kept as written between the quotes (escapes included).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.parser = _Parser(text)
+
+    def _single_token_literal(self, embedded: bool, literal: str) -> bool:
+        parser = self.parser
+        start = parser.mark()
+        if parser.can_consume(literal) and (embedded or not parser.has_next()):
+            return True
+        parser.rewind_to(start)
+        return False
+
+    def parse(self, embedded: bool) -> SchemaAndValue | None:
+        """The next value; None for the ``null`` literal or no token at all."""
+        parser = self.parser
+        if not parser.has_next():
+            return None
+        if embedded and parser.can_consume('"'):
+            return self._quoted_string()
+        if self._single_token_literal(embedded, "null"):
+            return None
+        if self._single_token_literal(embedded, "true"):
+            return _TRUE
+        if self._single_token_literal(embedded, "false"):
+            return _FALSE
+        start = parser.mark()
+        try:
+            if parser.can_consume("["):
+                return self._array()
+            if parser.can_consume("{"):
+                return self._map()
+        except (DataError, TypeError):  # TypeError: a list or map used as a map key
+            parser.rewind_to(start)
+        token = parser.next()
+        if not token.strip(_JAVA_BLANK):
+            return SchemaAndValue(Schema.STRING, token)
+        return self._next_token(embedded, token.strip(_JAVA_BLANK))
+
+    def _next_token(self, embedded: bool, token: str) -> SchemaAndValue:
+        first_is_digit = token[0].isdecimal()
+        if first_is_digit:
+            temporal = self._temporal_tokens(token)
+            if temporal is not None:
+                return temporal
+        if first_is_digit or token[0] in "+-":
+            number = _parse_number(token)
+            if number is not None:
+                return number
+        if embedded:
+            raise DataError(f"cannot parse {token!r} as an embedded value")
+        return SchemaAndValue(Schema.STRING, self.parser.original)
+
+    def _temporal_tokens(self, token: str) -> SchemaAndValue | None:
+        # An unescaped colon is a delimiter, so a time or timestamp arrives as five tokens.
+        parser = self.parser
+        position = parser.mark()
+        rest = parser.next_tokens(4)
+        if rest is not None:
+            temporal = _parse_temporal(token + rest)
+            if temporal is not None:
+                return temporal
+        parser.rewind_to(position)
+        return _parse_temporal(token)
+
+    def _quoted_string(self) -> SchemaAndValue:
+        parser = self.parser
         parts: list[str] = []
-        while tokens.has_next():
-            token = tokens.next()
-            if token == '"':
+        while parser.has_next():
+            if parser.can_consume('"'):
                 break
-            parts.append(token)
-        else:
-            raise DataError(f"quoted string is missing its closing quote in {tokens.text!r}")
-        content = _UNESCAPE_RE.sub(r"\1", "".join(parts))
+            parts.append(parser.next())
+        content = "".join(parts)
         temporal = _parse_temporal(content)
         return temporal if temporal is not None else SchemaAndValue(Schema.STRING, content)
 
-    for literal, result in (
-        ("null", None),
-        ("true", SchemaAndValue(Schema.BOOLEAN, True)),
-        ("false", SchemaAndValue(Schema.BOOLEAN, False)),
-    ):
-        mark = tokens.pos
-        if tokens.can_consume(literal) and (embedded or tokens.only_blank_left()):
-            return result
-        tokens.pos = mark
+    def _array(self) -> SchemaAndValue:
+        parser = self.parser
+        text = parser.original
+        values: list[Any] = []
+        element_schema: Schema | _Mixed | None = None
+        while parser.has_next():
+            if parser.can_consume("]"):
+                return _typed_list(values, element_schema)
+            if parser.can_consume(","):
+                raise DataError(f"empty array element in {text!r}")
+            element = self.parse(embedded=True)
+            element_schema = _common_schema(element_schema, element.schema if element else None)
+            values.append(element.value if element else None)
+            current = parser.mark()
+            if parser.can_consume("]"):
+                parser.rewind_to(current)
+            elif not parser.can_consume(","):
+                raise DataError(f"array elements missing ',' delimiter in {text!r}")
+        raise DataError(f"array is missing its terminating ']' in {text!r}")
 
-    mark = tokens.pos
-    try:
-        if tokens.can_consume("["):
-            return _parse_array(tokens)
-        if tokens.can_consume("{"):
-            return _parse_map(tokens)
-    except (DataError, TypeError):  # TypeError: a list or map used as a map key
-        tokens.pos = mark
-
-    token = tokens.next()
-    if not token.strip(_JAVA_BLANK):
-        return SchemaAndValue(Schema.STRING, token)
-    token = token.strip(_JAVA_BLANK)
-    if token[0].isdigit():
-        # An unescaped colon is a delimiter, so a time or timestamp arrives as five tokens.
-        mark = tokens.pos
-        if mark + 4 <= len(tokens.spans):
-            joined = tokens.text[tokens.spans[mark - 1][0] : tokens.spans[mark + 3][1]].strip(
-                _JAVA_BLANK
-            )
-            temporal = _parse_temporal(joined)
-            if temporal is not None:
-                tokens.pos = mark + 4
-                return temporal
-        temporal = _parse_temporal(token)
-        if temporal is not None:
-            return temporal
-    if token[0].isdigit() or token[0] in "+-":
-        number = _parse_number(token)
-        if number is not None:
-            return number
-    raise DataError(f"cannot parse {token!r} as an embedded value")
-
-
-def _parse_array(tokens: _Tokens) -> SchemaAndValue:
-    values: list[Any] = []
-    element_schema: Schema | _Mixed | None = None
-    while tokens.has_next():
-        if tokens.can_consume("]"):
-            return _typed_list(values, element_schema)
-        if tokens.can_consume(","):
-            raise DataError(f"empty array element in {tokens.text!r}")
-        element = _parse(tokens, embedded=True)
-        element_schema = _common_schema(element_schema, element.schema if element else None)
-        values.append(element.value if element else None)
-        if not tokens.peek_is("]") and not tokens.can_consume(","):
-            raise DataError(f"array elements missing ',' delimiter in {tokens.text!r}")
-    raise DataError(f"array is missing its terminating ']' in {tokens.text!r}")
+    def _map(self) -> SchemaAndValue:
+        parser = self.parser
+        text = parser.original
+        result: dict[Any, Any] = {}
+        key_schema: Schema | _Mixed | None = None
+        value_schema: Schema | _Mixed | None = None
+        while parser.has_next():
+            if parser.can_consume("}"):
+                # As Kafka: a MAP schema always; key and value schemas only when common.
+                if not isinstance(key_schema, Schema):
+                    return SchemaAndValue(Schema._untyped(Type.MAP), result)
+                if not isinstance(value_schema, Schema):
+                    keyed = {_align(key_schema, k): v for k, v in result.items()}
+                    return SchemaAndValue(Schema._untyped(Type.MAP, key_schema=key_schema), keyed)
+                aligned = {
+                    _align(key_schema, k): _align(value_schema, v) for k, v in result.items()
+                }
+                return SchemaAndValue(SchemaBuilder.map(key_schema, value_schema).build(), aligned)
+            if parser.can_consume(","):
+                raise DataError(f"map entry with no key or value in {text!r}")
+            key = self.parse(embedded=True)
+            if key is None or key.value is None:
+                raise DataError(f"map entry may not have a null key in {text!r}")
+            if not parser.can_consume(":"):
+                raise DataError(f"map entry is missing ':' in {text!r}")
+            value = self.parse(embedded=True)
+            result[key.value] = value.value if value else None
+            parser.can_consume(",")
+            key_schema = _common_schema(key_schema, key.schema)
+            value_schema = _common_schema(value_schema, value.schema if value else None)
+        raise DataError(f"map is missing its terminating '}}' in {text!r}")
 
 
 def _typed_list(values: list[Any], element_schema: Schema | _Mixed | None) -> SchemaAndValue:
@@ -287,35 +426,6 @@ def _align(schema: Schema, value: Any) -> Any:
     if schema.type in (Type.FLOAT32, Type.FLOAT64) and schema.name is None:
         return float(value)
     return value
-
-
-def _parse_map(tokens: _Tokens) -> SchemaAndValue:
-    result: dict[Any, Any] = {}
-    key_schema: Schema | _Mixed | None = None
-    value_schema: Schema | _Mixed | None = None
-    while tokens.has_next():
-        if tokens.can_consume("}"):
-            # As Kafka: a MAP schema always; key and value schemas only when common.
-            if not isinstance(key_schema, Schema):
-                return SchemaAndValue(Schema._untyped(Type.MAP), result)
-            if not isinstance(value_schema, Schema):
-                keyed = {_align(key_schema, k): v for k, v in result.items()}
-                return SchemaAndValue(Schema._untyped(Type.MAP, key_schema=key_schema), keyed)
-            aligned = {_align(key_schema, k): _align(value_schema, v) for k, v in result.items()}
-            return SchemaAndValue(SchemaBuilder.map(key_schema, value_schema).build(), aligned)
-        if tokens.can_consume(","):
-            raise DataError(f"map entry with no key or value in {tokens.text!r}")
-        key = _parse(tokens, embedded=True)
-        if key is None:
-            raise DataError(f"map entry may not have a null key in {tokens.text!r}")
-        if not tokens.can_consume(":"):
-            raise DataError(f"map entry is missing ':' in {tokens.text!r}")
-        value = _parse(tokens, embedded=True)
-        result[key.value] = value.value if value else None
-        tokens.can_consume(",")
-        key_schema = _common_schema(key_schema, key.schema)
-        value_schema = _common_schema(value_schema, value.schema if value else None)
-    raise DataError(f"map is missing its terminating '}}' in {tokens.text!r}")
 
 
 # -- formatting --------------------------------------------------------------------------
@@ -365,6 +475,20 @@ def _utc(value: _dt.datetime) -> _dt.datetime:
     return value.replace(tzinfo=_dt.UTC) if value.tzinfo is None else value.astimezone(_dt.UTC)
 
 
+def _format_date(value: _dt.date) -> str:
+    """yyyy-MM-dd as SimpleDateFormat writes it: days before 1582-10-15 in the Julian
+    calendar."""
+    jdn = value.toordinal() + _ORDINAL_TO_JDN
+    if jdn >= _GREGORIAN_JDN:
+        return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+    c = jdn + 32082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    year, month, day = d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
 def _format_time(value: _dt.time) -> str:
     return (
         f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond // 1000:03d}Z"
@@ -389,11 +513,9 @@ def _append(out: list[str], schema: Schema | None, value: Any, embedded: bool) -
         out.append(f'"{encoded}"' if embedded else encoded)
     elif isinstance(value, _dt.datetime):
         stamp = _utc(value)
-        out.append(
-            f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}T{_format_time(stamp.time())}"
-        )
+        out.append(f"{_format_date(stamp)}T{_format_time(stamp.time())}")
     elif isinstance(value, _dt.date):
-        out.append(f"{value.year:04d}-{value.month:02d}-{value.day:02d}")
+        out.append(_format_date(value))
     elif isinstance(value, _dt.time):
         if value.utcoffset():
             raise DataError(f"cannot format time {value}: Connect Time values must be in UTC")
@@ -526,17 +648,11 @@ class Values:
             return SchemaAndValue(None, None)
         if not text:
             return SchemaAndValue(Schema.STRING, text)
-        tokens = _Tokens(text)
         try:
-            parsed = _parse(tokens, embedded=False)
-        except (DataError, RecursionError):  # RecursionError: absurdly deep nesting
+            parsed = _ValueParser(text).parse(embedded=False)
+        except RecursionError:  # absurdly deep nesting
             return SchemaAndValue(Schema.STRING, text)
-        if parsed is None:
-            return SchemaAndValue(None, None)
-        if not tokens.only_blank_left():
-            # Trailing text after a complete value ("[1] x", "1:2") makes it a plain string.
-            return SchemaAndValue(Schema.STRING, text)
-        return parsed
+        return SchemaAndValue(None, None) if parsed is None else parsed
 
     @staticmethod
     def convert_to_string(schema: Schema | None, value: Any) -> str | None:

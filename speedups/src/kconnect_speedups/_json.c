@@ -344,6 +344,28 @@ java_double(double v, char *out)
     while (nd > 1 && digits[nd - 1] == '0') {
         nd--;
     }
+    if (nd == 1 && a < DBL_MIN) {
+        /* Java writes at least two digits, and where one would read back it takes the
+         * two-digit decimal closest to the value if that reads back too. Only subnormals
+         * are coarse enough for it to differ from "d.0" (4.9E-324, not 5.0E-324). */
+        char *two = PyOS_double_to_string(a, 'e', 1, 0, NULL);
+        if (two == NULL) {
+            return -1;
+        }
+        double back = PyOS_string_to_double(two, NULL, NULL);
+        if (back == -1.0 && PyErr_Occurred()) {
+            PyMem_Free(two);
+            return -1;
+        }
+        /* two is "d.de-NNN". */
+        if (back == a && two[0] != '0') {
+            digits[0] = two[0];
+            digits[1] = two[2];
+            nd = digits[1] == '0' ? 1 : 2;
+            power = atoi(two + 4);
+        }
+        PyMem_Free(two);
+    }
     int pos = 0;
     if (v < 0) {
         out[pos++] = '-';
@@ -1241,6 +1263,7 @@ typedef struct {
     const unsigned char *end;
     int depth;
     PyObject *parse_float; /* called with the text of a non-integral number, or NULL */
+    int wrap_ints;         /* an integer beyond int64 as its low 64 bits, else hand back */
 } Parser;
 
 /* A parse function's NULL without an exception set: hand the text back. */
@@ -1397,6 +1420,7 @@ parse_number(Parser *ps)
         return HAND_BACK;
     }
     uint64_t m = 0;
+    uint64_t low = 0; /* the integer part modulo 2^64 */
     int digits = 0;   /* significant digits read into m (up to 19) */
     int dropped = 0;  /* digits past those, before the point */
     int fraction = 0; /* digits read into m after the point */
@@ -1409,6 +1433,7 @@ parse_number(Parser *ps)
     }
     else {
         for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            low = low * 10 + (uint64_t)(*p - '0');
             if (digits < 19) {
                 m = m * 10 + (uint64_t)(*p - '0');
                 digits++;
@@ -1461,6 +1486,15 @@ parse_number(Parser *ps)
     ps->p = p;
     if (!is_float) {
         /* Up to 19 digits m is exact; orjson reads an int past 64 bits as a double. */
+        if (ps->wrap_ints &&
+            (dropped > 0 || m > (negative ? (1ULL << 63) : (uint64_t)LLONG_MAX))) {
+            /* Kafka's schemaless read: BigInteger.longValue, the two's complement low 64
+             * bits (2^64 is 0, 2^63 is -2^63). */
+            uint64_t bits = negative ? 0 - low : low;
+            int64_t wrapped;
+            memcpy(&wrapped, &bits, sizeof wrapped);
+            return PyLong_FromLongLong(wrapped);
+        }
         if (dropped > 0 || (negative && m > (1ULL << 63))) {
             return HAND_BACK;
         }
@@ -1656,9 +1690,10 @@ parse_value(Parser *ps)
 /* The value of the JSON text data[0:n], or NULL: with an exception set (out of memory),
  * or without one, when the text is not one parse_json reads (see above). */
 static PyObject *
-parse_json(const char *data, Py_ssize_t n, PyObject *parse_float)
+parse_json(const char *data, Py_ssize_t n, PyObject *parse_float, int wrap_ints)
 {
-    Parser ps = {(const unsigned char *)data, (const unsigned char *)data + n, 0, parse_float};
+    Parser ps = {(const unsigned char *)data, (const unsigned char *)data + n, 0, parse_float,
+                 wrap_ints};
     PyObject *out = parse_value(&ps);
     if (out == NULL) {
         return NULL;
@@ -1671,15 +1706,46 @@ parse_json(const char *data, Py_ssize_t n, PyObject *parse_float)
     return out;
 }
 
-/* parse_json of a bytes object, or loads(data) for any other input or a hand-back. */
+#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
+
+/* Whether d[0:n] holds a run of 19 or more digits: where an integer beyond int64 may be. */
+static int
+long_digit_run(const unsigned char *d, Py_ssize_t n)
+{
+    Py_ssize_t run = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (IS_DIGIT(d[i])) {
+            if (++run >= 19) {
+                return 1;
+            }
+        }
+        else {
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+/* A schemaless read of one text: parse_json with integers beyond int64 wrapped, or, where
+ * it hands back, loads(data); long_loads(data) instead when the text may hold such an
+ * integer, which orjson reads as an int up to 2^64 - 1 or a double. */
 static PyObject *
-loads_one(PyObject *data, PyObject *loads, vectorcallfunc call)
+loads_one(PyObject *data, PyObject *loads, vectorcallfunc call, PyObject *long_loads)
 {
     if (PyBytes_CheckExact(data)) {
-        PyObject *out = parse_json(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), NULL);
+        const char *d = PyBytes_AS_STRING(data);
+        Py_ssize_t n = PyBytes_GET_SIZE(data);
+        PyObject *out = parse_json(d, n, NULL, 1);
         if (out != NULL || PyErr_Occurred()) {
             return out;
         }
+        if (long_digit_run((const unsigned char *)d, n)) {
+            return PyObject_CallOneArg(long_loads, data);
+        }
+    }
+    else if (!PyBytes_Check(data) || long_digit_run((const unsigned char *)PyBytes_AS_STRING(data),
+                                                    PyBytes_GET_SIZE(data))) {
+        return PyObject_CallOneArg(long_loads, data);
     }
     return call != NULL ? call(loads, &data, 1, NULL) : PyObject_CallOneArg(loads, data);
 }
@@ -1692,7 +1758,8 @@ parse_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *parse_float = nargs == 3 && args[2] != Py_None ? args[2] : NULL;
-    PyObject *out = parse_json(PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), parse_float);
+    PyObject *out =
+        parse_json(PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), parse_float, 0);
     if (out == NULL && !PyErr_Occurred()) {
         Py_INCREF(args[1]);
         return args[1];
@@ -1751,7 +1818,7 @@ read_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             whole = 0;
             break;
         }
-        PyObject *value = parse_json(d + pre_len, len - pre_len - 1, parse_float);
+        PyObject *value = parse_json(d + pre_len, len - pre_len - 1, parse_float, 0);
         if (value == NULL && !PyErr_Occurred()) {
             PyObject *payload = PyBytes_FromStringAndSize(d + pre_len, len - pre_len - 1);
             if (payload != NULL) {
@@ -1788,12 +1855,13 @@ read_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
+    if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError,
-                        "decode_schemaless(items, loads, sv_type, null_sv)");
+                        "decode_schemaless(items, loads, sv_type, null_sv, long_loads)");
         return NULL;
     }
     PyObject *items = args[0], *loads = args[1], *sv_type = args[2], *null_sv = args[3];
+    PyObject *long_loads = args[4];
     if (!PyType_Check(sv_type) || !PyType_IsSubtype((PyTypeObject *)sv_type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "sv_type must be a tuple subclass");
         return NULL;
@@ -1835,7 +1903,7 @@ decode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             sv = null_sv;
         }
         else {
-            PyObject *node = loads_one(data, loads, call);
+            PyObject *node = loads_one(data, loads, call, long_loads);
             Py_DECREF(data);
             if (node == NULL) {
                 goto fail;
@@ -1868,7 +1936,6 @@ fail:
 /* Python's maybe_scientific screen of one JSON text (kconnect_converter_json._codec):
  * with every digit as 0, "." and "e" kept and every other byte a space, whether the text
  * holds "0e", "00000000." or " 0.000", or starts with "0.000". */
-#define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
 #define IS_OTHER(c) (!IS_DIGIT(c) && (c) != '.' && (c) != 'e')
 
 static int
@@ -1919,6 +1986,19 @@ maybe_scientific(const unsigned char *d, Py_ssize_t n)
     }
 }
 
+/* Whether d[0:n] holds "null". */static int
+holds_null(const unsigned char *d, Py_ssize_t n)
+{
+    const unsigned char *p = d, *end = d + n;
+    while (end - p >= 4 && (p = memchr(p, 'n', (size_t)(end - p - 3))) != NULL) {
+        if (memcmp(p, "null", 4) == 0) {
+            return 1;
+        }
+        p++;
+    }
+    return 0;
+}
+
 static PyObject *
 screen(PyObject *module, PyObject *arg)
 {
@@ -1928,7 +2008,7 @@ screen(PyObject *module, PyObject *arg)
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     long flags = 0;
-    for (Py_ssize_t i = 0; i < n && flags != 3; i++) {
+    for (Py_ssize_t i = 0; i < n && flags != 7; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyBytes_Check(item)) {
             Py_DECREF(seq);
@@ -1943,12 +2023,72 @@ screen(PyObject *module, PyObject *arg)
         if (!(flags & 2) && memchr(d, '\\', (size_t)len) != NULL) {
             flags |= 2;
         }
+        if (!(flags & 4) && holds_null(d, len)) {
+            flags |= 4;
+        }
     }
     Py_DECREF(seq);
     return PyLong_FromLong(flags);
 }
 
 static PyObject *KWNAMES_DUMPS; /* ("default", "option") */
+
+/*
+ * Whether v holds a NaN or infinite float in the containers orjson writes itself (dicts,
+ * lists, tuples; their subclasses too): orjson writes those floats as null, Kafka (Jackson)
+ * as the strings "NaN", "Infinity" and "-Infinity". 1 yes, 0 no, -1 with an exception set
+ * (nesting deeper than orjson allows is "yes": the caller's own path then decides).
+ */
+static int
+non_finite_in(PyObject *v, int depth)
+{
+    if (PyFloat_Check(v)) {
+        return !isfinite(PyFloat_AS_DOUBLE(v));
+    }
+    if (depth > 255) {
+        return 1;
+    }
+    if (PyDict_Check(v)) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(v, &pos, &key, &value)) {
+            if (PyFloat_Check(value) || PyDict_Check(value) || PyList_Check(value) ||
+                PyTuple_Check(value)) {
+                int found = non_finite_in(value, depth + 1);
+                if (found != 0) {
+                    return found;
+                }
+            }
+        }
+        return 0;
+    }
+    if (PyList_Check(v) || PyTuple_Check(v)) {
+        PyObject *seq = v;
+        Py_INCREF(seq); /* a list may shrink under us only through Python code: none runs */
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        int found = 0;
+        for (Py_ssize_t i = 0; i < n && found == 0; i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+            if (PyFloat_Check(item) || PyDict_Check(item) || PyList_Check(item) ||
+                PyTuple_Check(item)) {
+                found = non_finite_in(item, depth + 1);
+            }
+        }
+        Py_DECREF(seq);
+        return found;
+    }
+    return 0;
+}
+
+static PyObject *
+has_non_finite(PyObject *module, PyObject *arg)
+{
+    int found = non_finite_in(arg, 0);
+    if (found < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(found);
+}
 
 static PyObject *
 encode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -1983,8 +2123,8 @@ encode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         call[1] = PyTuple_GET_ITEM(item, 2);
         PyObject *text = PyObject_Vectorcall(dumps, call + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                              KWNAMES_DUMPS);
-        Py_DECREF(item);
         if (text == NULL) {
+            Py_DECREF(item);
             if (PyErr_ExceptionMatches(PyExc_TypeError)) {
                 PyErr_Clear(); /* the per-record path writes it or names the record */
                 goto hand_back;
@@ -1992,6 +2132,7 @@ encode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             goto fail;
         }
         if (!PyBytes_Check(text)) {
+            Py_DECREF(item);
             Py_DECREF(text);
             goto hand_back;
         }
@@ -2004,6 +2145,13 @@ encode_schemaless(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             flags |= 2;
         }
         PyList_SET_ITEM(out, i, text);
+        /* orjson writes a NaN or an infinity as null: only a text with a null may hold one,
+         * and then the value says (the Python path writes it as Kafka does). */
+        int non_finite = holds_null(d, len) ? non_finite_in(PyTuple_GET_ITEM(item, 2), 0) : 0;
+        Py_DECREF(item);
+        if (non_finite != 0) {
+            goto hand_back;
+        }
     }
     Py_DECREF(seq);
     PyObject *result = Py_BuildValue("(Nl)", out, flags);
@@ -2022,12 +2170,16 @@ static PyMethodDef module_methods[] = {
     {"encode_schemaless", (PyCFunction)(void (*)(void))encode_schemaless, METH_FASTCALL,
      "encode_schemaless(items, dumps, default, option) -> (list[bytes], flags) | None\n\n"
      "dumps(value, default=default, option=option) of each (topic, None, value) item and "
-     "the screen() flags of the texts; None when an item has a schema or no value, or "
-     "dumps raises a TypeError."},
+     "the screen() flags of the texts (bits 1 and 2); None when an item has a schema or "
+     "no value, holds a NaN or an infinity, or dumps raises a TypeError."},
     {"screen", (PyCFunction)screen, METH_O,
      "screen(texts) -> int: bit 1 when any text may hold a double Java writes in "
      "scientific notation (the converter's maybe_scientific screen, text by text), bit 2 "
-     "when any holds a backslash."},
+     "when any holds a backslash, bit 4 when any holds null (orjson's text of a NaN or "
+     "an infinity)."},
+    {"has_non_finite", (PyCFunction)has_non_finite, METH_O,
+     "has_non_finite(value) -> bool: whether value holds a NaN or infinite float in its "
+     "dicts, lists and tuples (the converter's has_non_finite)."},
     {"format_double", (PyCFunction)format_double, METH_O,
      "format_double(v) -> bytes: v as Java's Double.toString writes it (v finite)."},
     {"short_double", (PyCFunction)short_double_py, METH_O,
@@ -2046,9 +2198,11 @@ static PyMethodDef module_methods[] = {
      "when given; None when an item is not such bytes or loads raises a ValueError or "
      "TypeError."},
     {"decode_schemaless", (PyCFunction)(void (*)(void))decode_schemaless, METH_FASTCALL,
-     "decode_schemaless(items, loads, sv_type, null_sv) -> list\n\n"
+     "decode_schemaless(items, loads, sv_type, null_sv, long_loads) -> list\n\n"
      "sv_type((None, loads(data))) for each (topic, data) in items; null_sv for a None "
-     "data. Exceptions of loads propagate."},
+     "data. Integers beyond int64 are read as their low 64 bits (as Kafka does): by the "
+     "compiled parser, or by long_loads(data) instead of loads where the text may hold "
+     "one (a run of 19 digits). Exceptions of loads and long_loads propagate."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -37,8 +37,10 @@ def decode_schemaless(
     loads: Callable[[bytes], Any],
     sv_type: type[Any],
     null_sv: Any,
+    long_loads: Callable[[bytes], Any],
     /,
 ) -> list[Any]: ...
+def has_non_finite(value: Any, /) -> bool: ...
 def parse(data: bytes, default: Any, parse_float: Callable[[str], Any] | None = None, /) -> Any: ...
 def read_payloads(
     datas: Sequence[Any],

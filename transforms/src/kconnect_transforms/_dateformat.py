@@ -5,6 +5,9 @@ Supported letters: ``G y Y M L w D d E u a H k K h m s S z Z X`` and quoted text
 counts milliseconds (as Java does, not a fraction); ``M``/``L`` with three or more letters
 give month names, ``E`` day names. Zones always render UTC (``z`` → ``UTC``, ``Z`` →
 ``+0000``, ``X`` → ``Z``).
+
+As ``SimpleDateFormat``'s ``GregorianCalendar``, days before 1582-10-15 are counted in the
+Julian calendar, both ways: the day before 1582-10-15 is 1582-10-04.
 """
 
 from __future__ import annotations
@@ -47,6 +50,65 @@ _GRANULARITY_MS: Final = {
     "a": 3_600_000,
 }
 _DAY_MS: Final = 86_400_000
+
+# Julian day numbers: the proleptic Gregorian ordinal (0001-01-01 is 1) plus this; the
+# Gregorian calendar starts on JDN 2299161, 1582-10-15, as in GregorianCalendar.
+_ORDINAL_TO_JDN: Final = 1_721_425
+_CUTOVER_JDN: Final = 2_299_161
+_CUTOVER: Final = dt.datetime(1582, 10, 15, tzinfo=dt.UTC)
+_EPOCH_JDN: Final = 2_440_588
+
+
+def _julian_to_jdn(year: int, month: int, day: int) -> int:
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083
+
+
+def _jdn_to_julian(jdn: int) -> tuple[int, int, int]:
+    c = jdn + 32082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def _year_start(year: int) -> int:
+    """The JDN of January 1 of ``year`` as GregorianCalendar counts it (1582 began Julian)."""
+    if year <= 1582:
+        return _julian_to_jdn(year, 1, 1)
+    return dt.date(year, 1, 1).toordinal() + _ORDINAL_TO_JDN
+
+
+def _days_in_julian_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+class _JulianMoment:
+    """A moment before 1582-10-15 in the Julian calendar's year, month and day, with the
+    attributes and methods of a ``datetime`` the formatters use."""
+
+    __slots__ = ("day", "hour", "jdn", "microsecond", "minute", "month", "second", "year")
+
+    def __init__(self, moment: dt.datetime) -> None:
+        self.jdn = moment.toordinal() + _ORDINAL_TO_JDN
+        self.year, self.month, self.day = _jdn_to_julian(self.jdn)
+        self.hour, self.minute, self.second = moment.hour, moment.minute, moment.second
+        self.microsecond = moment.microsecond
+
+    def toordinal(self) -> int:
+        return self.jdn - _ORDINAL_TO_JDN
+
+    def weekday(self) -> int:
+        return self.toordinal() % 7 - 1 if self.toordinal() % 7 else 6
+
+    def isoweekday(self) -> int:
+        return self.weekday() + 1
+
+
+_Moment = dt.datetime | _JulianMoment
 
 _Token = tuple[str, int] | str  # (letter, count) or literal text
 
@@ -105,27 +167,35 @@ def _num(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
-def _week_of_year(d: dt.date) -> int:
+def _jdn(d: _Moment) -> int:
+    return d.toordinal() + _ORDINAL_TO_JDN
+
+
+def _day_of_year(d: _Moment) -> int:
+    return _jdn(d) - _year_start(d.year) + 1
+
+
+def _week_of_year(d: _Moment) -> int:
     """Java's week of year in the US/ROOT locales (Kafka's SimpleDateFormat uses the JVM's
     default): weeks start on Sunday and week 1 is the one holding January 1, so the last
     days of December may fall in week 1 of the next year. ISO weeks differ."""
-    # Day numbers, not dates: the Sunday before 0001-01-01 has no date.
-    day = dt.date(d.year, d.month, d.day)
-    sunday = day.toordinal() - (day.weekday() + 1) % 7
-    if day.year < dt.MAXYEAR and sunday + 6 >= dt.date(day.year + 1, 1, 1).toordinal():
+    # Day numbers, not dates: the Sunday before 0001-01-01 has no date. JDN 0 was a Monday.
+    day = _jdn(d)
+    sunday = day - (day + 1) % 7
+    if d.year < dt.MAXYEAR and sunday + 6 >= _year_start(d.year + 1):
         return 1
-    jan1 = dt.date(day.year, 1, 1)
-    first_sunday = jan1.toordinal() - (jan1.weekday() + 1) % 7
+    jan1 = _year_start(d.year)
+    first_sunday = jan1 - (jan1 + 1) % 7
     return (sunday - first_sunday) // 7 + 1
 
 
-def _week_year(d: dt.date) -> int:
+def _week_year(d: _Moment) -> int:
     return d.year + 1 if d.month == 12 and _week_of_year(d) == 1 else d.year
 
 
-def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
+def _formatter(letter: str, count: int) -> Callable[[_Moment], str]:
     if letter in "yY":
-        year: Callable[[dt.datetime], int] = (lambda d: d.year) if letter == "y" else _week_year
+        year: Callable[[_Moment], int] = (lambda d: d.year) if letter == "y" else _week_year
         if count == 2:
             return lambda d: _num(year(d) % 100, 2)
         return lambda d: _num(year(d), count)
@@ -135,9 +205,9 @@ def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
         if count == 3:
             return lambda d: _MONTHS[d.month - 1][:3]
         return lambda d: _num(d.month, count)
-    simple: dict[str, Callable[[dt.datetime], int]] = {
+    simple: dict[str, Callable[[_Moment], int]] = {
         "d": lambda d: d.day,
-        "D": lambda d: d.timetuple().tm_yday,
+        "D": _day_of_year,
         "w": _week_of_year,
         "u": lambda d: d.isoweekday(),
         "H": lambda d: d.hour,
@@ -166,7 +236,7 @@ def _formatter(letter: str, count: int) -> Callable[[dt.datetime], str]:
     return lambda d: "Z"  # X
 
 
-def _literal(text: str) -> Callable[[dt.datetime], str]:
+def _literal(text: str) -> Callable[[_Moment], str]:
     return lambda d: text
 
 
@@ -210,7 +280,7 @@ class JavaDateFormat:
     def __init__(self, pattern: str, *, name: str = "format") -> None:
         self.pattern = pattern
         tokens = _tokenize(pattern, name)
-        parts: list[Callable[[dt.datetime], str]] = []
+        parts: list[Callable[[_Moment], str]] = []
         regex: list[str] = []
         granularity = _DAY_MS
         used: set[str] = set()
@@ -232,6 +302,10 @@ class JavaDateFormat:
         """Render an aware (or UTC-naive) datetime."""
         if moment.tzinfo is not None:
             moment = moment.astimezone(dt.UTC)
+            if moment < _CUTOVER:
+                return "".join(part(_JulianMoment(moment)) for part in self._parts)
+        elif moment < _CUTOVER.replace(tzinfo=None):
+            return "".join(part(_JulianMoment(moment)) for part in self._parts)
         return "".join(part(moment) for part in self._parts)
 
     def format_millis(self, millis: int) -> str:
@@ -280,18 +354,27 @@ class JavaDateFormat:
             hour += 12
         if g.get("H") is not None and hour == 24:
             hour = 0
-        try:
-            moment = dt.datetime(
-                year,
-                month,
-                int(g.get("d") or 1),
-                hour,
-                int(g.get("m") or 0),
-                int(g.get("s") or 0),
-                tzinfo=dt.UTC,
-            )
-        except ValueError as exc:
-            raise DataError(f"could not parse timestamp {text!r}: {exc}") from None
+        day = int(g.get("d") or 1)
+        minute, second = int(g.get("m") or 0), int(g.get("s") or 0)
+        if (year, month, day) < (1582, 10, 15):
+            # GregorianCalendar reads a date before the cutover as a Julian one (and the
+            # ten days the cutover skipped, as SimpleDateFormat is lenient, too).
+            if not (
+                1 <= month <= 12
+                and 1 <= day <= _days_in_julian_month(year, month)
+                and 0 <= hour < 24
+                and 0 <= minute < 60
+                and 0 <= second < 60
+            ):
+                raise DataError(f"could not parse timestamp {text!r}: not a valid date and time")
+            days = _julian_to_jdn(year, month, day) - _EPOCH_JDN
+            seconds = hour * 3600 + minute * 60 + second
+            moment = _EPOCH + dt.timedelta(days=days, seconds=seconds)
+        else:
+            try:
+                moment = dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.UTC)
+            except ValueError as exc:
+                raise DataError(f"could not parse timestamp {text!r}: {exc}") from None
         millis = int(g.get("S") or 0)
         zone = g.get("zone")
         offset_ms = 0

@@ -16,7 +16,7 @@ import math
 import re
 import struct
 from collections.abc import Callable, Mapping
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter, is_, itemgetter
 from typing import Any, Final
 
@@ -42,10 +42,12 @@ __all__ = [
     "compile_codec",
     "from_schemaless",
     "has_decimal",
+    "has_non_finite",
     "java_doubles",
     "maybe_scientific",
     "same_but_default",
     "schemaless_default",
+    "schemaless_speedups",
 ]
 
 Fn = Callable[[Any], Any]
@@ -150,7 +152,9 @@ def schemaless_default(value: Any) -> Any:
 
 def from_schemaless(value: Any) -> Any:
     """A schemaless Connect value as JSON-ready Python, inferring types as Kafka does."""
-    if value is None or isinstance(value, str | int | float):
+    if isinstance(value, float):
+        return value if value - value == 0.0 else _non_finite(value)
+    if value is None or isinstance(value, str | int):
         return value
     if isinstance(value, bytes | bytearray | memoryview):
         return _b64(value)
@@ -168,6 +172,54 @@ def from_schemaless(value: Any) -> Any:
         f"Python type {type(value).__name__} does not have a corresponding schema type; "
         "give a schema or convert the value to str, int, float, bool, bytes, list or dict"
     )
+
+
+def schemaless_speedups() -> Any:
+    """:data:`SPEEDUPS` when its schemaless encode and decode write and read as Kafka does
+    (NaN and infinities handed back, integers beyond int64 wrapped), else None."""
+    return SPEEDUPS if SPEEDUPS is not None and hasattr(SPEEDUPS, "has_non_finite") else None
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def has_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds a NaN or infinite float in the containers orjson writes itself
+    (dicts, lists, tuples): orjson writes those floats as ``null``, Kafka (Jackson) as the
+    strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``, which :func:`from_schemaless`
+    gives. The pure-Python twin of ``kconnect_speedups._json.has_non_finite``.
+    """
+    if type(value) is dict:
+        # The usual value, a flat dict, checked in C-level loops: the sum of its floats is
+        # finite unless one of them is not (or the sum overflows; the walk then decides).
+        values = value.values()
+        kinds = set(map(type, values))
+        if kinds <= _SCALARS:
+            if float not in kinds:
+                return False
+            total = sum(compress(values, map(is_, map(type, values), repeat(float))), 0.0)
+            if total - total == 0.0:
+                return False
+    pending = [value]
+    pop, extend = pending.pop, pending.extend
+    while pending:
+        item = pop()
+        if isinstance(item, float):
+            if item - item != 0.0:  # NaN for a NaN or an infinity
+                return True
+        elif isinstance(item, dict):
+            extend(item.values())
+        elif isinstance(item, list | tuple):
+            extend(item)
+    return False
+
+
+def any_non_finite(values: list[Any]) -> bool:
+    """Whether any of ``values`` holds a NaN or an infinity (:func:`has_non_finite`); a
+    batch of flat dicts is checked in one pass of C-level loops over all their values."""
+    if set(map(type, values)) == {dict}:
+        return has_non_finite(dict(enumerate(chain.from_iterable(map(dict.values, values)))))
+    return any(map(has_non_finite, values))
 
 
 class Codec:
@@ -1270,12 +1322,24 @@ def _non_finite(value: float) -> Any:
     return _INFINITY if value > 0 else _MINUS_INFINITY
 
 
+_MIN_NORMAL: Final = 2.2250738585072014e-308
+
+
 def _scientific(value: float) -> bytes:
     """Java's ``d.dddEn`` form of a finite, non-zero double."""
-    _, digits, exponent = _decimal.Decimal(repr(abs(value))).as_tuple()
+    magnitude = abs(value)
+    _, digits, exponent = _decimal.Decimal(repr(magnitude)).as_tuple()
     assert isinstance(exponent, int)
     text = "".join(map(str, digits)).rstrip("0") or "0"
     power = len(digits) + exponent - 1
+    if len(text) == 1 and magnitude < _MIN_NORMAL:
+        # Java writes at least two digits, and where one would read back it takes the
+        # two-digit decimal closest to the value if that reads back too. Only subnormals
+        # are coarse enough for it to differ from "d.0" (4.9E-324, not 5.0E-324).
+        two = f"{_decimal.Decimal(magnitude):.1e}"
+        if float(two) == magnitude:
+            text = two[0] + two[2].rstrip("0")
+            power = int(two[4:])
     sign = "-" if value < 0 else ""
     return f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode()
 

@@ -7,7 +7,7 @@ import importlib.metadata
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import repeat
 from operator import contains, is_, itemgetter
@@ -30,11 +30,14 @@ from . import _codec
 from ._codec import (
     Codec,
     _Compiler,
+    any_non_finite,
     compile_codec,
     from_schemaless,
+    has_non_finite,
     java_doubles,
     maybe_scientific,
     schemaless_default,
+    schemaless_speedups,
 )
 from ._config import JsonConverterSettings, json_converter_config_def
 from ._schema_json import schema_from_json, schema_to_json
@@ -208,6 +211,85 @@ def _exact_payload(data: bytes) -> Any:
     return _exact_loads(data)
 
 
+# Every digit as 0, every other byte a space: an integer beyond int64 (2^63 has 19 digits)
+# sits in a run of 19 zeros.
+_DIGITS: Final = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+_DIGIT_RUN: Final = b"0" * 19
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+_TWO_64: Final = 2**64
+
+
+def _may_hold_long_int(data: bytes | bytearray | memoryview) -> bool:
+    """Whether JSON text may hold an integer beyond int64 (a screen: one C-level pass)."""
+    return _DIGIT_RUN in bytes(data).translate(_DIGITS)
+
+
+def _beyond_int64(node: Any) -> bool:
+    """Whether a parsed value holds an int beyond int64 or a double of 2^63 or more, which
+    orjson makes of an integer past 2^64 - 1."""
+    pending = [node]
+    pop, extend = pending.pop, pending.extend
+    while pending:
+        item = pop()
+        if type(item) is int:
+            if not _INT64_MIN <= item <= _INT64_MAX:
+                return True
+        elif type(item) is float:
+            if abs(item) >= 9.223372036854775808e18:
+                return True
+        elif type(item) is dict:
+            extend(item.values())
+        elif type(item) is list:
+            extend(item)
+    return False
+
+
+def _long_value(text: str) -> int:
+    """A JSON integer as Kafka reads it without a schema: ``BigInteger.longValue``, the
+    two's complement low 64 bits (2^64 is 0, 2^63 is -2^63)."""
+    digits = text.lstrip("-")
+    value = 0
+    # In slices: int() refuses texts of more than 4300 digits.
+    for start in range(0, len(digits), 4000):
+        chunk = digits[start : start + 4000]
+        value = (value * 10 ** len(chunk) + int(chunk)) % _TWO_64
+    if text.startswith("-"):
+        value = -value % _TWO_64
+    return value - _TWO_64 if value > _INT64_MAX else value
+
+
+_LONG_DECODER: Final = json.JSONDecoder(parse_int=_long_value, parse_constant=_reject_constant)
+
+
+def _schemaless_node(data: bytes | bytearray | memoryview, node: Any) -> Any:
+    """``node``, read from ``data`` by orjson or the lenient path, with every integer beyond
+    int64 as Kafka reads it without a schema (its low 64 bits); the text is read again,
+    exactly, only when it holds such an integer."""
+    if not _may_hold_long_int(data) or not _beyond_int64(node):
+        return node
+    return _jackson_loads(bytes(data), _LONG_DECODER)
+
+
+def _schemaless_loads(data: bytes | bytearray | memoryview) -> Any:
+    """``orjson.loads(data)`` with integers beyond int64 as Kafka reads them."""
+    return _schemaless_node(data, orjson.loads(data))
+
+
+def _long_ints_as_kafka(
+    datas: list[bytes | None], read: list[SchemaAndValue]
+) -> list[SchemaAndValue]:
+    """Schemaless values ``read`` by orjson from ``datas``, with integers beyond int64 as
+    Kafka reads them; one screen over the batch's text first."""
+    if _may_hold_long_int(b"\n".join(filter(None, datas))):
+        for i, data in enumerate(datas):
+            if data is not None:
+                value = _schemaless_node(data, read[i][1])
+                if value is not read[i][1]:
+                    read[i] = SchemaAndValue(None, value)
+    return read
+
+
 class _Missing:
     """A document with no value at all (zero-length or blank): Jackson's MissingNode."""
 
@@ -256,6 +338,17 @@ class _Encoding:
         self.schema = schema
         self.codec = codec
         self.prefix = prefix
+
+
+def _non_finite_as_kafka(
+    out: list[bytes], values: list[Any], non_finite: Callable[[Any], bool]
+) -> list[bytes]:
+    """orjson's texts ``out`` of schemaless ``values``, each value holding a NaN or an
+    infinity (orjson's null) written again with Kafka's "NaN", "Infinity", "-Infinity"."""
+    return [
+        _dumps(from_schemaless(v)) if b"null" in o and non_finite(v) else o
+        for o, v in zip(out, values, strict=True)
+    ]
 
 
 class JsonConverter(Converter, HeaderConverter):
@@ -336,6 +429,9 @@ class JsonConverter(Converter, HeaderConverter):
         if schema is None:
             try:
                 out = orjson.dumps(value, default=schemaless_default, option=_SCHEMALESS_OPTIONS)
+                if b"null" in out and has_non_finite(value):
+                    # orjson writes a NaN or an infinity as null; Kafka as "NaN", ...
+                    out = _dumps(from_schemaless(value))
             except TypeError:
                 # orjson refuses non-string map keys and unknown classes; the slow path
                 # writes key/value pairs like Kafka, or says which value has no JSON form.
@@ -401,9 +497,11 @@ class JsonConverter(Converter, HeaderConverter):
         if items:
             # The usual batch: one schema (or none) for every record; written whole.
             schema = items[0][1]
-            if schema is None and _codec.SPEEDUPS is not None:
-                # Compiled loop of orjson.dumps over schemaless values, screens included.
-                dumped = _codec.SPEEDUPS.encode_schemaless(
+            compiled = schemaless_speedups() if schema is None else None
+            if compiled is not None:
+                # Compiled loop of orjson.dumps over schemaless values, screens included;
+                # None when a value holds a NaN or an infinity (or the loop cannot go on).
+                dumped = compiled.encode_schemaless(
                     items, orjson.dumps, schemaless_default, _SCHEMALESS_OPTIONS
                 )
                 if dumped is not None:
@@ -499,11 +597,17 @@ class JsonConverter(Converter, HeaderConverter):
                 out = [dumps(v, default=schemaless_default, option=options) for v in values]
             except TypeError:  # also orjson.JSONEncodeError
                 return None
-            speedups = _codec.SPEEDUPS
+            speedups = schemaless_speedups()
             if speedups is not None:
-                # Both screens in one compiled pass over the texts, no joined copy.
-                return self._schemaless_texts(out, speedups.screen(out))
-            if maybe_scientific(b"\n".join(out)):
+                # The screens in one compiled pass over the texts, no joined copy.
+                flags = speedups.screen(out)
+                if flags & 4:
+                    out = _non_finite_as_kafka(out, values, speedups.has_non_finite)
+                return self._schemaless_texts(out, flags)
+            joined = b"\n".join(out)
+            if b"null" in joined and any_non_finite(values):
+                out = _non_finite_as_kafka(out, values, has_non_finite)
+            if maybe_scientific(joined):
                 out = list(map(java_doubles, out))
             prefix = _NULL_SCHEMA_PREFIX
         else:
@@ -540,7 +644,9 @@ class JsonConverter(Converter, HeaderConverter):
             ) from exc
         if not self.settings.schemas_enable:
             # Kafka reads a zero-length (or blank) value as null when schemas are off.
-            return _NULL if node is _MISSING else SchemaAndValue(None, node)
+            if node is _MISSING:
+                return _NULL
+            return SchemaAndValue(None, _schemaless_node(data, node))
         if (
             type(node) is not dict
             or len(node) != 2
@@ -550,7 +656,7 @@ class JsonConverter(Converter, HeaderConverter):
             raise DataError(f"{_NOT_AN_ENVELOPE} (topic {topic!r})")
         schema_node = node["schema"]
         if schema_node is None:
-            return SchemaAndValue(None, node["payload"])
+            return SchemaAndValue(None, _schemaless_node(data, node)["payload"])
         try:
             codec = self._decoding(schema_node)
             payload = node["payload"]
@@ -603,27 +709,30 @@ class JsonConverter(Converter, HeaderConverter):
         """Deserialise many ``(topic, data)``; same results as one by one."""
         loads = orjson.loads
         if not self.settings.schemas_enable:
-            speedups = _codec.SPEEDUPS
+            speedups = schemaless_speedups()
             if speedups is not None:
                 try:
                     # One compiled loop: loads and the SchemaAndValue per record, tombstones
                     # included; a record orjson refuses takes the paths below.
                     found: list[SchemaAndValue] = speedups.decode_schemaless(
-                        items, loads, SchemaAndValue, _NULL
+                        items, loads, SchemaAndValue, _NULL, _schemaless_loads
                     )
                     return found
                 except orjson.JSONDecodeError:
                     pass
+            datas = list(map(_second, items))
             try:
                 # All in C: no Python code per record (a tombstone makes loads raise).
-                return list(map(_make_sv, zip(repeat(None), map(loads, map(_second, items)))))
+                values = list(map(_make_sv, zip(repeat(None), map(loads, datas))))
+                return _long_ints_as_kafka(datas, values)
             except orjson.JSONDecodeError:
                 pass
             try:
-                return [
+                values = [
                     _NULL if data is None else _new_sv(SchemaAndValue, (None, loads(data)))
-                    for _, data in items
+                    for data in datas
                 ]
+                return _long_ints_as_kafka(datas, values)
             except orjson.JSONDecodeError:
                 return [self.to_connect_data(topic, data) for topic, data in items]
         whole = self._read_whole_batch(items)
