@@ -169,14 +169,21 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
             assert m.headers() == [("h", f"{i}".encode()), ("n", None)]
 
         # Offset syncs on the source, in Kafka's format, for both partitions.
-        syncs = [
-            OffsetSync.deserialize(m.key(), m.value())
-            for m in _read_all(kc_kafka, "mm2-offset-syncs.west.internal", 2)
-        ]
-        assert {s.topic_partition.partition for s in syncs if s.topic_partition.topic == topic} == {
-            0,
-            1,
-        }
+        # A partition's sync may wait for the task's next offset commit (Kafka's writer sends
+        # delayed syncs then), so the topic is read again until both partitions have one.
+        def synced_partitions() -> set[int]:
+            syncs = [
+                OffsetSync.deserialize(m.key(), m.value())
+                for m in _read_all(kc_kafka, "mm2-offset-syncs.west.internal", 1)
+            ]
+            return {s.topic_partition.partition for s in syncs if s.topic_partition.topic == topic}
+
+        deadline = time.monotonic() + 90
+        partitions = synced_partitions()
+        while partitions != {0, 1} and time.monotonic() < deadline:
+            time.sleep(1)
+            partitions = synced_partitions()
+        assert partitions == {0, 1}
 
         # Topic config sync: the remote topic got the source's retention.
         target_admin = AdminClient({"bootstrap.servers": target_kafka})
