@@ -258,9 +258,7 @@ def _validate_struct_default(schema: Schema, default: Any) -> None:
     Kafka builds it on the SchemaBuilder itself, so its schema may lack the default and
     the builder's later ``optional()``: both are ignored here; fields must match.
     """
-    from ._struct import Struct
-
-    if not isinstance(default, Struct):
+    if not isinstance(default, StructValue):
         raise DataError(
             f"invalid value: expected a Struct for schema type struct, got {type(default).__name__}"
         )
@@ -299,6 +297,23 @@ for _t in Type:
     if _t.is_primitive:
         setattr(Schema, _t.name, Schema(_t))
         setattr(Schema, "OPTIONAL_" + _t.name, Schema(_t, optional=True))
+
+
+class StructValue:
+    """What a STRUCT schema's values are; :class:`~kconnect_sdk.Struct` is the one kind.
+
+    Declared beside the schemas so that checking a value (a field's default, a nested
+    struct) needs no import of the class that is itself built on schemas.
+    """
+
+    __slots__ = ()
+    schema: Schema
+
+    def get_without_default(self, name: str | Field) -> Any:
+        raise NotImplementedError
+
+    def validate(self) -> None:
+        raise NotImplementedError
 
 
 class SchemaAndValue(NamedTuple):
@@ -555,9 +570,7 @@ def validate_value(schema: Schema | None, value: Any, *, path: str = "") -> None
             )
         return
     if schema.type is Type.STRUCT:
-        from ._struct import Struct
-
-        if not isinstance(value, Struct):
+        if not isinstance(value, StructValue):
             raise DataError(
                 f"invalid value{where}: expected a Struct for schema type struct, got {type(value).__name__}"
             )

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ._errors import DataError
-from ._schema import Field, Schema, SchemaBuilder, Type, validate_value
+from ._schema import Field, Schema, SchemaBuilder, StructValue, Type, validate_value
 
 __all__ = ["Struct"]
 
 
-class Struct:
+class Struct(StructValue):
     """A structured value whose fields are checked against a STRUCT schema on ``put``.
 
     Example:

@@ -13,15 +13,33 @@ from typing import Any
 
 from kconnect_sdk import SinkRecord, SourceRecord, Transformation
 
-from ._regex_router import RegexRouter
-from ._timestamp_router import TimestampRouter
-from ._util import KeyOrValue
-
-__all__ = ["fused_batch"]
+__all__ = ["FusedReshaper", "FusedRouter", "fused_batch"]
 
 BatchFn = Callable[[Sequence[Any]], "list[Any] | None"]
 
 _RECORD_CLASSES = (SinkRecord, SourceRecord)  # named tuples: value schema at 4, value at 5
+
+
+class FusedReshaper:
+    """A transform that can reshape a schemaless value with straight-line code."""
+
+    def _fuses(self) -> bool:
+        """Whether this instance (its side, its config) reshapes schemaless values."""
+        raise NotImplementedError
+
+    def _schemaless_lines(self, cls: type) -> tuple[list[str], dict[str, Any]] | None:
+        """Lines turning the dict ``value`` of a record ``record`` of ``cls`` into the dict
+        ``d``, and the names they use; None when there are none for ``cls``."""
+        raise NotImplementedError
+
+
+class FusedRouter:
+    """A transform that routes a record to a topic computed from the record alone."""
+
+    def _route_lines(self, i: int) -> tuple[list[str], dict[str, Any]]:
+        """Lines setting ``t``, the new topic, from ``topic`` and ``record``, and the names
+        they use (suffixed with ``i``, the router's place in the run)."""
+        raise NotImplementedError
 
 
 def _ours(transform: object) -> bool:
@@ -30,16 +48,11 @@ def _ours(transform: object) -> bool:
 
 
 def _reshapes_values(transform: object) -> bool:
-    return (
-        isinstance(transform, KeyOrValue)
-        and _ours(transform)
-        and not transform.ON_KEY
-        and transform._map_schemaless is not None
-    )
+    return isinstance(transform, FusedReshaper) and _ours(transform) and transform._fuses()
 
 
 def _routes(transform: object) -> bool:
-    return type(transform) in (RegexRouter, TimestampRouter)
+    return isinstance(transform, FusedRouter) and _ours(transform)
 
 
 def fused_batch(transforms: Sequence[Transformation[Any]]) -> tuple[int, BatchFn] | None:
@@ -54,20 +67,19 @@ def fused_batch(transforms: Sequence[Transformation[Any]]) -> tuple[int, BatchFn
     It changes none of its inputs, so a caller that meets an exception can apply them in
     turn to find which transform fails and how.
     """
-    reshapers: list[KeyOrValue[Any]] = []
-    routers: list[Transformation[Any]] = []
+    reshapers: list[FusedReshaper] = []
+    routers: list[FusedRouter] = []
     for transform in transforms:
-        if not routers and _reshapes_values(transform):
-            assert isinstance(transform, KeyOrValue)
+        if not routers and isinstance(transform, FusedReshaper) and _reshapes_values(transform):
             reshapers.append(transform)
-        elif _routes(transform):
+        elif isinstance(transform, FusedRouter) and _routes(transform):
             routers.append(transform)
         else:
             break
     count = len(reshapers) + len(routers)
     if count < 2:
         return None
-    applies = tuple(t.apply for t in [*reshapers, *routers])
+    applies = tuple(t.apply for t in transforms[:count])
     loops: dict[type, BatchFn | None] = {}
 
     def run(records: Sequence[Any]) -> list[Any] | None:
@@ -89,8 +101,8 @@ def fused_batch(transforms: Sequence[Transformation[Any]]) -> tuple[int, BatchFn
 
 def _generate(
     cls: type,
-    reshapers: Sequence[KeyOrValue[Any]],
-    routers: Sequence[Transformation[Any]],
+    reshapers: Sequence[FusedReshaper],
+    routers: Sequence[FusedRouter],
     applies: tuple[Callable[[Any], Any], ...],
 ) -> BatchFn | None:
     names: dict[str, Any] = {"_cls": cls, "_new": tuple.__new__, "_applies": applies}
@@ -107,22 +119,9 @@ def _generate(
     if routers:
         body.append("topic = record[0]")
     for i, router in enumerate(routers):
-        if isinstance(router, RegexRouter):
-            names[f"_memo{i}"], names[f"_route{i}"] = router._routes, router.route
-            body += [
-                f"t = _memo{i}.get(topic)",
-                f"if t is None: t = _route{i}(topic)",
-            ]
-        else:
-            assert isinstance(router, TimestampRouter)
-            names[f"_memo{i}"] = router._routes
-            names[f"_unit{i}"] = router._format.granularity_ms
-            names[f"_route{i}"] = router.route
-            body += [
-                "ts = record.timestamp",
-                f"t = None if ts is None else _memo{i}.get((topic, ts // _unit{i}))",
-                f"if t is None: t = _route{i}(topic, ts)",
-            ]
+        lines, used = router._route_lines(i)
+        names.update(used)
+        body += lines
         body.append("topic = t")
     # A record unlike the batch's (another class, a schema, not a dict) goes through each
     # transform's apply() in turn, in its place.

@@ -14,6 +14,7 @@ from kconnect_sdk import (
     ParsedConfig,
 )
 
+from ._fuse import FusedRouter
 from ._util import (
     BaseTransform,
     R,
@@ -35,7 +36,7 @@ def _check_replacement(name: str, value: Any) -> None:
     java_replacement(value, name=name)
 
 
-class RegexRouter(BaseTransform[R]):
+class RegexRouter(BaseTransform[R], FusedRouter):
     """Rename the topic with a regex and replacement (``...transforms.RegexRouter``).
 
     The regex must match the whole topic; ``$1``/``${name}`` in the replacement refer to
@@ -66,6 +67,10 @@ class RegexRouter(BaseTransform[R]):
         self._replacement = java_replacement(config["replacement"], name="replacement")
         # Few distinct topics flow through a task, so the routing decision is memoised.
         self._routes: dict[str, str] = {}
+
+    def _route_lines(self, i: int) -> tuple[list[str], dict[str, Any]]:
+        lines = [f"t = _memo{i}.get(topic)", f"if t is None: t = _route{i}(topic)"]
+        return lines, {f"_memo{i}": self._routes, f"_route{i}": self.route}
 
     def route(self, topic: str) -> str:
         routed = self._routes.get(topic)

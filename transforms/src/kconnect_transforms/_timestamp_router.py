@@ -16,6 +16,7 @@ from kconnect_sdk import (
 )
 
 from ._dateformat import JavaDateFormat
+from ._fuse import FusedRouter
 from ._util import BaseTransform, R, topic_updater, topics_of, with_topics
 
 _timestamp_of = attrgetter("timestamp")
@@ -27,7 +28,7 @@ def _check_date_format(name: str, value: Any) -> None:
     JavaDateFormat(value, name=name)
 
 
-class TimestampRouter(BaseTransform[R]):
+class TimestampRouter(BaseTransform[R], FusedRouter):
     """Route to a topic named from the topic and the record timestamp (``...TimestampRouter``).
 
     The timestamp is formatted in UTC with a Java ``SimpleDateFormat`` pattern.
@@ -100,6 +101,19 @@ class TimestampRouter(BaseTransform[R]):
                 update = topic_updater(cls)
             append(update(record, topic))
         return out
+
+    def _route_lines(self, i: int) -> tuple[list[str], dict[str, Any]]:
+        lines = [
+            "ts = record.timestamp",
+            f"t = None if ts is None else _memo{i}.get((topic, ts // _unit{i}))",
+            f"if t is None: t = _route{i}(topic, ts)",
+        ]
+        used = {
+            f"_memo{i}": self._routes,
+            f"_unit{i}": self._format.granularity_ms,
+            f"_route{i}": self.route,
+        }
+        return lines, used
 
     def route(self, topic: str, timestamp: int | None) -> str:
         """The topic a record of ``topic`` stamped ``timestamp`` goes to (``apply``'s)."""

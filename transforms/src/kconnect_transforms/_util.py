@@ -26,6 +26,8 @@ from kconnect_sdk import (
     validate_value,
 )
 
+from ._fuse import FusedReshaper, fused_batch
+
 R = TypeVar("R", bound=ConnectRecord)
 K = TypeVar("K")
 
@@ -342,8 +344,6 @@ class BaseTransform(Transformation[R]):
         (this one included) and the loop, or None. The runtime's chain offers it the
         transforms after it that have no predicate; the loop gives what their
         ``apply_batch`` calls in turn give, or None for a batch it does not take."""
-        from ._fuse import fused_batch
-
         return fused_batch([self, *following])
 
     def apply_batch(self, records: Sequence[R]) -> list[R]:
@@ -357,7 +357,7 @@ _VALUE_FIELDS = ("value_schema", "value")
 _SIDE_UPDATERS: dict[bool, dict[type, Callable[..., Any]]] = {True: {}, False: {}}
 
 
-class KeyOrValue(BaseTransform[R]):
+class KeyOrValue(BaseTransform[R], FusedReshaper):
     """A transform with ``$Key`` and ``$Value`` variants: it reshapes one side of the record."""
 
     ON_KEY: ClassVar[bool] = False
@@ -384,6 +384,9 @@ class KeyOrValue(BaseTransform[R]):
     #: Transforms that reshape a Struct set this to a ``(record, struct) -> (schema,
     #: struct)`` method giving the same result as ``apply``, for ``apply_batch``.
     _map_struct: Callable[[R, Struct], tuple[Schema, Struct]] | None = None
+
+    def _fuses(self) -> bool:
+        return not self.ON_KEY and self._map_schemaless is not None
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         self.__dict__.pop("_batch_loops", None)  # generated from the previous config
