@@ -126,6 +126,22 @@ def absent(name: str) -> Settle:
     return Settle("/connectors", ok, f"{name} deleted")
 
 
+def task_config(name: str, key: str, value: str) -> Settle:
+    """Every task of the connector carries ``key=value``: a config change is in the tasks'
+    configs, which a worker writes after it has answered (the status may show the old
+    tasks RUNNING meanwhile)."""
+
+    def ok(status: int, body: Any) -> bool:
+        return (
+            status == 200
+            and isinstance(body, list)
+            and bool(body)
+            and all(t.get("config", {}).get(key) == value for t in body)
+        )
+
+    return Settle(f"/connectors/{_seg(name)}/tasks", ok, f"{name}'s tasks have {key}={value}")
+
+
 def _topics_known(name: str) -> Settle:
     def ok(status: int, body: Any) -> bool:
         return status == 200 and bool(body.get(name, {}).get("topics"))
@@ -417,7 +433,7 @@ def script() -> list[Step]:
             "PUT",
             "/connectors/src-run/config",
             body=_source("src-run.txt", **{"batch.size": "500"}),
-            settle=[state("src-run", "RUNNING", 1)],
+            settle=[task_config("src-run", "batch.size", "500"), state("src-run", "RUNNING", 1)],
         ),
         Step(c, "GET", "/connectors/src-run/config"),
         Step(c, "GET", "/connectors/src-run/tasks"),
@@ -426,7 +442,7 @@ def script() -> list[Step]:
             "PATCH",
             "/connectors/src-run/config",
             body={"batch.size": "200", "errors.log.enable": "true"},
-            settle=[state("src-run", "RUNNING", 1)],
+            settle=[task_config("src-run", "batch.size", "200"), state("src-run", "RUNNING", 1)],
         ),
         Step(c, "GET", "/connectors/src-run/config"),
         Step(
