@@ -35,7 +35,7 @@ second=(
   sdk/tests converters transforms/tests testkit/tests speedups/tests compat
   runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
 )
-third=(connectors runtime/tests/test_distributed_group.py)
+third=(connectors bundle/tests runtime/tests/test_distributed_group.py)
 first=(runtime/tests)
 for path in "${second[@]}" "${third[@]}"; do
   case "$path" in runtime/tests/*) first+=("--ignore=$path") ;; esac

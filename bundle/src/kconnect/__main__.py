@@ -1,0 +1,5 @@
+"""``python -m kconnect``: the ``kconnect`` command."""
+
+from kconnect_runtime.cli import main
+
+raise SystemExit(main())
