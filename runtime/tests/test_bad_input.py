@@ -36,7 +36,7 @@ def test_unknown_connector_class_lists_close_matches(tmp_path: Path, kafka: str)
     )
     code, out = _run(tmp_path, str(worker), str(conn))
     assert code == 1, out
-    assert "connector 'typo'" in out
+    assert f"kconnect: error: {conn}: connector 'typo'" in out
     assert "connector.class" in out
     assert "Did you mean: FileStreamSource" in out
 
@@ -53,7 +53,7 @@ def test_missing_required_key_names_connector_and_key(tmp_path: Path, kafka: str
     )
     code, out = _run(tmp_path, str(worker), str(conn))
     assert code == 1, out
-    assert "connector 'no-topic'" in out
+    assert f"kconnect: error: {conn}: connector 'no-topic'" in out
     assert '"topic"' in out or "'topic'" in out or " topic" in out
 
 
@@ -66,6 +66,15 @@ def test_malformed_properties_line_names_file_and_line(tmp_path: Path, kafka: st
     code, out = _run(tmp_path, str(worker), str(conn))
     assert code == 1, out
     assert f"{conn}:3:" in out
+
+
+def test_a_worker_config_error_names_the_worker_file(tmp_path: Path, kafka: str) -> None:
+    props = worker_props(tmp_path, kafka)
+    del props["offset.storage.file.filename"]
+    worker = write_props(tmp_path / "worker.properties", props)
+    code, out = _run(tmp_path, str(worker))
+    assert code == 1, out
+    assert f"kconnect: error: {worker}: worker config: Missing required configuration" in out
 
 
 def test_unreachable_broker_fails_fast_with_advice(tmp_path: Path) -> None:

@@ -65,6 +65,71 @@ def test_unknown_name_lists_close_matches(registry: PluginRegistry) -> None:
     assert info.value.name == "connector.class"
 
 
+@pytest.mark.parametrize(
+    ("name", "kind", "install"),
+    [
+        (
+            "org.apache.kafka.connect.json.JsonConverter",
+            PluginKind.CONVERTER,
+            "pip install kconnect (or pip install kconnect-converter-json)",
+        ),
+        (
+            "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+            PluginKind.HEADER_CONVERTER,
+            "pip install kconnect (or pip install kconnect-converter-string)",
+        ),
+        (
+            "io.confluent.connect.jdbc.JdbcSourceConnector",
+            PluginKind.SOURCE,
+            "pip install 'kconnect[jdbc]' (or pip install kconnect-connector-jdbc)",
+        ),
+        (
+            "io.debezium.connector.mysql.MySqlConnector",
+            PluginKind.SOURCE,
+            "pip install 'kconnect[mysql]' (or pip install kconnect-connector-mysql)",
+        ),
+        (
+            "AvroConverter",
+            PluginKind.CONVERTER,
+            "pip install 'kconnect[avro]' (or pip install kconnect-converter-avro)",
+        ),
+    ],
+)
+def test_a_catalogue_plugin_not_installed_names_the_install_line(
+    name: str, kind: PluginKind, install: str
+) -> None:
+    # Only the StringConverter is installed: the one a similarity search would offer.
+    string = PluginDesc(
+        PluginKind.CONVERTER,
+        "org.apache.kafka.connect.storage.StringConverter",
+        "kconnect_converter_string:StringConverter",
+        "kconnect-converter-string",
+        "0.1.0",
+    )
+    with pytest.raises(ConfigError) as info:
+        PluginRegistry([string]).resolve(name, kind, key="value.converter")
+    message = str(info.value)
+    assert message.startswith(f"config 'value.converter': no {kind.value} plugin named {name!r}")
+    assert message.endswith(f": {install}."), message
+    assert "Did you mean" not in message
+
+
+def test_close_matches_compare_class_names_not_packages() -> None:
+    string = PluginDesc(
+        PluginKind.CONVERTER,
+        "org.apache.kafka.connect.storage.StringConverter",
+        "kconnect_converter_string:StringConverter",
+        "kconnect-converter-string",
+        "0.1.0",
+    )
+    registry = PluginRegistry([string])
+    with pytest.raises(ConfigError) as info:
+        registry.resolve("com.example.JsonConverter", PluginKind.CONVERTER)
+    assert "Did you mean" not in str(info.value)
+    with pytest.raises(ConfigError, match="Did you mean: StringConverter"):
+        registry.resolve("StringConvertor", PluginKind.CONVERTER)
+
+
 def test_ambiguous_alias_names_both_distributions() -> None:
     a = PluginDesc(PluginKind.CONVERTER, "com.a.FooConverter", "a:FooConverter", "dist-a", "1.0")
     b = PluginDesc(PluginKind.CONVERTER, "com.b.FooConverter", "b:FooConverter", "dist-b", "2.0")

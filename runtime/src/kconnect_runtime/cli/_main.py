@@ -81,18 +81,44 @@ def _run_until_signal(app: Standalone, stop: threading.Event, progress_interval:
     return 0
 
 
+def _in_file(exc: ConnectError, worker_file: str, connector_files: dict[str, str]) -> ConnectError:
+    """``exc`` with the config file it is about in front, when its message says which:
+    an operator with several connector files should not have to search for the key."""
+    message = str(exc)
+    source = None
+    if message.startswith("worker config"):
+        source = worker_file
+    elif message.startswith("connector '"):
+        source = connector_files.get(message[len("connector '") :].split("'", 1)[0])
+    if source is None:
+        return exc
+    if isinstance(exc, ConfigError):
+        return ConfigError(f"{source}: {message}", name=exc.name, value=exc.value)
+    return ConnectError(f"{source}: {message}")
+
+
 def cmd_standalone(args: argparse.Namespace) -> int:
     stop = _install_stop_handlers()
     worker_props = load_properties(args.worker_config)
-    connectors = [load_connector_config(path) for path in args.connector_configs]
-    app = Standalone(worker_props, connectors, stop_requested=stop)
-    return _run_until_signal(app, stop, args.progress_interval)
+    connectors, files = [], {}
+    for path in args.connector_configs:
+        config = load_connector_config(path)
+        connectors.append(config)
+        files[str(config.get("name", ""))] = str(path)
+    try:
+        app = Standalone(worker_props, connectors, stop_requested=stop)
+        return _run_until_signal(app, stop, args.progress_interval)
+    except ConnectError as exc:
+        raise _in_file(exc, str(args.worker_config), files) from exc
 
 
 def cmd_distributed(args: argparse.Namespace) -> int:
     stop = _install_stop_handlers()
-    app = Distributed(load_properties(args.worker_config), stop_requested=stop)
-    return _run_until_signal(app, stop, args.progress_interval)
+    try:
+        app = Distributed(load_properties(args.worker_config), stop_requested=stop)
+        return _run_until_signal(app, stop, args.progress_interval)
+    except ConnectError as exc:
+        raise _in_file(exc, str(args.worker_config), {}) from exc
 
 
 # -- end issue 20 ---------------------------------------------------------------------------

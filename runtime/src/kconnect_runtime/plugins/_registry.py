@@ -35,6 +35,7 @@ from kconnect_sdk import (
 )
 from packaging.version import Version
 
+from ._catalogue import package_for
 from ._descriptor import PluginDesc, _pruned_name
 from ._discovery import KIND_BY_GROUP, discover_location, plugin_locations, runtime_sdk_version
 from ._versions import VersionRequirement, _as_version, version_key
@@ -145,9 +146,16 @@ class PluginRegistry:
             if requirement is not None and not requirement.contains(desc.version):
                 raise self._no_such_version(name, [desc], requirement, vkey)
             return desc
-        candidates = sorted({a for kind in kinds for a in self._aliases[kind]})
-        close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
         kind_names = " or ".join(k.value for k in kinds)
+        package = package_for(name)
+        if package is not None:
+            raise ConfigError(
+                f"{where}no {kind_names} plugin named {name!r} is installed; it is in "
+                f"{package.distribution}: {package.install_line()}.",
+                name=key,
+                value=name,
+            )
+        close = _close_names(name, {a for kind in kinds for a in self._aliases[kind]})
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise ConfigError(
             f"{where}no {kind_names} plugin named {name!r} is installed.{hint} "
@@ -221,3 +229,20 @@ def _newest_of_each_name(found: list[PluginDesc]) -> list[PluginDesc]:
         ordered = sorted(usable, key=lambda d: d.location is None)
         out.append(max(ordered, key=lambda d: d.sort_version()))
     return out
+
+
+def _close_names(name: str, candidates: Iterable[str]) -> list[str]:
+    """Up to three installed names ``name`` may be a misspelling of.
+
+    Compared by their class names, so that a Java name is not "close" to another only
+    through the package they share (``org.apache.kafka.connect.json.JsonConverter`` is no
+    misspelling of ``org.apache.kafka.connect.storage.StringConverter``).
+    """
+    simple = name.rsplit(".", 1)[-1].lower()
+    scored = []
+    for candidate in candidates:
+        ratio = difflib.SequenceMatcher(None, simple, candidate.rsplit(".", 1)[-1].lower()).ratio()
+        if ratio >= 0.8:
+            whole = difflib.SequenceMatcher(None, name, candidate).ratio()
+            scored.append((-ratio, -whole, candidate))
+    return [candidate for *_, candidate in sorted(scored)[:3]]
