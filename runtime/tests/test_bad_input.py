@@ -119,6 +119,9 @@ def test_failing_task_is_failed_with_trace_while_others_keep_running(
             good = http.get(f"/connectors/good-{topic}/status").json()
     task = bad["tasks"][0]
     assert task["state"] == "FAILED"
-    assert "no-such-dir" in task["trace"]
-    assert "Traceback" in task["trace"]
+    # As a Java stack trace does, the trace leads with the exception and its message: the
+    # first line is what `kconnect status` and the console show.
+    first, rest = task["trace"].split("\n", 1)
+    assert "Error: " in first and "no-such-dir" in first, first
+    assert rest.startswith("Traceback (most recent call last):")
     assert good["tasks"][0]["state"] == "RUNNING"

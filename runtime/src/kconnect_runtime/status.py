@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-__all__ = ["ConnectorTaskId", "State", "Status", "TargetState"]
+__all__ = ["ConnectorTaskId", "State", "Status", "TargetState", "format_trace"]
 
 
 class State(StrEnum):
@@ -38,6 +38,14 @@ class ConnectorTaskId(NamedTuple):
         return f"{self.connector}-{self.task}"
 
 
+def format_trace(error: BaseException) -> str:
+    """A failure's trace for operators: the exception and its message first, as a Java
+    stack trace starts (``kconnect status``, the console and Kafka's tools show a trace's
+    first line), then Python's traceback."""
+    cause = "".join(traceback.format_exception_only(error)).rstrip("\n")
+    return cause + "\n" + "".join(traceback.format_exception(error))
+
+
 @dataclass
 class Status:
     """The state of a connector or task, with the trace of the error that failed it.
@@ -62,7 +70,7 @@ class Status:
 
     def set(self, state: State, error: BaseException | None = None) -> None:
         # Formatted before taking the lock: readers never see FAILED without its trace.
-        trace = "".join(traceback.format_exception(error)) if error is not None else None
+        trace = format_trace(error) if error is not None else None
         with self._lock:
             # A failure stays visible until the connector or task is restarted or stopped.
             if (

@@ -15,7 +15,6 @@ import logging
 import random
 import threading
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any, TypeVar
 from kconnect_sdk import RetriableError
 
 from kconnect_runtime.metrics import ErrorMetrics
+from kconnect_runtime.status import format_trace
 
 from ._dlq import DeadLetterQueue
 from ._policy import ErrorPolicy, Stage, class_name, tolerance_exceeded
@@ -201,7 +201,7 @@ class ErrorHandler:
             (H_CLASS, failure.executing_class.encode()),
             (H_EXCEPTION, class_name(error).encode()),
             (H_MESSAGE, str(error).encode() if str(error) else None),
-            (H_STACKTRACE, "".join(traceback.format_exception(error)).encode()),
+            (H_STACKTRACE, format_trace(error).encode()),
         ]
         return headers
 
