@@ -56,6 +56,7 @@ from ._connector import (
     TransactionContext,
     task_class_name,
 )
+from ._construct import LAYOUT_VERSION, record_maker, struct_maker, struct_values
 from ._converter import Converter, ConverterType, HeaderConverter
 from ._errors import (
     AlreadyExistsError,
@@ -90,6 +91,7 @@ from ._versioned import Versioned, distribution_version
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
+    "LAYOUT_VERSION",
     "NO_DEFAULT",
     "AlreadyExistsError",
     "CaseInsensitiveValidString",
@@ -171,7 +173,10 @@ __all__ = [
     "optional_speedups",
     "parse_properties",
     "parse_type",
+    "record_maker",
     "resolve_placeholders",
+    "struct_maker",
+    "struct_values",
     "task_class_name",
     "validate_value",
 ]
