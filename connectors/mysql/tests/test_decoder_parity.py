@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from kconnect_connector_mysql import _decoder, _task
+from kconnect_connector_mysql import _decoder, _snapshot_rows, _task
 from kconnect_connector_mysql import _decoder as d
 from kconnect_connector_mysql._columns import Column, field_schema, value_converter
 from kconnect_sdk import Headers, Schema, SchemaBuilder, SourceRecord, Struct, optional_speedups
@@ -768,9 +768,9 @@ def test_snapshot_date_and_datetime_text_read_the_same() -> None:
                 text += "." + str(rnd.randint(0, 999_999)).zfill(rnd.randint(1, 6))[:6]
         texts.append(text)
     pairs = [
-        (compiled.text_days, _task._text_days),
-        (compiled.text_millis, _task._text_millis),
-        (compiled.text_micros, _task._text_micros),
+        (compiled.text_days, _snapshot_rows.text_days),
+        (compiled.text_millis, _snapshot_rows.text_millis),
+        (compiled.text_micros, _snapshot_rows.text_micros),
     ]
 
     def outcome(call: Callable[..., Any], *args: Any) -> Any:
@@ -782,5 +782,5 @@ def test_snapshot_date_and_datetime_text_read_the_same() -> None:
     for fast, python in pairs:
         for text in texts:
             assert outcome(fast, python, text) == outcome(python, text), text
-    assert compiled.text_millis(_task._text_millis, "1970-01-01 00:00:01.5") == 1500
-    assert compiled.text_days(_task._text_days, "1970-01-02") == 1
+    assert compiled.text_millis(_snapshot_rows.text_millis, "1970-01-01 00:00:01.5") == 1500
+    assert compiled.text_days(_snapshot_rows.text_days, "1970-01-02") == 1

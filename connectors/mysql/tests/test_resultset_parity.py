@@ -24,7 +24,7 @@ from typing import Any
 import pymysql
 import pymysql.cursors
 import pytest
-from kconnect_connector_mysql import _resultset, _task
+from kconnect_connector_mysql import _resultset, _snapshot_rows
 from kconnect_connector_mysql._resultset import UnbufferedRows
 from kconnect_speedups import _mysql as compiled
 
@@ -147,8 +147,8 @@ def test_rows_of_every_conversion() -> None:
     columns = [INT, TEXT, INT, DECIMAL, FLOAT, INT, DATE_TEXT, DATE_TEXT, INT, TEXT, BINARY]
     columns += [(None, int), ("utf8", json.loads), (None, bytes.hex), ("cp1252", None)]
     then: list[Any] = [None] * len(columns)
-    then[6] = functools.partial(compiled.text_days, _task._text_days)
-    then[7] = functools.partial(compiled.text_millis, _task._text_millis)
+    then[6] = functools.partial(compiled.text_days, _snapshot_rows.text_days)
+    then[7] = functools.partial(compiled.text_millis, _snapshot_rows.text_millis)
     then[9] = lambda v: ("then", v)  # called for None too
     rows: list[list[bytes | None]] = [
         [b"1", "name-1 é".encode(), b"-7", b"1234.50", b"0.5", b"1", b"2024-01-02"],
@@ -596,9 +596,9 @@ def test_real_result_sets_of_every_type(kc_mariadb: Any, mdb: Db) -> None:
             assert identity(python) == identity(reference)
     # The snapshot's own converters (DATE and DATETIME as text, then Debezium's numbers).
     dates = "SELECT c_date, c_datetime, c_datetime3, c_datetime6 FROM t ORDER BY id"
-    conv = [functools.partial(compiled.text_days, _task._text_days)]
-    conv += [functools.partial(compiled.text_millis, _task._text_millis)] * 2
-    conv += [functools.partial(compiled.text_micros, _task._text_micros)]
+    conv = [functools.partial(compiled.text_days, _snapshot_rows.text_days)]
+    conv += [functools.partial(compiled.text_millis, _snapshot_rows.text_millis)] * 2
+    conv += [functools.partial(compiled.text_micros, _snapshot_rows.text_micros)]
     kept = {
         k: v
         for k, v in pymysql.converters.conversions.items()

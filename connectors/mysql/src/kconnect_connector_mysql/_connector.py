@@ -13,19 +13,15 @@ from kconnect_sdk import (
     ConnectError,
     ExactlyOnceSupport,
     SourceConnector,
-    distribution_version,
 )
 
 from ._config import CONFIG_DEF, parse_settings
 from ._task import MySqlSourceTask
+from ._version import package_version
 
-__all__ = ["MariaDbConnector", "MariaDbSourceTask", "MySqlConnector", "package_version"]
+__all__ = ["MariaDbConnector", "MariaDbSourceTask", "MySqlConnector"]
 
 log = logging.getLogger(__name__)
-
-
-def package_version() -> str:
-    return distribution_version("kconnect-connector-mysql")
 
 
 class MariaDbSourceTask(MySqlSourceTask):

@@ -13,7 +13,7 @@ from kconnect_sdk import Schema, SchemaBuilder, Struct
 from ._columns import Column, Table, field_schema, make_struct, value_converter
 from ._config import HashMask, Settings
 
-__all__ = ["DEBEZIUM_VERSION", "EventSchemas", "TableSchema"]
+__all__ = ["DEBEZIUM_VERSION", "EventSchemas", "TableSchema", "processing_time"]
 
 # CHAR, VARCHAR, LONGVARCHAR, CLOB, NCHAR, NVARCHAR, LONGNVARCHAR, NCLOB, DATALINK: the
 # columns Debezium's TruncateStrings and MaskStrings apply to.
@@ -161,6 +161,13 @@ _HISTORY_CHANGE: Final = (
     .field("table", _HISTORY_TABLE)
     .build()
 )
+
+
+def processing_time() -> tuple[int, int, int]:
+    """Now as an envelope's ``ts_ms``, ``ts_us`` and ``ts_ns`` (when the connector processed
+    the event, not when the server wrote it)."""
+    ns = time.time_ns()
+    return ns // 1_000_000, ns // 1000, ns
 
 
 def quoted_id(db: str, table: str) -> str:
@@ -375,11 +382,8 @@ class EventSchemas:
         *,
         tx: Struct | None = None,
     ) -> Struct:
-        now_ns = time.time_ns()
-        return make_struct(
-            ts.envelope_schema,
-            [before, after, source, tx, op, now_ns // 1_000_000, now_ns // 1000, now_ns],
-        )
+        ms, us, ns = processing_time()
+        return make_struct(ts.envelope_schema, [before, after, source, tx, op, ms, us, ns])
 
     def tx_block(self, tx_id: str, total: int, per_table: int) -> Struct:
         return make_struct(_TX_BLOCK, [tx_id, total, per_table])

@@ -26,6 +26,8 @@ import pymysql
 from kconnect_sdk import ConnectError, Headers, SourceRecord, Struct
 
 from . import _database as db
+from ._events import processing_time
+from ._snapshot_rows import row_converter
 
 if TYPE_CHECKING:
     from ._events import TableSchema
@@ -327,9 +329,7 @@ class IncrementalSnapshot:
                 # The table is done; the window rows still pass, with nothing to emit.
                 self.table = None
                 continue
-            from ._task import _row_converter
-
-            convert = _row_converter(
+            convert = row_converter(
                 ts.converters, [ts.table.columns[i].data_type for i in ts.positions]
             )
             key_at = ts.key_indexes
@@ -382,13 +382,11 @@ class IncrementalSnapshot:
         self._save()
 
     def _emit(self, ts: TableSchema, rows: list[list[Any]], position: int) -> None:
-        from ._task import _now_triplet
-
         streamer = self.streamer
         source_values = streamer._source(ts.table.db, ts.table.name, position, 0)._values
         source_values[4] = "incremental"
         offset = streamer.offset(0)
-        ms, us, ns = _now_triplet()
+        ms, us, ns = processing_time()
         source_schema = streamer.schemas.source_schema
         split: Callable[[list[Any]], tuple[Any, Any]] = ts.split
         for row in rows:
