@@ -9,6 +9,7 @@ is an errant record and never half-written.
 from __future__ import annotations
 
 import bz2
+import hashlib
 import io
 import json
 import zlib
@@ -20,7 +21,7 @@ from kconnect_converter_avro import AvroData, render_avro_schema
 from kconnect_sdk import DataError, Schema, SinkRecord
 
 from ._config import S3SinkSettings
-from ._formats import FileWriter, Format, RecordView, deterministic_sync_marker
+from ._formats import FileWriter, Format, RecordView
 from ._storage import S3OutputStream, S3Storage
 
 __all__ = ["AvroFormat", "avro_data_for"]
@@ -67,6 +68,16 @@ def avro_data_for(settings: S3SinkSettings) -> AvroData:
             "connect.meta.data": raw["connect.meta.data"],
         }
     )
+
+
+def deterministic_sync_marker(key: str) -> bytes:
+    """Avro's 16-byte sync marker, derived from the object key.
+
+    Java picks a random marker per file, so its objects differ on every rewrite; a marker
+    that depends only on the key makes a rewritten object byte-identical, which is what
+    makes the rewrite after a crash indistinguishable from the first write.
+    """
+    return hashlib.md5(key.encode("utf-8")).digest()
 
 
 class _Prepared:

@@ -8,8 +8,7 @@ the task hands that record to the errant record reporter and goes on.
 from __future__ import annotations
 
 import abc
-import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from kconnect_converter_json import JsonConverter
@@ -27,10 +26,11 @@ from ._config import S3SinkSettings
 from ._storage import S3OutputStream, S3Storage
 
 __all__ = [
+    "ByteArrayFormat",
     "FileWriter",
     "Format",
+    "JsonFormat",
     "RecordView",
-    "new_format",
 ]
 
 # --- record views (Confluent's RecordViews): which part of a record a file holds ----------
@@ -354,30 +354,3 @@ class ByteArrayFormat(Format):
     def writer(self, storage: S3Storage, key: str, view: RecordView) -> FileWriter:
         out = S3OutputStream(storage, key, compress=True)
         return _ByteArrayWriter(out, view, self.settings.bytearray_separator)
-
-
-def deterministic_sync_marker(key: str) -> bytes:
-    """Avro's 16-byte sync marker, derived from the object key.
-
-    Java picks a random marker per file, so its objects differ on every rewrite; a marker
-    that depends only on the key makes a rewritten object byte-identical, which is what
-    makes the rewrite after a crash indistinguishable from the first write.
-    """
-    return hashlib.md5(key.encode("utf-8")).digest()
-
-
-def new_format(name: str, settings: S3SinkSettings) -> Format:
-    """The format for a simple Java class name (JsonFormat, AvroFormat, ...)."""
-    factories: dict[str, Callable[[S3SinkSettings], Format]] = {
-        "JsonFormat": JsonFormat,
-        "ByteArrayFormat": ByteArrayFormat,
-    }
-    if name == "AvroFormat":
-        from ._avro import AvroFormat
-
-        return AvroFormat(settings)
-    if name == "ParquetFormat":
-        from ._parquet import ParquetFormat
-
-        return ParquetFormat(settings)
-    return factories[name](settings)

@@ -22,7 +22,7 @@ from kconnect_sdk import (
 )
 
 from ._config import CONFIG_DEF, S3SinkSettings, parse_settings
-from ._formats import new_format
+from ._format_class import new_format
 from ._partitioner import new_partitioner
 from ._storage import S3Storage, TransientS3Error
 from ._writer import TopicPartitionWriter, WriterContext
