@@ -143,6 +143,18 @@ def test_console_shows_states_and_its_buttons_act(
         paused_state.get_by_text("PAUSED").wait_for()
         assert row(running).get_by_test_id("connector-state").inner_text() == "RUNNING"
         assert "FAILED" in row(failing).inner_text()
+        # Kafka calls the connector RUNNING while its only task FAILED: flagged, not green.
+        flag = row(failing).get_by_test_id("failed-tasks")
+        assert flag.inner_text() == "1 of 1 task FAILED"
+        assert "degraded" in (
+            row(failing).get_by_test_id("state").first.get_attribute("class") or ""
+        )
+        # Only the actions valid in each state are offered.
+        assert row(paused).get_by_test_id("pause").count() == 0
+        assert row(paused).get_by_test_id("resume").count() == 1
+        assert row(running).get_by_test_id("resume").count() == 0
+        assert row(failing).get_by_test_id("restart").count() == 1
+        assert row(running).get_by_test_id("restart").count() == 0
         assert "kconnect" in page.get_by_test_id("worker").inner_text()
         # The 30-second window rate appears once /metrics has been read twice.
         page.wait_for_function(
@@ -161,6 +173,11 @@ def test_console_shows_states_and_its_buttons_act(
         row(failing).get_by_role("link", name=failing).click()
         page.get_by_test_id("trace").first.wait_for()
         assert "exists" in page.get_by_test_id("trace").first.inner_text()
+        # The exception's message is shown above the trace, on one line.
+        assert page.get_by_test_id("cause").first.inner_text() == (
+            f"kconnect_sdk._errors.ConnectError: task cannot start: {marker} exists"
+        )
+        assert page.get_by_test_id("failed-count").inner_text() == "1 of 1"
         assert page.get_by_test_id("task-state").inner_text() == "FAILED"
         marker.unlink()
         page.get_by_test_id("restart-task").click()
@@ -181,6 +198,64 @@ def test_console_shows_states_and_its_buttons_act(
         keys = [c.split("\t")[0] for c in page.get_by_test_id("definition-row").all_inner_texts()]
         assert "file" in keys and "topic" in keys
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_console_at_800_px_shows_a_failed_task_and_offsets(
+    worker: tuple[str, Path], api: httpx.Client, browser: Any
+) -> None:
+    url, tmp = worker
+    running, failing = _name("shown"), _name("broken")
+    data = tmp / f"{running}.txt"
+    data.write_text("".join(f"line {i}\n" for i in range(50)))
+    config = file_source(running, data, _name("topic"))
+    assert api.put(f"/connectors/{running}/config", json=config).status_code == 201
+    marker = tmp / f"{failing}.marker"
+    marker.touch()
+    config = {
+        "name": failing,
+        "connector.class": "test_ui_console:MarkerFailingConnector",
+        "fail.marker": str(marker),
+    }
+    assert api.put(f"/connectors/{failing}/config", json=config).status_code == 201
+    wait_for(lambda: _state(api, failing)[1] == ["FAILED"], 30, "failed task")
+    wait_for(
+        lambda: bool(api.get(f"/connectors/{running}/offsets").json()["offsets"]),
+        30,
+        "the source's first committed offset",
+    )
+
+    context = browser.new_context(
+        http_credentials={"username": USER, "password": PASSWORD},
+        viewport={"width": 800, "height": 900},
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/ui/?refresh=500")
+        page.locator(f'tr[data-connector="{failing}"]').get_by_test_id("failed-tasks").wait_for()
+        # Nothing runs off the side of an 800 px window (wide tables scroll in their box).
+        assert page.evaluate("document.documentElement.scrollWidth") <= 800
+        shot = tmp / "console-800px-failed-task.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+        print(f"\nconsole screenshot: {shot}")
+
+        page.goto(f"{url}/ui/?refresh=500#/connectors/{failing}")
+        page.get_by_test_id("cause").wait_for()
+        assert "task cannot start" in page.get_by_test_id("cause").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 800
+        page.screenshot(path=str(tmp / "console-800px-failed-connector.png"), full_page=True)
+
+        # A running source: its committed offsets, its totals and a chart with axes and units.
+        page.goto(f"{url}/ui/?refresh=500#/connectors/{running}")
+        page.get_by_test_id("offset-row").first.wait_for()
+        assert str(data) in page.get_by_test_id("offsets").inner_text()
+        page.get_by_test_id("chart").wait_for(timeout=30_000)
+        assert page.get_by_test_id("chart-unit").text_content() == "records/s"
+        page.wait_for_function(
+            "() => /^[0-9]/.test(document.querySelector('[data-testid=total]')?.textContent || '')"
+        )
     finally:
         context.close()
 

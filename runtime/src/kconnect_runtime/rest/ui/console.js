@@ -22,7 +22,8 @@ const enc = (s) => {
 const $ = (sel) => document.querySelector(sel);
 const fmt = (n, digits = 1) => (n == null || Number.isNaN(n) ? "–" :
   Math.abs(n) >= 1000 ? Math.round(n).toLocaleString() : Number(n.toFixed(digits)).toString());
-const badge = (state) => `<span class="state ${esc(state)}" data-testid="state">${esc(state || "?")}</span>`;
+const badge = (state, extra = "") =>
+  `<span class="state ${esc(state)} ${extra}" data-testid="state">${esc(state || "?")}</span>`;
 
 async function api(path, options = {}) {
   const response = await fetch(API + path.replace(/^\//, ""), {
@@ -117,6 +118,7 @@ function connectorFigures(connector, task) {
   }
   return {
     rate: sum(rates),
+    total: sum(records.map(last).filter((v) => v != null)),
     lag: sum(series(connector, "lag", task).map(last).filter((v) => v != null)),
     errors: sum(series(connector, "errors", task).map(last).filter((v) => v != null)),
     dlq: sum(series(connector, "dlq", task).map(last).filter((v) => v != null)),
@@ -133,6 +135,28 @@ function sparkline(points, cls = "spark") {
   return `<svg class="${cls}" viewBox="0 0 100 20" preserveAspectRatio="none"><path d="${d}"/></svg>`;
 }
 
+// The connector page's chart: records/s over the kept history, with its axes labelled.
+function chart(points) {
+  const W = 600, H = 150, L = 70, B = 22, T = 8, R = 10;
+  if (points.length < 2) {
+    return `<p class="muted" data-testid="chart-empty">The chart starts once the page has read /metrics twice.</p>`;
+  }
+  const t0 = points[0][0], t1 = points[points.length - 1][0];
+  const max = Math.max(1e-9, ...points.map(([, v]) => v));
+  const x = (t) => L + ((t - t0) / (t1 - t0 || 1)) * (W - L - R);
+  const y = (v) => T + (1 - v / max) * (H - T - B);
+  const d = points.map(([t, v], i) => `${i ? "L" : "M"}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join("");
+  const span = t1 - t0 >= 120 ? `${Math.round((t1 - t0) / 60)} min ago` : `${Math.round(t1 - t0)} s ago`;
+  return `<svg class="chart" viewBox="0 0 ${W} ${H}" data-testid="chart" role="img" aria-label="records per second over time">
+    <line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"/><line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"/>
+    <text class="tick" x="${L - 6}" y="${T + 9}" text-anchor="end" data-testid="chart-max">${esc(fmt(max))}</text>
+    <text class="tick" x="${L - 6}" y="${H - B}" text-anchor="end">0</text>
+    <text class="tick" x="4" y="${(H - B) / 2}" data-testid="chart-unit">records/s</text>
+    <text class="tick" x="${L}" y="${H - 6}">${esc(span)}</text>
+    <text class="tick" x="${W - R}" y="${H - 6}" text-anchor="end">now</text>
+    <path class="line" d="${d}"/></svg>`;
+}
+
 // ---- actions ---------------------------------------------------------------------------------
 const ACTIONS = {
   pause: (n) => api(`connectors/${enc(n)}/pause`, { method: "PUT" }),
@@ -143,12 +167,37 @@ const ACTIONS = {
   "restart-task": (n, t) => api(`connectors/${enc(n)}/tasks/${enc(t)}/restart`, { method: "POST" }),
 };
 
-function buttons(name) {
-  const b = (action, label, cls = "") =>
-    `<button class="${cls}" data-action="${action}" data-name="${esc(name)}" data-testid="${action}">${label}</button>`;
-  return b("pause", "Pause") + b("resume", "Resume") + b("restart", "Restart failed") +
-    b("stop", "Stop") + b("delete", "Delete", "danger");
+// The actions Kafka Connect accepts in each state (resume also starts a STOPPED connector).
+const VALID = {
+  RUNNING: ["pause", "stop", "delete"],
+  PAUSED: ["resume", "stop", "delete"],
+  STOPPED: ["resume", "delete"],
+  FAILED: ["restart", "stop", "delete"],
+};
+const LABELS = { pause: "Pause", resume: "Resume", restart: "Restart failed", stop: "Stop", delete: "Delete" };
+
+function buttons(name, state, failedTasks = 0) {
+  const actions = [...(VALID[state] || ["delete"])];
+  if (failedTasks && !actions.includes("restart")) actions.splice(actions.length - 1, 0, "restart");
+  return actions.map((action) =>
+    `<button class="${action === "delete" ? "danger" : ""}" data-action="${action}" data-name="${esc(name)}" data-testid="${action}">${LABELS[action]}</button>`).join("");
 }
+
+// A connector is only as healthy as its tasks: Kafka reports it RUNNING while a task FAILED.
+function health(status) {
+  const tasks = status.tasks || [];
+  const failed = tasks.filter((t) => t.state === "FAILED").length;
+  const state = (status.connector || {}).state;
+  const flag = failed
+    ? ` <span class="flag" data-testid="failed-tasks">${failed} of ${tasks.length} task${tasks.length === 1 ? "" : "s"} FAILED</span>`
+    : "";
+  return { state, failed, html: badge(state, failed ? "degraded" : "") + flag };
+}
+
+// The first line of a trace: the exception and its message (a Java trace and kconnect's
+// start with it), which is what an operator acts on.
+const cause = (trace) => String(trace || "").split("\n").find((line) => line.trim()) || "";
+const failure = (trace) => `<div class="cause" data-testid="cause">${esc(cause(trace))}</div><pre data-testid="trace">${esc(trace)}</pre>`;
 
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("button[data-action]");
@@ -177,23 +226,37 @@ async function connectorsView() {
     const status = found[name].status || {};
     const info = found[name].info || {};
     const f = connectorFigures(name);
+    const h = health(status);
     const tasks = (status.tasks || []).map((t) => `<span title="task ${esc(t.id)} on ${esc(t.worker_id)}">${esc(t.id)}:${badge(t.state)}</span>`).join(" ");
-    return `<tr data-connector="${esc(name)}" data-testid="connector-row">
+    return `<tr data-connector="${esc(name)}" data-testid="connector-row" class="${h.failed || h.state === "FAILED" ? "unhealthy" : ""}">
       <td><a href="#/connectors/${enc(name)}">${esc(name)}</a></td>
       <td>${esc(status.type || info.type)}</td>
-      <td data-testid="connector-state">${badge((status.connector || {}).state)}</td>
+      <td data-testid="connector-state">${h.html}</td>
       <td>${tasks || "–"}</td>
-      <td class="num" data-testid="rate">${fmt(f.rate)}</td><td>${sparkline(f.spark)}</td>
+      <td class="num" data-testid="rate">${fmt(f.rate)}</td><td class="wide">${sparkline(f.spark)}</td>
+      <td class="num" data-testid="total">${fmt(f.total, 0)}</td>
       <td class="num">${fmt(f.lag, 0)}</td><td class="num">${fmt(f.errors, 0)}</td><td class="num">${fmt(f.dlq, 0)}</td>
-      <td>${buttons(name)}</td></tr>`;
+      <td>${buttons(name, h.state, h.failed)}</td></tr>`;
   });
-  return `<h2>Connectors</h2><table data-testid="connectors"><thead><tr><th>Name</th><th>Type</th><th>State</th>
-    <th>Tasks</th><th>Records/s (30 s)</th><th>Over time</th><th>Lag</th><th>Errors</th><th>DLQ</th><th></th></tr></thead>
-    <tbody>${rows.join("")}</tbody></table>`;
+  return `<h2>Connectors</h2><div class="scroll"><table data-testid="connectors"><thead><tr><th>Name</th><th>Type</th><th>State</th>
+    <th>Tasks</th><th>Records/s (30 s)</th><th class="wide">Over time</th><th>Records</th><th>Lag</th><th>Errors</th><th>DLQ</th><th></th></tr></thead>
+    <tbody>${rows.join("")}</tbody></table></div>`;
+}
+
+// Committed offsets (KIP-875), as GET /connectors/{name}/offsets gives them.
+function offsetsTable(found) {
+  const offsets = (found && found.offsets) || [];
+  if (!offsets.length) return `<p class="muted" data-testid="offsets-empty">No committed offsets yet.</p>`;
+  const rows = offsets.map((o) => `<tr data-testid="offset-row"><td><code>${esc(JSON.stringify(o.partition))}</code></td><td><code>${esc(JSON.stringify(o.offset))}</code></td></tr>`);
+  return `<div class="scroll"><table data-testid="offsets"><thead><tr><th>Partition</th><th>Offset</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
 async function connectorView(name) {
-  const [info, status] = await Promise.all([api(`connectors/${enc(name)}`), api(`connectors/${enc(name)}/status`)]);
+  const [info, status, offsets] = await Promise.all([
+    api(`connectors/${enc(name)}`),
+    api(`connectors/${enc(name)}/status`),
+    api(`connectors/${enc(name)}/offsets`).catch(() => null),
+  ]);
   let passwords = new Set();
   try {
     const defs = await api(`connector-plugins/${enc(info.config["connector.class"])}/config`);
@@ -201,6 +264,7 @@ async function connectorView(name) {
   } catch (_) { /* definitions are a nicety */ }
   const f = connectorFigures(name);
   const c = status.connector || {};
+  const h = health(status);
   const config = Object.keys(info.config || {}).sort().map((k) => {
     const v = info.config[k];
     const hidden = v && (passwords.has(k) || SECRET.test(k)) ? "[hidden]" : v;
@@ -211,35 +275,38 @@ async function connectorView(name) {
     return `<tr data-testid="task-row" data-task="${esc(t.id)}"><td>${esc(t.id)}</td><td data-testid="task-state">${badge(t.state)}</td>
       <td>${esc(t.worker_id)}</td><td class="num">${fmt(tf.rate)}</td><td class="num">${fmt(tf.errors, 0)}</td>
       <td><button data-action="restart-task" data-name="${esc(name)}" data-task="${esc(t.id)}" data-testid="restart-task">Restart task</button></td></tr>
-      ${t.trace ? `<tr><td></td><td colspan="5"><pre data-testid="trace">${esc(t.trace)}</pre></td></tr>` : ""}`;
+      ${t.trace ? `<tr><td></td><td colspan="5">${failure(t.trace)}</td></tr>` : ""}`;
   }).join("");
-  return `<h2><a href="#/connectors">Connectors</a> / <span data-testid="connector-name">${esc(name)}</span> ${badge(c.state)}</h2>
-    <div>${buttons(name)}</div>
+  return `<h2><a href="#/connectors">Connectors</a> / <span data-testid="connector-name">${esc(name)}</span> ${h.html}</h2>
+    <div>${buttons(name, h.state, h.failed)}</div>
     <div class="grid">
       <div class="card"><div class="label">Type</div><div class="value">${esc(info.type)}</div></div>
       <div class="card"><div class="label">Worker</div><div class="value">${esc(c.worker_id)}</div></div>
+      <div class="card"><div class="label">Tasks failed</div><div class="value" data-testid="failed-count">${h.failed} of ${(status.tasks || []).length}</div></div>
       <div class="card"><div class="label">Records/s (30 s window)</div><div class="value">${fmt(f.rate)}</div></div>
+      <div class="card"><div class="label">Records (total)</div><div class="value" data-testid="total">${fmt(f.total, 0)}</div></div>
       <div class="card"><div class="label">Lag (max)</div><div class="value">${fmt(f.lag, 0)}</div></div>
       <div class="card"><div class="label">Errors / DLQ</div><div class="value">${fmt(f.errors, 0)} / ${fmt(f.dlq, 0)}</div></div>
     </div>
-    <h3>Throughput over time</h3>${sparkline(f.spark, "chart")}
-    ${c.trace ? `<h3>Connector failure</h3><pre data-testid="trace">${esc(c.trace)}</pre>` : ""}
-    <h3>Tasks</h3><table data-testid="tasks"><thead><tr><th>Task</th><th>State</th><th>Worker</th><th>Records/s</th><th>Errors</th><th></th></tr></thead><tbody>${tasks}</tbody></table>
-    <h3>Config</h3><table data-testid="config"><tbody>${config}</tbody></table>`;
+    ${c.trace ? `<h3>Connector failure</h3>${failure(c.trace)}` : ""}
+    <h3>Throughput over time</h3>${chart(f.spark)}
+    <h3>Tasks</h3><div class="scroll"><table data-testid="tasks"><thead><tr><th>Task</th><th>State</th><th>Worker</th><th>Records/s</th><th>Errors</th><th></th></tr></thead><tbody>${tasks}</tbody></table></div>
+    <h3>Offsets</h3>${offsetsTable(offsets)}
+    <h3>Config</h3><div class="scroll"><table data-testid="config"><tbody>${config}</tbody></table></div>`;
 }
 
 async function pluginsView() {
   const plugins = await api("connector-plugins?connectorsOnly=false");
   const rows = plugins.map((p) => `<tr data-testid="plugin-row"><td><a href="#/plugins/${enc(p.class)}">${esc(p.class)}</a></td><td>${esc(p.type)}</td><td>${esc(p.version)}</td></tr>`);
-  return `<h2>Plugins</h2><table data-testid="plugins"><thead><tr><th>Class</th><th>Type</th><th>Version</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return `<h2>Plugins</h2><div class="scroll"><table data-testid="plugins"><thead><tr><th>Class</th><th>Type</th><th>Version</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
 async function pluginView(name) {
   const defs = await api(`connector-plugins/${enc(name)}/config`);
   const rows = defs.map((d) => `<tr data-testid="definition-row"><td><code>${esc(d.name)}</code></td><td>${esc(d.type)}</td>
     <td><code>${esc(d.default_value)}</code></td><td>${d.required ? "yes" : ""}</td><td>${esc(d.importance)}</td><td>${esc(d.documentation)}</td></tr>`);
-  return `<h2><a href="#/plugins">Plugins</a> / ${esc(name)}</h2><table data-testid="definition"><thead><tr><th>Key</th><th>Type</th><th>Default</th>
-    <th>Required</th><th>Importance</th><th>Documentation</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return `<h2><a href="#/plugins">Plugins</a> / ${esc(name)}</h2><div class="scroll"><table data-testid="definition"><thead><tr><th>Key</th><th>Type</th><th>Default</th>
+    <th>Required</th><th>Importance</th><th>Documentation</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
 // ---- routing and refresh ---------------------------------------------------------------------
