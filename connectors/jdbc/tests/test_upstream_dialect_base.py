@@ -13,7 +13,8 @@ import decimal
 from typing import Any
 
 import pytest
-from kconnect_connector_jdbc._dialect import Column, SqlType
+from kconnect_connector_jdbc._column import Column, SqlType
+from kconnect_connector_jdbc._dialect import Dialect, to_sqlalchemy_url
 from kconnect_connector_jdbc._mapping import map_columns
 from kconnect_sdk import Date, Decimal, Schema, Time, Timestamp
 
@@ -48,6 +49,11 @@ def test_every_upstream_method_is_ported(assert_ported: Any) -> None:
 # (JDBC type, type name, precision, driver value, expected schema, expected value). Confluent's
 # CHAR/LONGVARCHAR/NCHAR/CLOB/… are VARCHAR here and BLOB/VARBINARY/… BINARY: one SqlType
 # each, as the drivers report them alike.
+def _generic() -> Dialect:
+    """Confluent's GenericDatabaseDialect: the type mapping no database overrides."""
+    return Dialect(to_sqlalchemy_url("jdbc:sqlite::memory:", None, None), quote=True, zone=dt.UTC)
+
+
 CASES = [
     (SqlType.BOOLEAN, "BOOLEAN", 0, 1, Schema.BOOLEAN, True),
     (SqlType.BIT, "BIT", 1, b"\x01", Schema.INT8, 1),
@@ -79,7 +85,7 @@ def test_generic_column_converters(
     sql_type: SqlType, type_name: str, precision: int, raw: Any, schema: Schema, value: Any
 ) -> None:
     column = Column("b", sql_type, type_name, precision=precision, nullable=False)
-    mapping = map_columns(None, [column], "none", dt.UTC, postgres=False)
+    mapping = map_columns(None, [column], "none", _generic())
     field = mapping.schema.field("b")
     assert field is not None, f"{sql_type} column left out"
     got_schema = field.schema
@@ -98,7 +104,7 @@ def test_generic_column_converters(
 def test_numeric_without_precision_maps_to_int8_under_precision_only() -> None:
     # Confluent's testGenericColumnConverters: NUMERIC, "assume 0 precision and 0 scale".
     column = Column("b", SqlType.NUMERIC, "NUMERIC", nullable=False)
-    mapping = map_columns(None, [column], "precision_only", dt.UTC, postgres=False)
+    mapping = map_columns(None, [column], "precision_only", _generic())
     field = mapping.schema.field("b")
     assert field is not None and field.schema.type == Schema.INT8.type
     converted: Any = decimal.Decimal(42)

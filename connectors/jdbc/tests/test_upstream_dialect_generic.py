@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from kconnect_connector_jdbc import JdbcSourceConnector
-from kconnect_connector_jdbc._dialect import SqlType, sanitized_url, to_sqlalchemy_url
+from kconnect_connector_jdbc._column import SqlType
+from kconnect_connector_jdbc._dialect import sanitized_url, to_sqlalchemy_url
 
 UPSTREAM = [
     "testDialectForSinkConnectorWithTablesOnly",

@@ -16,10 +16,8 @@ import uuid
 from typing import Any
 
 import pytest
+from kconnect_connector_jdbc._column import SCALE_UNSET, Column, SqlType
 from kconnect_connector_jdbc._dialect import (
-    SCALE_UNSET,
-    Column,
-    SqlType,
     TableId,
     dialect_for,
     sanitized_url,
@@ -123,7 +121,7 @@ def test_custom_column_converters(session: Any) -> None:
     )
     try:
         columns = session.dialect.describe(session.conn, cursor, None)
-        mapping = map_columns(None, columns, "none", dt.UTC, postgres=True)
+        mapping = map_columns(None, columns, "none", session.dialect)
         row = list(cursor.fetchmany(1)[0])
     finally:
         session.dialect.end_query(session.conn, cursor)
@@ -223,7 +221,7 @@ def test_should_strip_catalog_from_metadata_column_ids(session: Any) -> None:
 
 def _decimal_scale(precision: int, scale: int) -> int:
     column = Column("c", SqlType.NUMERIC, "numeric", precision=precision, scale=scale)
-    field = map_columns(None, [column], "none", dt.UTC, postgres=True).schema.field("c")
+    field = map_columns(None, [column], "none", _postgres()).schema.field("c")
     assert field is not None and field.schema.name == Decimal.LOGICAL_NAME
     return Decimal.scale_of(field.schema)
 
@@ -243,7 +241,7 @@ def test_should_fall_back_on_unfixed_decimal_scale(session: Any) -> None:
     finally:
         session.dialect.end_query(session.conn, cursor)
     assert (columns[0].precision, columns[0].scale) == (0, 0)
-    mapping = map_columns(None, columns, "none", dt.UTC, postgres=True)
+    mapping = map_columns(None, columns, "none", session.dialect)
     assert Decimal.scale_of(mapping.schema.fields[0].schema) == 127
     for _, convert in mapping.converters:
         value = convert(value)

@@ -11,7 +11,8 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from kconnect_connector_jdbc._dialect import SqlType, TableId, dialect_for, to_sqlalchemy_url
+from kconnect_connector_jdbc._column import SqlType
+from kconnect_connector_jdbc._dialect import TableId, dialect_for, to_sqlalchemy_url
 
 UPSTREAM = [
     "shouldMapPrimitiveSchemaTypeToSqlTypes",

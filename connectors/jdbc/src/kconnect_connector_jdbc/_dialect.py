@@ -3,13 +3,15 @@
 One dialect per database family, each answering what Confluent's dialect answers through
 JDBC metadata: the JDBC type, precision, scale, signedness and nullability of each result
 column, the database's current time, how identifiers are quoted and which tables exist.
+Like Confluent's dialects, each also decides its columns' Connect schemas and how its
+driver's values become Connect values: the generic mapping (``_mapping``), overridden
+where a database's types or driver differ.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import enum
 import logging
 import re
 import sqlite3
@@ -20,13 +22,22 @@ from typing import Any, Final
 from urllib.parse import parse_qsl, unquote
 
 import sqlalchemy
-from kconnect_sdk import ConfigError, ConnectError
+from kconnect_sdk import ConfigError, ConnectError, Decimal, Schema, Timestamp, Type
 from sqlalchemy.engine import URL, make_url
 
+from ._column import SCALE_UNSET, Column, SqlType
+from ._mapping import (
+    NUMERIC_TYPE_SCALE_HIGH,
+    Converter,
+    decimal_schema,
+    field_schema,
+    timestamp_converter,
+    value_converter,
+    wrap_int8,
+)
+
 __all__ = [
-    "Column",
     "Dialect",
-    "SqlType",
     "TableId",
     "dialect_for",
 ]
@@ -34,49 +45,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class SqlType(enum.Enum):
-    """The java.sql.Types a column reports, which Confluent's type mapping switches on."""
-
-    BOOLEAN = "BOOLEAN"
-    BIT = "BIT"
-    TINYINT = "TINYINT"
-    SMALLINT = "SMALLINT"
-    INTEGER = "INTEGER"
-    BIGINT = "BIGINT"
-    REAL = "REAL"
-    FLOAT = "FLOAT"
-    DOUBLE = "DOUBLE"
-    NUMERIC = "NUMERIC"
-    DECIMAL = "DECIMAL"
-    VARCHAR = "VARCHAR"
-    BINARY = "BINARY"
-    DATE = "DATE"
-    TIME = "TIME"
-    TIMESTAMP = "TIMESTAMP"
-    OTHER = "OTHER"
-
-
-SCALE_UNSET: Final = -127
 # Confluent's VALIDATE_QUERY_TIMEOUT_SECONDS.
 _VALIDATE_TIMEOUT_S: Final = 60
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One result column as JDBC's ResultSetMetaData would describe it."""
-
-    name: str
-    sql_type: SqlType
-    type_name: str
-    precision: int = 0
-    scale: int = 0
-    signed: bool = True
-    nullable: bool = True
-    instant: bool = False
-    """Timestamps: the value is an instant (timestamptz; MySQL TIMESTAMP read in UTC)
-    rather than a wall-clock time in ``db.timezone``."""
-    as_text: bool = False
-    """OTHER columns read as text (json, jsonb, uuid...), as Confluent's PostgreSQL dialect."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,11 +341,23 @@ class Dialect:
             return value.astimezone(dt.UTC)
         return value.astimezone(self.zone).replace(tzinfo=None)
 
+    # -- types -----------------------------------------------------------------------------
+
+    def field_schema(self, column: Column, numeric_mapping: str) -> Schema | None:
+        """The Connect schema of ``column`` (required; None leaves the column out)."""
+        return field_schema(column, numeric_mapping)
+
+    def value_converter(self, column: Column, schema: Schema) -> Converter | None:
+        """How the driver's value of ``column`` becomes a value of ``schema``; None when it
+        already is one."""
+        return value_converter(column, schema, self.zone)
+
 
 # --------------------------------------------------------------------------------------------
 # PostgreSQL
 
 
+_PG_INTEGERS: Final = frozenset({Type.INT8, Type.INT16, Type.INT32, Type.INT64})
 _PG_TYPES: Final[dict[int, tuple[SqlType, str]]] = {
     16: (SqlType.BIT, "bool"),
     17: (SqlType.BINARY, "bytea"),
@@ -564,6 +546,53 @@ class PostgreSqlDialect(Dialect):
                 )
             )
         return columns
+
+    def field_schema(self, column: Column, numeric_mapping: str) -> Schema | None:
+        t, precision = column.sql_type, column.precision
+        if t is SqlType.BIT:
+            # PostgreSqlDatabaseDialect: bool and bit(1) are BOOLEAN, bit(2..8) INT8, else BYTES.
+            if precision <= 1:
+                return Schema.BOOLEAN
+            return Schema.INT8 if precision <= 8 else Schema.BYTES
+        if t in (SqlType.NUMERIC, SqlType.DECIMAL) and precision == 0:
+            # A NUMERIC declared without a precision holds any number: a Decimal that keeps
+            # every fractional digit it can hold, whatever numeric.mapping asks for.
+            unfixed = column.scale in (0, SCALE_UNSET)
+            return decimal_schema(column, NUMERIC_TYPE_SCALE_HIGH if unfixed else column.scale)
+        return super().field_schema(column, numeric_mapping)
+
+    def value_converter(self, column: Column, schema: Schema) -> Converter | None:
+        # psycopg gives Python's bool, int and str, and a NUMERIC(p, s) value with exactly s
+        # decimals; bit strings come as text of 0s and 1s.
+        t, st = column.sql_type, schema.type
+        if schema.name == Decimal.LOGICAL_NAME:
+            if column.precision > 0 and column.scale >= 0:
+                return None
+        elif schema.name is None:
+            if t is SqlType.BIT:
+                return _pg_bits(column, st)
+            if st is Type.BOOLEAN:
+                return None
+            if st is Type.STRING:
+                return str if column.as_text else None
+            if st in _PG_INTEGERS and not (
+                t in (SqlType.NUMERIC, SqlType.DECIMAL)
+                or (t is SqlType.BIGINT and not column.signed)
+            ):
+                return None
+        return super().value_converter(column, schema)
+
+
+def _pg_bits(column: Column, schema_type: Type) -> Converter | None:
+    """A bit(n) column's text (``'0101'``) as its Connect value: BOOLEAN, INT8 or BYTES."""
+    if schema_type is Type.BOOLEAN:
+        if column.type_name == "bool":
+            return None
+        return lambda v: v == "1" if isinstance(v, str) else bool(v)
+    if schema_type is Type.INT8:
+        return lambda v: wrap_int8(int(v, 2))
+    n = max(column.precision, 1)
+    return lambda v: int(v, 2).to_bytes((n + 7) // 8, "big")
 
 
 # --------------------------------------------------------------------------------------------
@@ -935,6 +964,12 @@ class SqliteDialect(Dialect):
             sql_type, precision, scale = _sqlite_type(decl)
             columns.append(Column(name, sql_type, decl or "TEXT", precision, scale, True, nullable))
         return columns
+
+    def value_converter(self, column: Column, schema: Schema) -> Converter | None:
+        if schema.name == Timestamp.LOGICAL_NAME:
+            # sqlite3 gives timestamps as the text they were stored as.
+            return timestamp_converter(dt.UTC if column.instant else self.zone)
+        return super().value_converter(column, schema)
 
 
 _VALUE_TYPES: Final[dict[type, str]] = {int: "BIGINT", float: "DOUBLE", bytes: "BLOB", str: "TEXT"}

@@ -7,21 +7,32 @@ import decimal
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from kconnect_sdk import DataError, Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 
-from ._dialect import SCALE_UNSET, Column, SqlType
+from ._column import SCALE_UNSET, Column, SqlType
 from ._granularity import CONNECT_LOGICAL, Granularity
 
-__all__ = ["RowMapping", "make_struct", "map_columns"]
+__all__ = [
+    "ColumnTyping",
+    "Converter",
+    "RowMapping",
+    "decimal_schema",
+    "field_schema",
+    "make_struct",
+    "map_columns",
+    "timestamp_converter",
+    "value_converter",
+    "wrap_int8",
+]
 
 log = logging.getLogger(__name__)
 
 # Confluent's limits: NUMERICs up to 18 digits fit a long; scale 127 stands in for "unset".
 _MAX_INTEGER_TYPE_PRECISION: Final = 18
 _NUMERIC_TYPE_SCALE_LOW: Final = -84
-_NUMERIC_TYPE_SCALE_HIGH: Final = 127
+NUMERIC_TYPE_SCALE_HIGH: Final = 127
 PRECISION_FIELD: Final = "connect.decimal.precision"
 
 # Quantizing to a column's scale must never round away digits: a context wide enough for
@@ -35,6 +46,18 @@ _EXACT: Final = decimal.Context(
 _EPOCH_DAY: Final = dt.date(1970, 1, 1)
 
 Converter = Callable[[Any], Any]
+
+
+class ColumnTyping(Protocol):
+    """What a dialect decides about a result column: its Connect schema and how its driver
+    value becomes the Connect value (Confluent's ``addFieldToSchema`` and
+    ``columnConverterFor``, which each dialect may override)."""
+
+    zone: dt.tzinfo
+
+    def field_schema(self, column: Column, numeric_mapping: str) -> Schema | None: ...
+
+    def value_converter(self, column: Column, schema: Schema) -> Converter | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,26 +82,18 @@ def _integer_schema(precision: int) -> Schema:
     return Schema.INT8
 
 
-def _decimal_scale(column: Column, postgres: bool) -> int:
-    if column.scale == SCALE_UNSET:
-        return _NUMERIC_TYPE_SCALE_HIGH
-    if postgres and column.precision == 0 and column.scale == 0:
-        # PostgreSQL's NUMERIC without a precision: keep every fractional digit it can hold.
-        return _NUMERIC_TYPE_SCALE_HIGH
-    return column.scale
+def decimal_schema(column: Column, scale: int) -> Schema:
+    """A Decimal of ``scale`` that also records the column's precision."""
+    return Decimal.builder(scale).parameter(PRECISION_FIELD, str(column.precision)).build()
 
 
-def field_schema(column: Column, numeric_mapping: str, *, postgres: bool) -> Schema | None:
-    """The field schema Confluent's dialect gives ``column`` (required; optional applied later)."""
+def field_schema(column: Column, numeric_mapping: str) -> Schema | None:
+    """The field schema Confluent's GenericDatabaseDialect gives ``column`` (required;
+    optional applied later)."""
     t, precision, scale = column.sql_type, column.precision, column.scale
     if t is SqlType.BOOLEAN:
         return Schema.BOOLEAN
     if t is SqlType.BIT:
-        if postgres:
-            # PostgreSqlDatabaseDialect: bool and bit(1) are BOOLEAN, bit(2..8) INT8, else BYTES.
-            if precision <= 1:
-                return Schema.BOOLEAN
-            return Schema.INT8 if precision <= 8 else Schema.BYTES
         return Schema.INT8
     if t is SqlType.TINYINT:
         return Schema.INT8 if column.signed else Schema.INT16
@@ -92,7 +107,7 @@ def field_schema(column: Column, numeric_mapping: str, *, postgres: bool) -> Sch
         return Schema.FLOAT32
     if t in (SqlType.FLOAT, SqlType.DOUBLE):
         return Schema.FLOAT64
-    if t is SqlType.NUMERIC and not (postgres and precision == 0):
+    if t is SqlType.NUMERIC:
         if numeric_mapping == "precision_only":
             if scale == 0 and precision <= _MAX_INTEGER_TYPE_PRECISION:
                 return _integer_schema(precision)
@@ -109,11 +124,7 @@ def field_schema(column: Column, numeric_mapping: str, *, postgres: bool) -> Sch
             elif scale > 0:
                 return Schema.FLOAT64
     if t in (SqlType.NUMERIC, SqlType.DECIMAL):
-        return (
-            Decimal.builder(_decimal_scale(column, postgres))
-            .parameter(PRECISION_FIELD, str(precision))
-            .build()
-        )
+        return decimal_schema(column, NUMERIC_TYPE_SCALE_HIGH if scale == SCALE_UNSET else scale)
     if t is SqlType.VARCHAR or (t is SqlType.OTHER and column.as_text):
         return Schema.STRING
     if t is SqlType.BINARY:
@@ -138,24 +149,20 @@ def _optional(schema: Schema) -> Schema:
     return builder.optional().build()
 
 
-def _wrap_int8(value: int) -> int:
+def wrap_int8(value: int) -> int:
+    """An unsigned byte read as Java's signed byte."""
     return value - 256 if value > 127 else value
 
 
-def value_converter(
-    column: Column, schema: Schema, zone: dt.tzinfo, *, postgres: bool, native_temporal: bool
-) -> Converter | None:
-    """How to turn the driver's value into the Connect value; None when it already is."""
+def value_converter(column: Column, schema: Schema, zone: dt.tzinfo) -> Converter | None:
+    """How to turn the driver's value into the Connect value, for drivers that give dates and
+    times as datetime objects; None when the value already is the Connect value."""
     t = column.sql_type
     st = schema.type.value
     name = schema.name
     if name == Decimal.LOGICAL_NAME:
-        if (
-            column.precision > 0
-            and column.scale >= 0
-            and (postgres or column.type_name == "DECIMAL")
-        ):
-            # PostgreSQL and MySQL give a DECIMAL(p, s) value with exactly s decimals.
+        if column.precision > 0 and column.scale >= 0 and column.type_name == "DECIMAL":
+            # MySQL gives a DECIMAL(p, s) value with exactly s decimals.
             return None
         scale = Decimal.scale_of(schema)
         quantum = decimal.Decimal(f"1E{-scale}")
@@ -177,39 +184,29 @@ def value_converter(
         # An instant column (timestamptz; MySQL TIMESTAMP read in a UTC session) is read
         # as UTC; a wall-clock column (timestamp, DATETIME) in db.timezone.
         moment_zone = dt.UTC if column.instant else zone
-        if moment_zone is dt.UTC and native_temporal:
-            # The driver gives datetimes (SQLite's gives text); naive ones already mean UTC
-            # to the SDK.
+        if moment_zone is dt.UTC:
+            # The driver gives datetimes; naive ones already mean UTC to the SDK.
             return None
-        return _timestamp_converter(moment_zone)
+        return timestamp_converter(moment_zone)
     if name == Date.LOGICAL_NAME:
         return _date_converter(column)
     if name == Time.LOGICAL_NAME:
         return _time_converter(zone)
     if st == "boolean":
-        if postgres and t is SqlType.BIT and column.type_name != "bool":
-            return lambda v: v == "1" if isinstance(v, str) else bool(v)
-        return None if postgres else bool
+        return bool
     if st == "int8" and t is SqlType.BIT:
-        if postgres:
-            return lambda v: _wrap_int8(int(v, 2))
-        return lambda v: _wrap_int8(int.from_bytes(v, "big")) if isinstance(v, bytes) else v
+        return lambda v: wrap_int8(int.from_bytes(v, "big")) if isinstance(v, bytes) else v
     if st in ("int8", "int16", "int32", "int64"):
         if t in (SqlType.NUMERIC, SqlType.DECIMAL):
             return _numeric_to_int(column)
         if st == "int64" and t is SqlType.BIGINT and not column.signed:
             return _check_long(column)
-        return None if postgres else _as_int(column)
+        return _as_int(column)
     if st in ("float32", "float64"):
         return float
     if st == "string":
-        if postgres:
-            return str if column.as_text else None
         return _as_text
     if st == "bytes":
-        if postgres and t is SqlType.BIT:
-            n = max(column.precision, 1)
-            return lambda v: int(v, 2).to_bytes((n + 7) // 8, "big")
         return bytes
     return None
 
@@ -255,7 +252,9 @@ def _as_text(v: Any) -> str:
     return str(v)
 
 
-def _timestamp_converter(zone: dt.tzinfo) -> Converter:
+def timestamp_converter(zone: dt.tzinfo) -> Converter:
+    """A timestamp (a datetime, ISO text or a date) as a datetime; naive ones in ``zone``."""
+
     def convert(v: Any) -> dt.datetime:
         if type(v) is dt.datetime:
             moment: dt.datetime = v
@@ -315,13 +314,12 @@ def map_columns(
     name: str | None,
     columns: Sequence[Column],
     numeric_mapping: str,
-    zone: dt.tzinfo,
+    dialect: ColumnTyping,
     *,
-    postgres: bool,
-    native_temporal: bool = True,
     granularity: Granularity = CONNECT_LOGICAL,
 ) -> RowMapping:
-    """The struct schema (named ``name``) of a result and the per-row conversion plan.
+    """The struct schema (named ``name``) of a result and the per-row conversion plan, each
+    column typed as ``dialect`` types it.
 
     TIMESTAMP columns take ``granularity``'s form, as Confluent's dialect gives every column
     of JDBC type TIMESTAMP (not only the configured timestamp columns).
@@ -333,7 +331,7 @@ def map_columns(
     converters: list[tuple[int, Converter]] = []
     kept: list[Column] = []
     for i, column in enumerate(columns):
-        schema = field_schema(column, numeric_mapping, postgres=postgres)
+        schema = dialect.field_schema(column, numeric_mapping)
         if schema is None:
             log.warning(
                 "JDBC type %s (%s) of column %r is not supported; the column is left out",
@@ -344,11 +342,9 @@ def map_columns(
             continue
         if column.nullable:
             schema = _optional(schema)
-        convert = value_converter(
-            column, schema, zone, postgres=postgres, native_temporal=native_temporal
-        )
+        convert = dialect.value_converter(column, schema)
         if granularity.schema is not None and schema.name == Timestamp.LOGICAL_NAME:
-            convert = _with_granularity(convert, granularity, zone)
+            convert = _with_granularity(convert, granularity, dialect.zone)
             schema = _optional(granularity.schema) if column.nullable else granularity.schema
         if convert is not None:
             converters.append((len(indexes), convert))

@@ -15,13 +15,14 @@ from typing import Any, Final
 
 from kconnect_sdk import ConnectError, DataError, Schema, SchemaBuilder, SourceRecord, Struct
 
+from ._column import Column
 from ._config import (
     MODE_BULK,
     MODE_INCREMENTING,
     MODE_TIMESTAMP,
     MODE_TIMESTAMP_INCREMENTING,
 )
-from ._dialect import Column, Dialect, PostgreSqlDialect, SqliteDialect, TableId
+from ._dialect import Dialect, TableId
 from ._granularity import CONNECT_LOGICAL, Granularity
 from ._mapping import RowMapping, make_struct, map_columns
 
@@ -255,7 +256,6 @@ class Querier:
         self.delay = dt.timedelta(milliseconds=delay_ms)
         self.numeric_mapping = numeric_mapping
         self.key_columns = key_columns
-        self.postgres = isinstance(dialect, PostgreSqlDialect)
         if table is not None:
             self.topic = topic_prefix + table.table
             if mode == MODE_BULK:
@@ -359,9 +359,7 @@ class Querier:
             self.schema_name,
             columns,
             self.numeric_mapping,
-            self.dialect.zone,
-            postgres=self.postgres,
-            native_temporal=not isinstance(self.dialect, SqliteDialect),
+            self.dialect,
             granularity=self.granularity,
         )
         if self.mapping is None or mapping.schema != self.mapping.schema:
