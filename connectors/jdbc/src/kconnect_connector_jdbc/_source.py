@@ -423,7 +423,7 @@ class JdbcSourceConnector(SourceConnector):
             monitor.join(10)
 
     def exactly_once_support(self, props: Mapping[str, str]) -> ExactlyOnceSupport:
-        # issue 20: with exactly-once, a row's offset commits in the same transaction as the
+        # With exactly-once, a row's offset commits in the same transaction as the
         # row, and incrementing and timestamp+incrementing queries resume strictly after the
         # committed (timestamp, id): no row is read twice. bulk re-reads whole tables and
         # timestamp alone cannot tell rows of one timestamp apart, so neither can promise it.
@@ -473,7 +473,8 @@ class JdbcSourceTask(SourceTask):
     kafka_class_name = "io.confluent.connect.jdbc.source.JdbcSourceTask"
 
     def __init__(self) -> None:
-        self._progress: dict[int, list[Any]] = {}  # issue 24: bulk pass rows, total
+        # By querier: the rows its bulk pass has read, and the table's COUNT(*) at its start.
+        self._progress: dict[int, list[Any]] = {}
         self._read_through: set[int] = set()  # queriers that have read to their end once
         self._settings: _Settings | None = None
         self._queriers: list[Querier] = []
@@ -635,7 +636,7 @@ class JdbcSourceTask(SourceTask):
         try:
             if querier.cursor is None:
                 conn = self._connection(querier)
-                self._progress[id(querier)] = [0, _bulk_total(querier, conn)]  # issue 24
+                self._progress[id(querier)] = [0, _bulk_total(querier, conn)]
                 querier.start_query(conn)
             records = querier.read(self._batch)
             progress = self._progress.get(id(querier))

@@ -664,7 +664,8 @@ class MySqlSourceTask(SourceTask):
             for k, v in conn.decoders.items()
             if k not in (pymysql.constants.FIELD_TYPE.DATE, pymysql.constants.FIELD_TYPE.DATETIME)
         }
-        done, total = 0, _estimated_rows(conn, [k for k, _ in tables])  # issue 24: progress
+        # The reported progress: rows read of the server's estimate for these tables.
+        done, total = 0, _estimated_rows(conn, [k for k, _ in tables])
         for (dbname, name), ts in tables:
             cols = ", ".join(
                 f"`{ts.table.columns[i].name.replace('`', '``')}`" for i in ts.positions
@@ -1844,7 +1845,8 @@ _ = Schema  # re-exported type used in annotations of callers
 
 
 def _estimated_rows(conn: Any, tables: list[tuple[str, str]]) -> int | None:
-    """The snapshot's rows as information_schema estimates them (issue 24); None if unknown."""
+    """The snapshot's rows as information_schema estimates them, for the reported progress
+    (InnoDB's figure is approximate); None if unknown."""
     if not tables:
         return None
     where = " OR ".join(["(TABLE_SCHEMA = %s AND TABLE_NAME = %s)"] * len(tables))
