@@ -471,7 +471,13 @@ class SinkPipeline:
         try:
             records = self._to_records(good)
         except Exception:
-            # Only a batch that failed pays for per-record conversion, to find the culprits.
+            batch_failed = True
+        else:
+            batch_failed = False
+        if batch_failed:
+            # Only a batch that failed pays for per-record conversion, to find the culprits;
+            # outside the except block, so that a record's own error is not chained to the
+            # batch's (its log line and DLQ trace show only its cause).
             records = self._to_records_one_by_one(good)
         if len(self.transforms):
             records = self._transform(records)

@@ -360,7 +360,13 @@ class SourcePipeline:
                         "from_connect_batch must return one per item"
                     )
             except Exception:
-                # Only a batch that failed pays for per-record conversion, to find the culprits.
+                batch_failed = True
+            else:
+                batch_failed = False
+            if batch_failed:
+                # Only a batch that failed pays for per-record conversion, to find the
+                # culprits; outside the except block, so that a record's own error is not
+                # chained to the batch's (its log line and DLQ trace show only its cause).
                 records, keys, values = self._convert_one_by_one(records)
         count = len(records)
         in_flight = _InFlightBatch(
