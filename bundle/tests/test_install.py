@@ -281,6 +281,21 @@ def inventory(kc_mariadb: Any) -> dict[str, str]:
 
 def test_kafka_quickstart_from_kconnect(worker_for: Callable[[str], Worker]) -> None:
     worker = worker_for("kconnect")
+    # `kconnect quickstart` outside a checkout reads the copies of Kafka's files the wheel ships.
+    python = worker.cwd / "venv" / "bin" / "python"
+    shipped = _run(
+        [
+            str(python),
+            "-c",
+            "from kconnect_runtime.cli._main import _quickstart_dir; print(_quickstart_dir(None))",
+        ],
+        cwd=worker.cwd,
+    ).stdout.strip()
+    assert sorted(p.name for p in Path(shipped).glob("*.properties")) == [
+        "connect-file-sink.properties",
+        "connect-file-source.properties",
+        "connect-standalone.properties",
+    ]
     source = ROOT / "config" / "connect-file-source.properties"
     sink = ROOT / "config" / "connect-file-sink.properties"
     (worker.cwd / "test.txt").write_text("foo\nbar\n", encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -231,6 +232,87 @@ def test_validate_reports_errors_and_suggestions_online_and_offline(
     )
     code, out, _ = run(capsys, "validate", "-f", str(good), "--offline")
     assert code == 0 and "0 error(s), 0 unknown key(s)" in out and "the config is valid" in out
+
+
+def test_a_file_without_a_name_names_its_connector(
+    url: str, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = workdir / "unnamed.txt"
+    data.write_text("one\n")
+    config = file_source("ignored", data, _name("topic"))
+    del config["name"]
+    stem = _name("orders-source")
+    path = workdir / f"{stem}.json"
+    path.write_text(json.dumps(config))
+    # validate and apply take the file's name, as their --help says; --name overrides it.
+    code, out, _ = run(capsys, "validate", "-f", str(path), "--url", url)
+    assert code == 0 and out.startswith(f"{stem} ("), out
+    code, out, _ = run(capsys, "validate", "-f", str(path), "--url", url, "--name", "other")
+    assert code == 0 and out.startswith("other ("), out
+    assert run(capsys, "apply", "-f", str(path), "--url", url) == (
+        0,
+        f"connector {stem} created\n",
+        "",
+    )
+    assert httpx.get(f"{url}/connectors/{stem}/config").json()["name"] == stem
+    assert run(capsys, "delete", stem, "--url", url)[0] == 0
+
+
+def test_validate_strict_fails_on_unknown_keys_only_when_asked(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = workdir / "loose.properties"
+    path.write_text("name=loose\nconnector.class=FileStreamSink\ntopics=t\nfiel=x\n")
+    assert run(capsys, "validate", "-f", str(path), "--offline")[0] == 0
+    code, out, _ = run(capsys, "validate", "-f", str(path), "--offline", "--strict")
+    assert code == 1 and "fiel: unknown key" in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["standalone"],
+        ["distributed"],
+        ["quickstart"],
+        ["plugins", "list"],
+        ["plugins", "install"],
+        ["get"],
+        ["apply"],
+        ["validate"],
+        ["status"],
+        ["offsets"],
+        ["restart"],
+        ["pause"],
+    ],
+)
+def test_every_command_describes_itself_with_examples(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    description = text.split("\n\n")[1]
+    assert description.strip().endswith("."), text
+    examples = text.split("examples:\n", 1)[1]
+    assert examples.lstrip().startswith(f"kconnect {command[0]}"), text
+
+
+def test_an_operator_command_does_not_import_the_worker() -> None:
+    # `kconnect get connectors` answers without the REST server, the Kafka clients or the
+    # engines: importing them is most of a worker's start-up time.
+    code = (
+        "import sys\n"
+        "from kconnect_runtime.cli import main\n"
+        "main(['get', 'connectors', '--url', 'http://127.0.0.1:9'])\n"
+        "heavy = [m for m in ('fastapi', 'confluent_kafka', 'kconnect_runtime.modes',"
+        " 'kconnect_runtime.worker', 'httpx') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
 
 
 def test_status_watch_prints_each_change(

@@ -50,3 +50,24 @@ def test_quickstart_moves_the_sample_through_the_embedded_broker(tmp_path: Path)
     assert "(broker: embedded Tansu)" in done.stdout
     assert "output matches the input" in done.stdout
     assert (tmp_path / "test.sink.txt").read_bytes() == (tmp_path / "test.txt").read_bytes()
+
+
+def test_quickstart_outside_a_checkout_uses_the_shipped_copies_of_kafkas_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kconnect_runtime.cli._main import _quickstart_dir
+
+    monkeypatch.chdir(tmp_path)  # no ./config here
+    shipped = _quickstart_dir(None)
+    assert shipped.is_absolute() and shipped.name == "quickstart"
+    for name in (
+        "connect-standalone.properties",
+        "connect-file-source.properties",
+        "connect-file-sink.properties",
+    ):
+        # The copies are Apache Kafka's files, byte for byte as the checkout's config/.
+        assert (shipped / name).read_bytes() == (CONFIG / name).read_bytes(), name
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "connect-standalone.properties").write_text("x=1\n")
+    assert _quickstart_dir(None) == Path("config")
+    assert _quickstart_dir("elsewhere") == Path("elsewhere")

@@ -35,9 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from kconnect_sdk import PluginKind
 
-from ._version import __version__
-
 if TYPE_CHECKING:
+    from ._version import __version__
     from .config import load_connector_config, load_properties, parse_properties
     from .isolation import (
         HOST_SCRIPT,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
 # Python worker running the DataFrame data source, a plugin host) does not pay for the
 # REST API and the distributed mode (about 0.6 s of imports).
 _LAZY = {
+    "__version__": "_version",  # read from the installed distributions' metadata
     "load_connector_config": "config",
     "load_properties": "config",
     "parse_properties": "config",

@@ -7,12 +7,16 @@ cannot be reached is an error with status 0 that names the URL.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import ssl
+import urllib.error
+import urllib.request
 from collections.abc import Mapping
+from http.client import HTTPException
 from typing import Any
-from urllib.parse import quote
-
-import httpx
+from urllib.parse import quote, urlencode
 
 __all__ = ["DEFAULT_URL", "URL_ENV", "ConnectApiError", "ConnectClient"]
 
@@ -69,15 +73,26 @@ class ConnectClient:
         self.url = (url or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
         user = user if user is not None else os.environ.get(USER_ENV)
         password = password if password is not None else os.environ.get(PASSWORD_ENV)
-        auth = httpx.BasicAuth(user, password or "") if user else None
-        client_cert: str | tuple[str, str] | None = (cert, key) if cert and key else cert
-        self._http = httpx.Client(
-            base_url=self.url, auth=auth, verify=verify, cert=client_cert, timeout=timeout
-        )
+        self._headers = {"Accept": "application/json"}
+        if user:
+            pair = f"{user}:{password or ''}".encode()
+            self._headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        self._timeout = timeout
+        # The standard library's client: an operator command starts in a fraction of the
+        # time an HTTP library with its own CLI dependencies takes to import.
+        handlers: list[urllib.request.BaseHandler] = []
+        if self.url.startswith("https:"):
+            context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+            if verify is False:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            if cert:
+                context.load_cert_chain(cert, key)
+            handlers.append(urllib.request.HTTPSHandler(context=context))
+        self._opener = urllib.request.build_opener(*handlers)
 
     def close(self) -> None:
-        """Close the connection pool."""
-        self._http.close()
+        """Nothing to release: each call opens and closes its own connection."""
 
     def __enter__(self) -> ConnectClient:
         return self
@@ -94,33 +109,45 @@ class ConnectClient:
         params: Mapping[str, Any] | None = None,
     ) -> Any:
         """One call: the parsed JSON answer, or :class:`ConnectApiError`."""
+        url = self.url + path
+        if params:
+            url += "?" + urlencode(params, doseq=True)
+        headers = dict(self._headers)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            response = self._http.request(
-                method, path, json=body, params=params, headers={"Accept": "application/json"}
-            )
-        except httpx.HTTPError as exc:
+            with self._opener.open(request, timeout=self._timeout) as response:
+                status, reason, content = response.status, response.reason, response.read()
+        except urllib.error.HTTPError as error:
+            status, reason, content = error.code, error.reason, error.read()
+        except (urllib.error.URLError, HTTPException, OSError) as exc:
+            cause = getattr(exc, "reason", None) or exc or type(exc).__name__
             raise ConnectApiError(
                 0,
-                f"cannot reach the Kafka Connect worker at {self.url}: {exc or type(exc).__name__}"
+                f"cannot reach the Kafka Connect worker at {self.url}: {cause}"
                 " (set --url or $" + URL_ENV + ")",
             ) from exc
-        if response.status_code >= 400:
-            message = response.text.strip() or response.reason_phrase
+        text = content.decode("utf-8", errors="replace")
+        if status >= 400:
+            message = text.strip() or str(reason)
             try:
-                found = response.json()
+                found = json.loads(text)
                 if isinstance(found, dict) and found.get("message"):
                     message = str(found["message"])
             except ValueError:
                 pass
-            if response.status_code == 401:
+            if status == 401:
                 message += " (give --user/--password or $KCONNECT_USER/$KCONNECT_PASSWORD)"
-            raise ConnectApiError(response.status_code, message)
-        if not response.content:
+            raise ConnectApiError(status, message)
+        if not content:
             return None
         try:
-            return response.json()
+            return json.loads(text)
         except ValueError:
-            return response.text
+            return text
 
     # --- the worker -------------------------------------------------------------------
     def server_info(self) -> dict[str, Any]:

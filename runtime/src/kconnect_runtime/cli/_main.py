@@ -19,17 +19,22 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kconnect_sdk import ConfigError, ConnectError
 
-from kconnect_runtime import schema_registry
-from kconnect_runtime._version import __version__
-from kconnect_runtime.config import load_connector_config, load_properties
 from kconnect_runtime.logcontext import install_record_factory
-from kconnect_runtime.modes import Distributed, Standalone, describe_progress
 
 from ._ops import add_ops_commands
+from ._parser import command
 from ._plugins import add_plugin_commands
+
+if TYPE_CHECKING:
+    from kconnect_runtime.modes import Standalone
+
+# The worker modes (the REST API, Kafka clients, the engines) and the schema registry are
+# imported by the commands that run them: an operator command (``kconnect get
+# connectors``) answers without paying for them.
 
 log = logging.getLogger("kconnect")
 
@@ -98,6 +103,9 @@ def _in_file(exc: ConnectError, worker_file: str, connector_files: dict[str, str
 
 
 def cmd_standalone(args: argparse.Namespace) -> int:
+    from kconnect_runtime.config import load_connector_config, load_properties
+    from kconnect_runtime.modes import Standalone
+
     stop = _install_stop_handlers()
     worker_props = load_properties(args.worker_config)
     connectors, files = [], {}
@@ -113,6 +121,9 @@ def cmd_standalone(args: argparse.Namespace) -> int:
 
 
 def cmd_distributed(args: argparse.Namespace) -> int:
+    from kconnect_runtime.config import load_properties
+    from kconnect_runtime.modes import Distributed
+
     stop = _install_stop_handlers()
     try:
         app = Distributed(load_properties(args.worker_config), stop_requested=stop)
@@ -132,9 +143,23 @@ def _count_lines(path: Path) -> int:
         return 0
 
 
+def _quickstart_dir(given: str | None) -> Path:
+    """``--config-dir``; else ``./config`` of a checkout; else Kafka's three quickstart
+    files as shipped with the runtime, so the quickstart also runs from an installed wheel."""
+    if given is not None:
+        return Path(given)
+    local = Path("config")
+    if (local / "connect-standalone.properties").is_file():
+        return local
+    return Path(__file__).with_name("quickstart")
+
+
 def cmd_quickstart(args: argparse.Namespace) -> int:
     """Apache Kafka's Connect quickstart, with the same three config files, ending by itself."""
-    config_dir = Path(args.config_dir)
+    from kconnect_runtime.config import load_connector_config, load_properties
+    from kconnect_runtime.modes import Standalone, describe_progress
+
+    config_dir = _quickstart_dir(args.config_dir)
     worker_file = config_dir / "connect-standalone.properties"
     source_file = config_dir / "connect-file-source.properties"
     sink_file = config_dir / "connect-file-sink.properties"
@@ -200,16 +225,36 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
 
 def cmd_schema_registry(argv: Sequence[str]) -> int:
     """``kconnect schema-registry schema-registry.properties``, as Confluent's start script."""
+    from kconnect_runtime import schema_registry
+
     return schema_registry.main(list(argv))
+
+
+class _Version(argparse.Action):
+    """``--version``, read from the distribution's metadata only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from kconnect_runtime._version import __version__
+
+        parser.exit(message=f"kconnect {__version__}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kconnect", description="Kafka Connect for Python.")
-    parser.add_argument("--version", action="version", version=f"kconnect {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("standalone", help="run a standalone worker until SIGINT/SIGTERM")
+    p = command(
+        sub,
+        "standalone",
+        "run a standalone worker until SIGINT/SIGTERM",
+        [
+            "kconnect standalone config/connect-standalone.properties "
+            "config/connect-file-source.properties",
+            "kconnect standalone worker.properties jdbc-source.json s3-sink.properties",
+        ],
+    )
     p.add_argument("worker_config", help="worker .properties file")
     p.add_argument("connector_configs", nargs="*", help="connector configs (.properties or .json)")
     p.add_argument(
@@ -217,9 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_standalone)
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "distributed",
-        help="run a worker whose connectors, offsets and statuses live in Kafka topics",
+        "run a worker whose connectors, offsets and statuses live in Kafka topics",
+        ["kconnect distributed worker.properties   # group.id, config/offset/status.storage.topic"],
     )
     p.add_argument("worker_config", help="worker .properties file (group.id, *.storage.topic)")
     p.add_argument(
@@ -227,12 +274,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_distributed)
 
-    p = sub.add_parser(
-        "quickstart", help="move a sample file through Kafka with the config/ files, then stop"
+    p = command(
+        sub,
+        "quickstart",
+        "move a sample file through Kafka with Apache Kafka's quickstart configs, then stop",
+        ["kconnect quickstart", "kconnect quickstart --lines 1000000 --config-dir my-config"],
     )
-    p.add_argument("--config-dir", default="config")
-    p.add_argument("--lines", type=int, default=10000)
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument(
+        "--config-dir",
+        default=None,
+        help="folder with connect-standalone.properties, connect-file-source.properties and "
+        "connect-file-sink.properties (default: ./config, else the copies shipped with kconnect)",
+    )
+    p.add_argument("--lines", type=int, default=10000, help="lines in the sample file")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds before giving up")
     p.set_defaults(func=cmd_quickstart)
 
     p = sub.add_parser(
@@ -241,7 +296,16 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
 
-    p = sub.add_parser("plugins", help="install and inspect plugins")
+    p = command(
+        sub,
+        "plugins",
+        "install and inspect plugins",
+        [
+            "kconnect plugins list",
+            "kconnect plugins describe JdbcSourceConnector",
+            "kconnect plugins install kconnect-connector-jdbc --path /opt/kconnect/plugins/jdbc",
+        ],
+    )
     psub = p.add_subparsers(dest="plugins_command", required=True)
     add_plugin_commands(psub)
     add_ops_commands(sub, parser)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import re
 import sys
 import time
@@ -29,10 +28,9 @@ from typing import Any
 
 from kconnect_sdk import ConfigError
 
-from kconnect_runtime.config import load_connector_config, load_properties, unknown_connector_keys
-
 from ._client import DEFAULT_URL, URL_ENV, ConnectApiError, ConnectClient
 from ._output import FORMATS, emit, table
+from ._parser import command
 
 __all__ = ["OPS_COMMANDS", "add_ops_commands", "completion_script"]
 
@@ -76,8 +74,6 @@ def _run(action: Callable[[argparse.Namespace, ConnectClient], int]) -> Callable
     """An action with a client; the worker's refusals become messages and exit codes."""
 
     def run(args: argparse.Namespace) -> int:
-        if not args.verbose:
-            logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request
         try:
             with _client(args) as client:
                 return action(args, client)
@@ -148,6 +144,8 @@ def _tasks_summary(status: Mapping[str, Any]) -> str:
 
 
 def _load_config(path: str, name: str | None = None) -> dict[str, str]:
+    from kconnect_runtime.config import load_connector_config
+
     try:
         config = load_connector_config(path)
     except FileNotFoundError:
@@ -155,7 +153,9 @@ def _load_config(path: str, name: str | None = None) -> dict[str, str]:
     if name:
         config["name"] = name
     if not config.get("name"):
-        raise ConfigError(f"{path}: the config has no 'name' (add one or give --name)")
+        # As documented for apply and validate: a file without a name names the connector
+        # after itself (jdbc-source.json: jdbc-source).
+        config["name"] = Path(path).stem
     return config
 
 
@@ -356,6 +356,8 @@ def _warn_unknown(client: ConnectClient, config: Mapping[str, str]) -> None:
         own = [d["name"] for d in client.plugin_config(config.get("connector.class", ""))]
     except ConnectApiError:
         return  # the worker will name an unknown class itself
+    from kconnect_runtime.config import unknown_connector_keys
+
     for unknown in unknown_connector_keys(config, own):
         print(
             f"kconnect: warning: {config['name']}: {unknown.message('connector')}", file=sys.stderr
@@ -499,6 +501,8 @@ def _offsets(args: argparse.Namespace, client: ConnectClient) -> int:
 def _validation_report(
     name: str, config: Mapping[str, str], infos: Mapping[str, Any]
 ) -> dict[str, Any]:
+    from kconnect_runtime.config import unknown_connector_keys
+
     errors = []
     known = set()
     for entry in infos.get("configs") or []:
@@ -546,6 +550,7 @@ def _print_validation(report: Mapping[str, Any], stream: Any) -> None:
 
 def _offline_infos(args: argparse.Namespace, config: Mapping[str, str]) -> dict[str, Any]:
     # Imported here: discovery is only needed offline and reads every installed plugin.
+    from kconnect_runtime.config import load_properties
     from kconnect_runtime.plugins import PluginRegistry
     from kconnect_runtime.worker import config_infos
 
@@ -565,9 +570,11 @@ def _offline_infos(args: argparse.Namespace, config: Mapping[str, str]) -> dict[
 
 
 def _validate(args: argparse.Namespace) -> int:
+    if args.name and len(args.file) > 1:
+        raise ConfigError("--name applies to one -f file only")
     reports = []
     for path in args.file:
-        config = _load_config(path)
+        config = _load_config(path, args.name)
         if not config.get("connector.class"):
             raise ConfigError(f"{path}: the config has no 'connector.class'")
         if args.offline:
@@ -582,12 +589,13 @@ def _validate(args: argparse.Namespace) -> int:
         lambda d: "\n".join(_validation_text(r) for r in (d if isinstance(d, list) else [d])),
         lambda d: [r["name"] for r in (d if isinstance(d, list) else [d])],
     )
-    return EXIT_FAILED if any(r["error_count"] for r in reports) else 0
+    if any(r["error_count"] for r in reports):
+        return EXIT_FAILED
+    # --strict (for CI): a key the connector does not know is a failure, not a warning.
+    return EXIT_FAILED if args.strict and any(r["unknown_keys"] for r in reports) else 0
 
 
 def _validate_command(args: argparse.Namespace) -> int:
-    if not args.verbose:
-        logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return _validate(args)
     except ConnectApiError as exc:
@@ -770,21 +778,43 @@ def add_ops_commands(sub: Any, root: argparse.ArgumentParser) -> None:
     """Register the operator commands on the ``kconnect`` sub-parsers."""
     common = _connection_options()
 
-    p = sub.add_parser("get", parents=[common], help="list connectors (state, tasks) or plugins")
+    p = command(
+        sub,
+        "get",
+        "list connectors (state, tasks) or plugins",
+        [
+            "kconnect get connectors",
+            "kconnect get connectors jdbc-source -o json",
+            "kconnect get plugins --all --url http://connect:8083",
+        ],
+        parents=[common],
+    )
     p.add_argument("resource", choices=("connectors", "connector", "plugins", "plugin"))
     p.add_argument("names", nargs="*", help="only these connectors")
     p.add_argument("--all", action="store_true", help="plugins: converters, transforms, ... too")
     p.set_defaults(func=_run(_get))
 
-    p = sub.add_parser(
-        "describe", parents=[common], help="a connector (config, tasks, traces, offsets) or plugin"
+    p = command(
+        sub,
+        "describe",
+        "show a connector (config, tasks, traces, offsets) or a plugin's config definition",
+        ["kconnect describe connector jdbc-source", "kconnect describe plugin JdbcSourceConnector"],
+        parents=[common],
     )
     p.add_argument("resource", choices=("connector", "plugin"))
     p.add_argument("names", nargs="+", metavar="NAME")
     p.set_defaults(func=_run(_describe))
 
-    p = sub.add_parser(
-        "apply", parents=[common], help="create or update connectors from .json/.properties files"
+    p = command(
+        sub,
+        "apply",
+        "create or update connectors from .json/.properties files",
+        [
+            "kconnect apply -f jdbc-source.json",
+            "kconnect apply -f source.properties -f sink.properties --dry-run",
+            "kconnect apply -f config.json --name orders-sink",
+        ],
+        parents=[common],
     )
     p.add_argument("-f", "--file", action="append", required=True, help="connector config file")
     p.add_argument("--name", default=None, help="the connector's name (default: the file's)")
@@ -799,32 +829,59 @@ def add_ops_commands(sub: Any, root: argparse.ArgumentParser) -> None:
         ("stop", "stop connectors (tasks shut down, offsets may then be altered)"),
         ("delete", "delete connectors"),
     ):
-        p = sub.add_parser(verb, parents=[common], help=text)
+        p = command(sub, verb, text, [f"kconnect {verb} jdbc-source"], parents=[common])
         p.add_argument("names", nargs="+", metavar="[connector] NAME")
         p.set_defaults(func=_run(_lifecycle))
 
-    p = sub.add_parser(
-        "restart", parents=[common], help="restart connectors (and tasks) or one task NAME/ID"
+    p = command(
+        sub,
+        "restart",
+        "restart connectors (and their tasks) or one task NAME/ID",
+        [
+            "kconnect restart jdbc-source --include-tasks --only-failed",
+            "kconnect restart task jdbc-source/0",
+        ],
+        parents=[common],
     )
     p.add_argument("names", nargs="+", metavar="[connector|task] NAME")
     p.add_argument("--include-tasks", action="store_true", help="restart the tasks too")
     p.add_argument("--only-failed", action="store_true", help="only what is FAILED")
     p.set_defaults(func=_run(_restart))
 
-    p = sub.add_parser(
-        "offsets", parents=[common], help="get, alter or reset a connector's offsets"
+    p = command(
+        sub,
+        "offsets",
+        "get, alter or reset a connector's offsets (alter and reset need it STOPPED)",
+        [
+            "kconnect offsets get jdbc-source",
+            "kconnect stop jdbc-source && kconnect offsets reset jdbc-source",
+            "kconnect offsets alter jdbc-source -f offsets.json",
+        ],
+        parents=[common],
     )
     p.add_argument("action", choices=("get", "alter", "reset"))
     p.add_argument("name")
     p.add_argument("-f", "--file", default=None, help='alter: {"offsets": [...]} JSON file')
     p.set_defaults(func=_run(_offsets))
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "validate",
+        "check connector configs: errors per key, unknown keys with suggestions",
+        [
+            "kconnect validate -f jdbc-source.json",
+            "kconnect validate -f jdbc-source.json --offline --strict   # in CI, no worker",
+            "kconnect validate -f config.properties --name orders-sink",
+        ],
         parents=[common],
-        help="check connector configs: errors per key, unknown keys with suggestions",
     )
     p.add_argument("-f", "--file", action="append", required=True, help="connector config file")
+    p.add_argument("--name", default=None, help="the connector's name (default: the file's)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit non-zero on unknown keys too, not only on errors (for CI)",
+    )
     p.add_argument(
         "--offline",
         action="store_true",
@@ -838,8 +895,12 @@ def add_ops_commands(sub: Any, root: argparse.ArgumentParser) -> None:
     p.add_argument("--plugin-path", action="append", default=None, help="offline: plugin.path")
     p.set_defaults(func=_validate_command)
 
-    p = sub.add_parser(
-        "status", parents=[common], help="connector and task states; --watch follows"
+    p = command(
+        sub,
+        "status",
+        "connector and task states with each failure's cause; --watch follows",
+        ["kconnect status", "kconnect status jdbc-source --watch --timeout 60"],
+        parents=[common],
     )
     p.add_argument("names", nargs="*", metavar="NAME")
     p.add_argument("-w", "--watch", action="store_true", help="then print each state change")
@@ -847,7 +908,12 @@ def add_ops_commands(sub: Any, root: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, help="stop watching after N seconds")
     p.set_defaults(func=_run(_status))
 
-    p = sub.add_parser("completion", help="print a shell completion script (bash or zsh)")
+    p = command(
+        sub,
+        "completion",
+        "print a shell completion script (bash or zsh)",
+        ['eval "$(kconnect completion bash)"'],
+    )
     p.add_argument("shell", choices=("bash", "zsh"))
 
     def _completion(args: argparse.Namespace) -> int:

@@ -19,23 +19,21 @@ import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect_sdk import (
     ConfigError,
     ConfigKey,
     ConfigType,
+    PluginKind,
 )
 
-from kconnect_runtime.config import load_properties
-from kconnect_runtime.isolation import PluginProcess, plugin_capabilities
-from kconnect_runtime.plugins import (
-    CONNECTOR_KINDS,
-    PluginDesc,
-    PluginKind,
-    PluginRegistry,
-    install_plugin,
-)
+from ._parser import command
+
+if TYPE_CHECKING:
+    from kconnect_runtime.plugins import PluginDesc, PluginRegistry
+
+# The plugin registry and the isolation layer are imported by the commands that use them.
 
 __all__ = [
     "add_plugin_commands",
@@ -125,6 +123,8 @@ def _pick(
     if kind is not None:
         return registry.resolve(name, kind, version=version)
     kinds = [k for k in _DESCRIBE_ORDER if registry.versions(name, k)]
+    from kconnect_runtime.plugins import CONNECTOR_KINDS
+
     if kinds and kinds[0] in CONNECTOR_KINDS:
         kinds = [k for k in kinds if k in CONNECTOR_KINDS]
     # Nothing under that name: the registry's error lists close matches.
@@ -148,6 +148,9 @@ def describe_plugin(
             plugin is unavailable (with the reason).
         ConnectError: the plugin failed while describing itself.
     """
+    from kconnect_runtime.isolation import plugin_capabilities
+    from kconnect_runtime.plugins import CONNECTOR_KINDS
+
     desc = _pick(registry, name, kind, version)
     caps: dict[str, Any] | None
     if not desc.available:
@@ -183,6 +186,8 @@ def describe_plugin(
 def _describe_in_location(
     desc: PluginDesc,
 ) -> tuple[list[dict[str, Any]], str, dict[str, Any] | None]:
+    from kconnect_runtime.isolation import PluginProcess
+
     assert desc.location is not None
     process = PluginProcess(
         desc.location, desc.kind.value, desc.target, label=f"{desc.name} {desc.version}", load=False
@@ -196,6 +201,8 @@ def _describe_in_location(
 
 
 def cmd_plugins_describe(args: argparse.Namespace) -> int:
+    from kconnect_runtime.plugins import PluginRegistry
+
     registry = PluginRegistry.discover(plugin_path=_plugin_path(args))
     kind = PluginKind(args.kind) if args.kind else None
     print(
@@ -207,18 +214,24 @@ def cmd_plugins_describe(args: argparse.Namespace) -> int:
 def _plugin_path(args: argparse.Namespace) -> list[str]:
     paths: list[str] = list(args.plugin_path or [])
     if args.worker_config:
+        from kconnect_runtime.config import load_properties
+
         raw = load_properties(args.worker_config).get("plugin.path", "")
         paths += [p for p in raw.split(",") if p.strip()]
     return paths
 
 
 def cmd_plugins_list(args: argparse.Namespace) -> int:
+    from kconnect_runtime.plugins import PluginRegistry
+
     registry = PluginRegistry.discover(plugin_path=_plugin_path(args))
     print(plugins_table(registry.plugins()))
     return 0
 
 
 def cmd_plugins_install(args: argparse.Namespace) -> int:
+    from kconnect_runtime.plugins import install_plugin
+
     plugins = install_plugin(
         args.requirements,
         args.path,
@@ -233,8 +246,11 @@ def cmd_plugins_install(args: argparse.Namespace) -> int:
 
 def add_plugin_commands(subparsers: Any) -> None:
     """Add ``list``, ``describe`` and ``install`` to the ``kconnect plugins`` subparsers."""
-    pl = subparsers.add_parser(
-        "list", help="kind, name, version, location and status of every plugin"
+    pl = command(
+        subparsers,
+        "list",
+        "kind, name, version, location and status of every plugin",
+        ["kconnect plugins list", "kconnect plugins list --worker-config worker.properties"],
     )
     pl.add_argument(
         "--plugin-path",
@@ -247,9 +263,14 @@ def add_plugin_commands(subparsers: Any) -> None:
     )
     pl.set_defaults(func=cmd_plugins_list)
 
-    pd = subparsers.add_parser(
+    pd = command(
+        subparsers,
         "describe",
-        help="a plugin's config definition and capabilities as JSON (asked in its own environment)",
+        "a plugin's config definition and capabilities as JSON (asked in its own environment)",
+        [
+            "kconnect plugins describe JdbcSourceConnector",
+            "kconnect plugins describe Cast --kind transformation --version '[1.0,2.0)'",
+        ],
     )
     pd.add_argument("name", help="the plugin's name or alias, as a config names it")
     pd.add_argument(
@@ -275,8 +296,14 @@ def add_plugin_commands(subparsers: Any) -> None:
     )
     pd.set_defaults(func=cmd_plugins_describe)
 
-    pi = subparsers.add_parser(
-        "install", help="install a plugin into a plugin.path location (its own venv)"
+    pi = command(
+        subparsers,
+        "install",
+        "install a plugin into a plugin.path location (its own venv)",
+        [
+            "kconnect plugins install kconnect-connector-jdbc --path /opt/kconnect/plugins/jdbc",
+            "kconnect plugins install ./dist/my_connector-1.0-py3-none-any.whl --path plugins/mine",
+        ],
     )
     pi.add_argument("requirements", nargs="+", help="requirement specifier, wheel or project dir")
     pi.add_argument(
