@@ -19,6 +19,7 @@ from kconnect_runtime import PluginRegistry, Worker
 from kconnect_runtime.config import parse_worker_config, spark_session_conf
 from kconnect_runtime.engine import SparkEngine
 from kconnect_runtime.plugins import install_plugin
+from kconnect_runtime.rest import render_prometheus
 from kconnect_runtime.status import State
 from kconnect_runtime.storage import FileOffsetStore, MemoryOffsetStore
 from kconnect_sdk import ConfigError, ConnectError
@@ -32,6 +33,7 @@ from test_errors_sink import (
     make_topic,
     produce,
     read_all,
+    samples,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,9 +168,20 @@ def test_file_to_kafka_to_file_on_spark_loses_nothing_and_restarts_without_dupli
             20,
             "the sink's group to commit offset 100000",
         )
+        metrics = samples(render_prometheus(worker))
     finally:
         worker.stop()
     assert sink_file.read_text(encoding="utf-8") == first
+    # The task metrics count what the cycles moved, as the local engine's loops do.
+    source_metric, sink_metric = (
+        "kafka_connect_source_task_metrics_",
+        "kafka_connect_sink_task_metrics_",
+    )
+    assert metrics[(source_metric + "source_record_poll_total", src)] == 100_000
+    assert metrics[(source_metric + "source_record_write_total", src)] == 100_000
+    assert metrics[(sink_metric + "sink_record_read_total", sink)] == 100_000
+    assert metrics[(sink_metric + "sink_record_send_total", sink)] == 100_000
+    assert metrics[(sink_metric + "offset_commit_completion_total", sink)] >= 1
     assert worker.progress()[src] == ("source", 100_000, 100_000)
     assert worker.progress()[sink] == ("sink", 100_000, 100_000)
     # A full cycle is followed by a bigger one (spark.cycle.growth.max, 8 by default), and

@@ -437,6 +437,7 @@ class SparkEngine:
             self._follows[runner] = result.cycle_id
         runner.records_in += result.polled
         runner.records_out += result.produced
+        _count_source_cycle(runner, result, trace.commit)
         return result.polled > 0
 
     def _run_sink(self, runner: TaskRunner, trace: CycleTrace) -> bool:
@@ -489,6 +490,7 @@ class SparkEngine:
             group.saw_high_watermarks(result.high_watermarks)
             runner.records_in += result.consumed
             runner.records_out += result.put
+            _count_sink_cycle(runner, result, trace.commit, len(mine))
             return result.consumed > 0
         finally:
             with self._lock:
@@ -671,3 +673,43 @@ def _build_session(worker_props: Mapping[str, str]) -> SparkSession:
             "master is reachable"
         ) from None
     return session
+
+
+def _phase_ms(timings: tuple[tuple[str, float], ...], phase: str) -> float | None:
+    found = [seconds for name, seconds in timings if name == phase]
+    return found[0] * 1000 if found else None
+
+
+def _count_source_cycle(runner: TaskRunner, result: SourceCycleResult, commit_s: float) -> None:
+    """A source cycle in the task's metrics, as the local engine counts a poll loop: the
+    records polled and written, the batch, its poll time and the offset commit."""
+    metrics = runner.metrics
+    metrics.poll_total += result.polled
+    metrics.write_total += result.produced
+    if result.polled:
+        metrics.batch_size.record(result.polled)
+        poll_ms = _phase_ms(result.timings, "poll")
+        if poll_ms is not None:
+            metrics.poll_batch_ms.record(poll_ms)
+    if result.offsets:
+        metrics.offset_commit_ms.record(commit_s * 1000)
+
+
+def _count_sink_cycle(
+    runner: TaskRunner, result: SinkCycleResult, commit_s: float, partitions: int
+) -> None:
+    """A sink cycle in the task's metrics, as the local engine counts consumed batches: the
+    records read and put, the batch, the time it took to read and put them, the partitions
+    it read and the commit."""
+    metrics = runner.metrics
+    metrics.read_total += result.consumed
+    metrics.send_total += result.put
+    metrics.partition_count = partitions
+    if result.consumed:
+        metrics.batch_size.record(result.consumed)
+        put_ms = _phase_ms(result.timings, "consume")
+        if put_ms is not None:
+            metrics.put_batch_ms.record(put_ms)
+    if result.commit:
+        metrics.offset_commit_completions += 1
+        metrics.offset_commit_ms.record(commit_s * 1000)
