@@ -337,7 +337,7 @@ def main() -> None:
         _ratio_line("transform isolated", rate_tx_in, rate_tx_iso)
         print(f"pipeline FileStreamSource -> Kafka -> FileStreamSink, {n} lines:")
         _ratio_line("both connectors isolated", rate_file_in, rate_file_iso)
-        print("(goal for each ratio >= 0.8, issue 23)")
+        print("(goal for each ratio >= 0.8)")
 
 
 if __name__ == "__main__":
