@@ -215,6 +215,20 @@ def test_string_converter_replaces_what_the_charset_cannot_hold_as_java_does() -
     assert ascii_.from_connect_data("t", None, "é\U0001d11ex") == b"??x"
 
 
+def test_malformed_utf16_reads_as_javas_decoder_reads_it() -> None:
+    # Texts Kafka 4.1.1's StringConverter read from the same bytes: a high surrogate
+    # followed by another unit drops both units; a last odd byte is one U+FFFD.
+    utf16le = _configured(StringConverter, **{"converter.encoding": "UTF-16LE"})
+    assert (
+        utf16le.to_connect_data("t", b"K\x0bZ\xdbdm\x1b\x8d9").value == "\u0b4b\ufffd\u8d1b\ufffd"
+    )
+    utf16be = _configured(StringConverter, **{"converter.encoding": "UTF-16BE"})
+    assert utf16be.to_connect_data("t", b"\x00\xd8A").value == "\u00d8\ufffd"
+    assert utf16be.to_connect_data("t", b"\xd8\x00\xdc").value == "\ufffd"
+    utf16 = _configured(StringConverter, **{"converter.encoding": "UTF-16"})
+    assert utf16.to_connect_batch([("t", b"\xff\xfeA\x00\x00\xdcA\x00")])[0].value == "A\ufffdA"
+
+
 def test_string_converter_writes_other_values_with_javas_to_string() -> None:
     # Bytes Kafka 4.1.1's StringConverter wrote for the same values (compat/ compares them).
     converter = _configured(StringConverter)
@@ -267,3 +281,20 @@ def test_number_converters_refuse_a_value_of_another_schema_type() -> None:
         short.from_connect_data("t", Schema.INT8, 5)
     with pytest.raises(DataError, match=r"java\.lang\.Integer"):
         _configured(DoubleConverter).from_connect_data("t", Schema.INT32, 5)
+
+
+def test_number_converters_ignore_a_schema_that_does_not_describe_the_value() -> None:
+    # Kafka's NumberConverter never reads the schema: a double under a BOOLEAN schema is
+    # still a Double, and Kafka 4.1.1's DoubleConverter wrote these bytes for it.
+    written = _configured(DoubleConverter).from_connect_data("t", Schema.BOOLEAN, -670120000.0)
+    assert written == bytes.fromhex("c1c3f89c20000000")
+    with pytest.raises(DataError, match=r"java\.lang\.Boolean"):
+        _configured(DoubleConverter).from_connect_data("t", Schema.BOOLEAN, True)
+    # An int the schema does not describe is a Long, which Kafka's DoubleConverter refuses
+    # ("Failed to serialize to double (was class java.lang.Long)"); without a schema it is
+    # taken as the converter's own type.
+    with pytest.raises(DataError, match=r"java\.lang\.Long"):
+        _configured(DoubleConverter).from_connect_data("t", Schema.BOOLEAN, 255)
+    assert _configured(DoubleConverter).from_connect_data("t", None, 255) == bytes.fromhex(
+        "406fe00000000000"
+    )

@@ -34,6 +34,30 @@ _JAVA_CLASS = {
 }
 
 
+_NUMBER_TYPES = frozenset(
+    (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)
+)
+
+
+def _java_class(schema_type: Type, value: Any) -> str | None:
+    """The Java class Kafka would hold ``value`` in, under a schema of ``schema_type``.
+
+    A number takes the class its schema names (an int under INT8 is a Byte, under FLOAT32
+    a Float); under a schema that does not describe it, a Python int is a Long and a float
+    a Double, as Connect's schemaless values are. None for values that are no number.
+    """
+    if isinstance(value, bool):
+        return "Boolean"
+    if isinstance(value, int):
+        return _JAVA_CLASS[schema_type] if schema_type in _NUMBER_TYPES else "Long"
+    if isinstance(value, float):
+        floats = (Type.FLOAT32, Type.FLOAT64)
+        return _JAVA_CLASS[schema_type] if schema_type in floats else "Double"
+    if isinstance(value, str):
+        return "String"
+    return None
+
+
 class NumberConverter(KeyValueHeaderConverter):
     """Base of the fixed-width number converters: big-endian, as Kafka's serializers write.
 
@@ -55,13 +79,6 @@ class NumberConverter(KeyValueHeaderConverter):
             )
         if self._is_float:
             return float(value)
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise DataError(
-                    f"Failed to serialize to {self.type_name} for topic {topic!r}: {value} is "
-                    "not a whole number; use FloatConverter or DoubleConverter"
-                )
-            value = int(value)
         lo, hi = self._range
         if not lo <= value <= hi:
             raise DataError(
@@ -75,13 +92,20 @@ class NumberConverter(KeyValueHeaderConverter):
     ) -> bytes | None:
         if value is None:
             return None
-        if schema is not None and schema.type is not self.schema.type:
-            # Kafka's serializer casts the value to its own class, which a value of
-            # another schema type (a Byte of an INT8, a Double of a FLOAT64) is not.
+        # Kafka's serializer casts the value to its own class (Kafka never reads the
+        # schema): a Byte is not a Short, a Double not a Float. Without a schema a number
+        # is taken as the converter's own type.
+        found = _java_class(schema.type if schema is not None else self.schema.type, value)
+        own = _JAVA_CLASS[self.schema.type]
+        if found is not None and found != own:
+            hint = (
+                "the value must be a number"
+                if found in ("Boolean", "String")
+                else f"the value is a {found}; use the converter of that type"
+            )
             raise DataError(
-                f"Failed to serialize to {self.type_name} (was class java.lang."
-                f"{_JAVA_CLASS.get(schema.type, schema.type.value)}) for topic {topic!r}: the "
-                f"schema is {schema.type.value}; use the converter of that type"
+                f"Failed to serialize to {self.type_name} (was class java.lang.{found}) for "
+                f"topic {topic!r}: {hint}"
             )
         value = self._check(topic, value)
         try:

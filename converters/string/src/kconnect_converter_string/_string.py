@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from kconnect_sdk import (
     ConfigDef,
@@ -59,10 +59,50 @@ def _java_utf16_encode(text: str, errors: str = "strict") -> bytes:
     return b"\xfe\xff" + text.encode("utf-16-be", errors)
 
 
-def _java_utf16_decode(data: bytes, errors: str = "strict") -> str:
+def _java_utf16_decode(data: bytes) -> str:
     if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
-        return data.decode("utf-16", errors)
-    return data.decode("utf-16-be", errors)
+        return data.decode("utf-16")
+    return data.decode("utf-16-be")
+
+
+def _java_utf16_replace(data: bytes, encoding: str) -> str:
+    """Malformed UTF-16 as Java's decoder reads it, each malformed sequence as one U+FFFD.
+
+    Java differs from Python's "replace" where a high surrogate is followed by a unit that
+    is not a low surrogate: Java drops both units (one sequence of four bytes), Python only
+    the surrogate. A high surrogate with fewer than two bytes after it, and a last odd
+    byte, are one malformed sequence each.
+    """
+    little = encoding == "utf-16-le"
+    start = 0
+    if encoding == "utf-16":  # a byte order mark chooses the order; big-endian without one
+        if data[:2] == b"\xfe\xff":
+            start = 2
+        elif data[:2] == b"\xff\xfe":
+            start, little = 2, True
+    order: Literal["little", "big"] = "little" if little else "big"
+    out: list[str] = []
+    i, end = start, len(data)
+    while end - i >= 2:
+        unit = int.from_bytes(data[i : i + 2], order)
+        if 0xD800 <= unit <= 0xDBFF:
+            if end - i < 4:
+                break  # the rest is one malformed sequence
+            low = int.from_bytes(data[i + 2 : i + 4], order)
+            if 0xDC00 <= low <= 0xDFFF:
+                out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)))
+            else:
+                out.append("\ufffd")
+            i += 4
+        elif 0xDC00 <= unit <= 0xDFFF:
+            out.append("\ufffd")
+            i += 2
+        else:
+            out.append(chr(unit))
+            i += 2
+    if i < end:
+        out.append("\ufffd")
+    return "".join(out)
 
 
 class StringConverter(KeyValueHeaderConverter):
@@ -118,8 +158,8 @@ class StringConverter(KeyValueHeaderConverter):
             return self._decoder(data)
         except UnicodeDecodeError:
             # As Java's new String(bytes, charset): malformed input reads as U+FFFD.
-            if self.encoding == "utf-16":
-                return _java_utf16_decode(data, "replace")
+            if self.encoding in ("utf-16", "utf-16-le", "utf-16-be"):
+                return _java_utf16_replace(data, self.encoding)
             return data.decode(self.encoding, "replace")
 
     def from_connect_data(
