@@ -9,7 +9,7 @@ import decimal
 
 import pytest
 from kconnect_converter_json import JsonConverter
-from kconnect_sdk import DataError, Decimal, Schema, SchemaBuilder
+from kconnect_sdk import DataError, Decimal, Schema, SchemaBuilder, Struct
 
 TOPIC = "topic"
 
@@ -123,3 +123,71 @@ def test_schemaless_non_finite_doubles_are_javas_strings(value: object, text: by
     assert conv.from_connect_batch(batch) == [b'{"x":1}', text, b"[null]"]
     enveloped = _converter()
     assert enveloped.from_connect_batch(batch[1:2]) == [b'{"schema":null,"payload":' + text + b"}"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "value"),
+    [
+        (b'"\\u0000"', b""),  # Jackson skips control characters and spaces between quanta
+        (b'" AQ== AQID\\n"', b"\x01\x01\x02\x03"),
+        (b'"AA==AQID"', b"\x00\x01\x02\x03"),  # and reads on after a padded quantum
+    ],
+)
+def test_base64_bytes_read_as_jackson_reads_them(payload: bytes, value: bytes) -> None:
+    data = b'{"schema":{"type":"bytes","optional":true},"payload":' + payload + b"}"
+    conv = _converter(**{"schemas.enable": "true"})
+    assert conv.to_connect_data(TOPIC, data).value == value
+    assert conv.to_connect_batch([(TOPIC, data)])[0].value == value
+
+
+@pytest.mark.parametrize("payload", [b'"AQI"', b'"SEBA="', b'"AAAA===="', b'"AQ=A"'])
+def test_base64_jackson_refuses_is_an_error(payload: bytes) -> None:
+    # Jackson requires the padding, and no "=" after a whole quantum.
+    data = b'{"schema":{"type":"bytes","optional":true},"payload":' + payload + b"}"
+    with pytest.raises(DataError, match="is not base64"):
+        _converter(**{"schemas.enable": "true"}).to_connect_data(TOPIC, data)
+
+
+def test_a_decimal_in_base64_text_with_blanks_reads_as_kafka() -> None:
+    data = (
+        b'{"schema":{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal",'
+        b'"parameters":{"scale":"2"},"optional":true},"payload":" BNI= "}'
+    )
+    value = _converter(**{"schemas.enable": "true"}).to_connect_data(TOPIC, data).value
+    assert value == decimal.Decimal("12.34")
+
+
+def test_an_int64_written_as_a_large_double_keeps_every_digit() -> None:
+    # 1.2345678901234567e16 is 12345678901234568.0 as a double; Kafka reads the text's
+    # exact value.
+    conv = _converter(**{"schemas.enable": "true"})
+    data = b'{"schema":{"type":"int64","optional":false},"payload":1.2345678901234567e16}'
+    assert conv.to_connect_data(TOPIC, data).value == 12345678901234567
+    keyed = (
+        b'{"schema":{"type":"struct","fields":[{"type":"map","keys":{"type":"int64",'
+        b'"optional":false},"values":{"type":"int32","optional":false},"optional":false,'
+        b'"field":"n2"}],"optional":false},"payload":{"n2":[[1.2345678901234567e16,2]]}}'
+    )
+    for read in (conv.to_connect_data(TOPIC, keyed), conv.to_connect_batch([(TOPIC, keyed)])[0]):
+        assert read.value.get("n2") == {12345678901234567: 2}
+
+
+def test_a_decimal_default_past_64_bits_is_read() -> None:
+    # The bytes Kafka 4.1.1 wrote for this schema and value, and read back.
+    schema = (
+        SchemaBuilder.struct()
+        .field("key", Decimal.builder(0).default_value(decimal.Decimal(2**64)).build())
+        .build()
+    )
+    data = (
+        b'{"schema":{"type":"struct","fields":[{"type":"bytes","optional":false,'
+        b'"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"0"},'
+        b'"default":18446744073709551616,"field":"key"}],"optional":false},"payload":{"key":5}}'
+    )
+    conv = _converter(**{"schemas.enable": "true", "decimal.format": "NUMERIC"})
+    assert (
+        conv.from_connect_data(TOPIC, schema, Struct(schema).put("key", decimal.Decimal(5))) == data
+    )
+    read = conv.to_connect_data(TOPIC, data)
+    assert read.value.get("key") == 5
+    assert read.schema.field("key").schema.default == 2**64

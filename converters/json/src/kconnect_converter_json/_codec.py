@@ -37,6 +37,7 @@ from ._config import DecimalFormat, JsonConverterSettings
 
 __all__ = [
     "Codec",
+    "NeedsExactRead",
     "StructBatchDecoder",
     "StructBatchEncoder",
     "compile_codec",
@@ -89,6 +90,7 @@ _JSON_KINDS: Final[Mapping[type, str]] = {
     str: "string",
     int: "integer",
     float: "number",
+    _decimal.Decimal: "number",  # a number read exactly
     bool: "boolean",
 }
 
@@ -137,10 +139,62 @@ def _decimal_text_encoder(schema: Schema, scale: int) -> Fn:
 
 
 def _unb64(value: str, what: str) -> bytes:
+    # binascii's strict mode lets "=" after a whole quantum pass ("AAAA====", "SEBA="),
+    # which Jackson refuses: only text of whole quanta padded at its end takes this path.
+    if not len(value) & 3 and "=" not in value[:-2]:
+        try:
+            return binascii.a2b_base64(value, strict_mode=True)
+        except (binascii.Error, ValueError):
+            pass  # not plain padded base64; Jackson's reader may still take it
     try:
-        return binascii.a2b_base64(value, strict_mode=True)
-    except (binascii.Error, ValueError) as exc:
+        return _jackson_unb64(value)
+    except ValueError as exc:
         raise DataError(f"Invalid bytes for {what}: {value[:40]!r} is not base64 ({exc})") from exc
+
+
+_B64_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_B64_VALUES: Final = {c: i for i, c in enumerate(_B64_ALPHABET)}
+# Java's String.trim() and Jackson's skipping between quanta take any char up to U+0020.
+_JAVA_BLANKS: Final = "".join(map(chr, range(0x21)))
+
+
+def _jackson_unb64(text: str) -> bytes:
+    """Base64 as Kafka reads it (Jackson's ``TextNode.binaryValue()``, MIME variant).
+
+    Jackson trims the text, skips control characters and spaces between 4-character
+    quanta (not inside one) and reads on after a padded quantum ("AA==AQID" is 1 + 3
+    bytes); padding is required, and any other character is an error (``ValueError``).
+    """
+    s = text.strip(_JAVA_BLANKS)
+    values = _B64_VALUES
+    out = bytearray()
+    i, n = 0, len(s)
+    while True:
+        while i < n and s[i] <= " ":
+            i += 1
+        if i >= n:
+            return bytes(out)
+        if i + 4 > n:
+            raise ValueError("unexpected end of base64 text")
+        a, b, c, d = s[i], s[i + 1], s[i + 2], s[i + 3]
+        i += 4
+        if a not in values or b not in values:
+            raise ValueError(f"illegal character {(a if a not in values else b)!r}")
+        bits = values[a] << 6 | values[b]
+        if c == "=":
+            if d != "=":
+                raise ValueError(f"expected padding character '=', found {d!r}")
+            out.append(bits >> 4)
+            continue
+        if c not in values:
+            raise ValueError(f"illegal character {c!r}")
+        bits = bits << 6 | values[c]
+        if d == "=":
+            out += (bits >> 2).to_bytes(2, "big")
+        elif d in values:
+            out += (bits << 6 | values[d]).to_bytes(3, "big")
+        else:
+            raise ValueError(f"illegal character {d!r}")
 
 
 def schemaless_default(value: Any) -> Any:
@@ -1498,23 +1552,29 @@ def _logical_encoder(
 
 
 # -- leaf decoders ---------------------------------------------------------------------
-_TWO_63: Final = 2.0**63
+_TWO_53: Final = 2.0**53
+
+
+class NeedsExactRead(Exception):
+    """An integer field met a double of 2**53 or more, which may have lost digits of
+    its JSON text (12345678901234567.5 parses as ...568.0, 1e19 past int64): the reader
+    parses the document again keeping every digit and decodes that instead."""
 
 
 def _int_decoder(schema: Schema) -> Fn:
     lo, hi = _INT_TYPES[schema.type]
 
     def decode_int(value: Any) -> Any:
-        # A float of 2**63 or more stands for a JSON integer beyond int64 (orjson reads
-        # those as doubles, rounded): out of range, not the int64 it rounds to.
-        if (type(value) is float and value.is_integer() and -_TWO_63 < value < _TWO_63) or (
+        if type(value) is float and value.is_integer():
+            if not -_TWO_53 <= value <= _TWO_53:
+                raise NeedsExactRead
+            value = int(value)
+        elif (
             type(value) is _decimal.Decimal
             and value.adjusted() < 20  # int() of 1E+999999 would build a huge number
             and value == value.to_integral_value()
         ):
             value = int(value)
-        if type(value) is float and value.is_integer():
-            raise DataError(f"{value:.0f} is out of range for {_type_label(schema)}")
         if type(value) is not int:
             raise DataError(
                 f"Invalid value for {_type_label(schema)}: expected an integral JSON number, "
@@ -1574,7 +1634,7 @@ def _exact_decoder(schema: Schema, cls: type) -> Fn:
 
 def _bytes_decoder(value: Any) -> Any:
     if type(value) is not str:
-        raise DataError(f"Invalid bytes field: expected base64 text, found {_kind(value)}")
+        raise DataError(f"Invalid value for BYTES: expected base64 text, found {_kind(value)}")
     return _unb64(value, "bytes field")
 
 

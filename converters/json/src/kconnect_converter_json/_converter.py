@@ -29,6 +29,7 @@ from kconnect_sdk import (
 from . import _codec
 from ._codec import (
     Codec,
+    NeedsExactRead,
     _Compiler,
     any_non_finite,
     compile_codec,
@@ -310,6 +311,17 @@ def _lenient_loads(data: bytes | memoryview, error: orjson.JSONDecodeError) -> A
         raise error from None
 
 
+def _schema_key(schema_node: Any) -> bytes:
+    """The cache key of a parsed schema: its JSON with sorted keys."""
+    try:
+        # default=str: a schema read exactly holds decimal.Decimal defaults.
+        return orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS, default=str)
+    except orjson.JSONEncodeError:
+        # A Decimal default read exactly may be an integer past 64 bits, which orjson
+        # cannot write (a NUMERIC default of 2**64).
+        return json.dumps(schema_node, sort_keys=True, default=str).encode()
+
+
 class _LRU(OrderedDict[Any, Any]):
     def __init__(self, size: int) -> None:
         super().__init__()
@@ -414,8 +426,7 @@ class JsonConverter(Converter, HeaderConverter):
         return found
 
     def _decoding(self, schema_node: Any) -> Codec:
-        # default=str: a schema read exactly holds decimal.Decimal defaults.
-        key = orjson.dumps(schema_node, option=orjson.OPT_SORT_KEYS, default=str)
+        key = _schema_key(schema_node)
         found: Codec | None = self._decodings.lookup(key)
         if found is None:
             compiler = _Compiler(self.settings)
@@ -658,14 +669,18 @@ class JsonConverter(Converter, HeaderConverter):
         if schema_node is None:
             return SchemaAndValue(None, _schemaless_node(data, node)["payload"])
         try:
-            codec = self._decoding(schema_node)
-            payload = node["payload"]
-            if codec.exact:
-                # Read again keeping every digit (of the payload and of the defaults).
+            try:
+                codec = self._decoding(schema_node)
+                if not codec.exact:
+                    value = codec.decode(node["payload"])
+            except NeedsExactRead:
+                codec = None
+            if codec is None or codec.exact:
+                # Read again keeping every digit (of the payload and of the defaults):
+                # the schema holds a Decimal, or an integer field met a large double.
                 exact = _exact_loads(bytes(data))
                 codec = self._decoding(exact["schema"])
-                payload = exact["payload"]
-            value = codec.decode(payload)
+                value = codec.decode(exact["payload"])
             prefix = _ENVELOPE_START + orjson.dumps(schema_node) + _PAYLOAD_KEY
         except DataError as exc:
             raise DataError(
@@ -699,6 +714,8 @@ class JsonConverter(Converter, HeaderConverter):
                     return self._read(topic, data)
                 try:
                     return SchemaAndValue(schema, decode(payload))
+                except NeedsExactRead:
+                    return self._read(topic, data)
                 except (DataError, *_INPUT_ERRORS) as exc:
                     raise DataError(
                         f"JsonConverter cannot read a value from topic {topic!r}: {exc}"
@@ -748,7 +765,11 @@ class JsonConverter(Converter, HeaderConverter):
                     payload = loads(memoryview(data)[len(prefix) : -1])
                     append(_new_sv(SchemaAndValue, (schema, decode(payload))))
                     continue
-                except (DataError, *_INPUT_ERRORS):  # JSONDecodeError is a ValueError
+                except (
+                    DataError,
+                    NeedsExactRead,
+                    *_INPUT_ERRORS,
+                ):  # JSONDecodeError is a ValueError
                     pass
             append(read(topic, data))
         return out
@@ -794,7 +815,7 @@ class JsonConverter(Converter, HeaderConverter):
                         _NULL if p is _MISSING else _new_sv(SchemaAndValue, (schema, decode(p)))
                         for p in payloads
                     ]
-                except (DataError, *_INPUT_ERRORS):
+                except (DataError, NeedsExactRead, *_INPUT_ERRORS):
                     return None
             return out
         assert decoder is not None
