@@ -425,3 +425,27 @@ def test_parse_string_trims_as_java_trim_does() -> None:
     # String.trim() removes characters up to U+0020 only: U+2029 keeps "null" a string.
     assert Values.parse_string("\u2029null") == SchemaAndValue(Schema.STRING, "\u2029null")
     assert Values.parse_string(" 1 ") == SchemaAndValue(Schema.INT8, 1)
+
+
+def test_container_elements_convert_to_their_common_schema_as_kafka() -> None:
+    # What Kafka 4.1.1's Values.parseString gave for these texts: its SchemaMerger merges
+    # by type alone (an INT32 and a Timestamp make a Timestamp, an INT64 and a FLOAT32 a
+    # FLOAT32) and converts every element to the merged schema.
+    parsed = Values.parse_string('{"a":14,"n2":-7.2515E7,"c":2106-02-09T15:08:56.664Z}')
+    assert parsed.schema == SchemaBuilder.map(Schema.STRING, Timestamp.SCHEMA).build()
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    assert parsed.value == {
+        "a": epoch + dt.timedelta(milliseconds=14),
+        "n2": epoch + dt.timedelta(milliseconds=-72515000),
+        "c": epoch + dt.timedelta(milliseconds=4295171336664),
+    }
+    floats = Values.parse_string("[1.0E16,6.6618E7,-2.8809E27,1.0E7]")
+    assert floats.schema == SchemaBuilder.array(Schema.FLOAT32).build()
+    assert floats.value == [1.0000000272564224e16, 66618000.0, -2.8809000380800844e27, 1e7]
+    days = Values.parse_string("[1,2020-01-01]")
+    assert days.value == [dt.date(1970, 1, 2), dt.date(2020, 1, 1)]
+    # A time of day under a Timestamp is that instant on 1970-01-01.
+    instants = Values.parse_string("[12:00:00.000Z,2020-01-01T00:00:01.000Z]")
+    assert instants.value[0] == epoch + dt.timedelta(hours=12)
+    # A Timestamp and a FLOAT32 merge to FLOAT32, which a date cannot be: a string.
+    assert Values.parse_string("[2020-01-01T00:00:01.000Z,1.5]").schema == Schema.STRING

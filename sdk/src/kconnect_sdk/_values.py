@@ -26,6 +26,7 @@ from ._struct import Struct
 __all__ = ["Values"]
 
 _MS_PER_DAY: Final = 86_400_000
+_EPOCH_DAY: Final = _dt.date(1970, 1, 1)
 _TEMPORAL_NAMES: Final = frozenset({Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME})
 _DELIMITERS: Final = frozenset(':,{}[]"')
 _NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -419,11 +420,45 @@ def _typed_list(values: list[Any], element_schema: Schema | _Mixed | None) -> Sc
 
 
 def _align(schema: Schema, value: Any) -> Any:
+    """``value`` as Kafka's ``Values.convertTo(schema, null, value)`` makes it fit the
+    common schema of its array or map: numbers widened (to float precision for FLOAT32),
+    numbers under a Date, Time or Timestamp schema read as days or milliseconds, temporal
+    values kept under a temporal schema and refused under a plain number's (then the whole
+    text is a string)."""
     if value is None:
         if schema.optional:
             return None
         raise DataError("Unable to convert a null value to a schema that requires a value")
-    if schema.type in (Type.FLOAT32, Type.FLOAT64) and schema.name is None:
+    name, type_ = schema.name, schema.type
+    if isinstance(value, _dt.date | _dt.time):  # a java.util.Date in Kafka
+        if name == Timestamp.LOGICAL_NAME and not isinstance(value, _dt.datetime):
+            # The same instant as a Timestamp: a Date's midnight, a Time's on 1970-01-01.
+            if isinstance(value, _dt.time):
+                return _dt.datetime.combine(_EPOCH_DAY, value.replace(tzinfo=_dt.UTC))
+            return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.UTC)
+        if name not in _TEMPORAL_NAMES and type_ in _NUMERIC_ORDER:
+            raise DataError(f"Unable to convert {value} to a number")
+        return value
+    if type_ not in _NUMERIC_ORDER:
+        return value
+    try:
+        if name == Date.LOGICAL_NAME:
+            return Date.to_logical(schema, value)
+        if name == Time.LOGICAL_NAME:
+            return Time.to_logical(schema, value)
+        if name == Timestamp.LOGICAL_NAME:
+            return Timestamp.to_logical(schema, value)
+    except OverflowError as exc:  # beyond the years Python's dates hold
+        raise DataError(f"Unable to convert {value} to {name}: {exc}") from exc
+    if type_ is Type.FLOAT32:
+        # (float) of the double, as Kafka's convertToFloat: an INT64 of 10^16 becomes
+        # 1.0000000272564224E16.
+        as_double = float(value)
+        try:
+            return _struct.unpack("<f", _struct.pack("<f", as_double))[0]
+        except OverflowError:
+            return math.copysign(math.inf, as_double)
+    if type_ is Type.FLOAT64:
         return float(value)
     return value
 
