@@ -16,6 +16,7 @@ from kconnect_sdk import (
     Struct,
 )
 from kconnect_transforms import (
+    CastKey,
     CastValue,
     FlattenValue,
     HoistFieldValue,
@@ -125,3 +126,60 @@ def test_parse_ignores_what_follows_the_pattern_as_java_does() -> None:
     assert JavaDateFormat("yyyy").parse_millis("2012:26 PM") == JavaDateFormat("yyyy").parse_millis(
         "2012"
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "value", "expected"),
+    # What Kafka 4.1.1's Cast$Key gave for each (short)(int) 2.0386076425512094E52: (int)
+    # saturates at Integer.MAX_VALUE, whose low 16 bits are -1.
+    [
+        ("int16", 2.0386076425512094e52, -1),
+        ("int8", 300.7, 44),
+        ("int32", -1e30, -(2**31)),
+        ("int64", float("inf"), 2**63 - 1),
+        ("int64", float("nan"), 0),
+        ("boolean", float("inf"), True),
+        ("float32", 1e300, float("inf")),
+    ],
+)
+def test_cast_narrows_doubles_as_java_does(target: str, value: float, expected: object) -> None:
+    record = SourceRecord(topic="t", key_schema=Schema.FLOAT64, key=value)
+    assert build(CastKey, {"spec": target}).apply(record).key == expected
+
+
+def test_cast_of_a_null_struct_field_gives_the_new_type_and_null() -> None:
+    # Kafka builds the new schema whatever the field's type; only a value is checked.
+    inner = SchemaBuilder.struct().optional().field("x", Schema.FLOAT64).build()
+    schema = SchemaBuilder.struct().field("c", inner).build()
+    record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema))
+    out = build(CastValue, {"spec": "missing:float64,c:boolean"}).apply(record)
+    assert out.value_schema.field("c").schema == Schema.OPTIONAL_BOOLEAN
+    assert out.value.get("c") is None
+    with pytest.raises(DataError, match="does not support casting from struct"):
+        build(CastValue, {"spec": "c:boolean"}).apply(
+            SourceRecord(
+                topic="t",
+                value_schema=schema,
+                value=Struct(schema).put("c", Struct(inner).put("x", 1.0)),
+            )
+        )
+
+
+def test_flatten_leaves_fields_under_a_null_struct_null() -> None:
+    # Kafka's Struct.get: a null takes its own field's default, and under a nested struct
+    # that stays null the flat field is null even when its schema has a default.
+    inner = SchemaBuilder.struct().optional().field("n", SchemaBuilder.int64().default_value(-935))
+    schema = SchemaBuilder.struct().field("a", inner.build()).field("b", Schema.OPTIONAL_INT32)
+    built = schema.build()
+    out = build(FlattenValue, {}).apply(
+        SourceRecord(topic="t", value_schema=built, value=Struct(built))
+    )
+    assert out.value_schema.field("a.n").schema.default == -935
+    assert out.value.get_without_default("a.n") is None
+
+
+def test_flatten_refuses_a_map_key_that_is_not_a_string() -> None:
+    # Kafka casts each key to String (a ClassCastException).
+    record = SourceRecord(topic="t", value={"a": {1.5: "x"}})
+    with pytest.raises(DataError, match="string map keys"):
+        build(FlattenValue, {"delimiter": "_"}).apply(record)

@@ -6,6 +6,7 @@ import base64
 import datetime as dt
 import decimal
 import math
+import re
 import struct as _struct
 from typing import Any, ClassVar
 
@@ -131,8 +132,105 @@ def _wrap(value: int, bits: int) -> int:
 
 
 def _to_float32(value: float) -> float:
-    result: float = _struct.unpack("f", _struct.pack("f", value))[0]
+    """``(float) d``: the nearest float, infinite past the float range."""
+    try:
+        result: float = _struct.unpack("f", _struct.pack("f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
     return result
+
+
+def _java_long(value: float, bits: int) -> int:
+    """Java's narrowing of a double to a 32- or 64-bit integer: NaN is 0, values past the
+    range saturate at its ends, others are truncated toward zero."""
+    if math.isnan(value):
+        return 0
+    top = 1 << (bits - 1)
+    if value >= top:
+        return top - 1
+    if value <= -top:
+        return -top
+    return int(value)
+
+
+def _finite(value: decimal.Decimal) -> decimal.Decimal:
+    if not value.is_finite():
+        raise ValueError(f"{value} is not a number")
+    return value
+
+
+# 2^128 - 2^103: halfway between the largest float and 2^128; from here on a float is infinite.
+_FLOAT32_OVERFLOW = decimal.Decimal(2**128 - 2**103)
+
+
+def _float32_of(number: decimal.Decimal) -> float:
+    """The float nearest ``number`` (ties to even), rounded once, as Java's
+    ``BigDecimal.floatValue()`` and ``Float.parseFloat`` give it; rounding through a
+    double first can land on the other float of a near tie."""
+    if abs(number) >= _FLOAT32_OVERFLOW:
+        return math.copysign(math.inf, number)
+    guess = _to_float32(float(number))
+    bits = _struct.unpack("<i", _struct.pack("<f", guess))[0]
+    digits = len(number.as_tuple().digits) + 160  # exact for any float's decimal digits
+    with decimal.localcontext(decimal.Context(prec=digits)):
+        best, best_gap = guess, abs(number - decimal.Decimal(guess))
+        for step in (-1, 1):
+            try:
+                other = _struct.unpack("<f", _struct.pack("<i", bits + step))[0]
+            except _struct.error:
+                continue
+            if not math.isfinite(other):
+                continue
+            gap = abs(number - decimal.Decimal(other))
+            even = not (bits + step) & 1
+            if gap < best_gap or (gap == best_gap and even):
+                best, best_gap = other, gap
+    return math.copysign(best, number) if best == 0 else best
+
+
+_JAVA_INT_TEXT = re.compile(r"[+-]?\d+")
+_JAVA_FLOAT_TEXT = re.compile(
+    r"([+-]?)(?:(NaN)|(Infinity)|((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[fFdD]?)"
+)
+_JAVA_BLANKS = "".join(map(chr, range(0x21)))
+
+
+def _parse_java_int(text: str, bits: int) -> int:
+    """``Byte/Short/Integer/Long.parseX``: a sign and digits only, in range."""
+    if not _JAVA_INT_TEXT.fullmatch(text):
+        raise ValueError(f"For input string: {text!r}")
+    parsed = int(text)
+    top = 1 << (bits - 1)
+    if not -top <= parsed < top:
+        raise ValueError(f"Value out of range. Value:{text!r} Radix:10")
+    return parsed
+
+
+def _java_float_text(text: str) -> tuple[str, str | None]:
+    """The sign and the number of a ``Double.parseDouble`` text, or its NaN/Infinity word."""
+    found = _JAVA_FLOAT_TEXT.fullmatch(text.strip(_JAVA_BLANKS))
+    if found is None:
+        raise ValueError(f"For input string: {text!r}")
+    sign, nan, infinity, number = found.groups()
+    if nan:
+        return sign, None
+    return sign, "Infinity" if infinity else number
+
+
+def _parse_java_double(text: str) -> float:
+    sign, number = _java_float_text(text)
+    if number is None:
+        return math.nan
+    return float(sign + ("inf" if number == "Infinity" else number))
+
+
+def _parse_java_float(text: str) -> float:
+    sign, number = _java_float_text(text)
+    if number is None:
+        return math.nan
+    if number == "Infinity":
+        return -math.inf if sign == "-" else math.inf
+    return _float32_of(decimal.Decimal(sign + number))
 
 
 def _infer(value: Any) -> Type | None:
@@ -167,9 +265,7 @@ def _encode_logical(schema: Schema, value: Any) -> Any:
         return Time.from_logical(schema, value)
     if schema.name == Timestamp.LOGICAL_NAME and isinstance(value, dt.datetime):
         return Timestamp.from_logical(schema, value)
-    if schema.name == Decimal.LOGICAL_NAME and isinstance(value, decimal.Decimal):
-        return float(value)
-    return value
+    return value  # a Decimal stays a BigDecimal, narrowed exactly by the cast
 
 
 def cast_value(schema: Schema | None, value: Any, target: Type, *, where: str) -> Any:
@@ -198,28 +294,41 @@ def cast_value(schema: Schema | None, value: Any, target: Type, *, where: str) -
         value = _encode_logical(schema, value)
     try:
         if target in _BITS:
+            bits = _BITS[target]
             if isinstance(value, bool):
                 return int(value)
             if isinstance(value, str):
-                parsed = int(value)
-                lo = -(1 << (_BITS[target] - 1))
-                if not lo <= parsed < -lo:
-                    raise ValueError(f"value out of range for {target.value}")
-                return parsed
+                return _parse_java_int(value, bits)
             if isinstance(value, float):
-                value = 0 if math.isnan(value) else int(value)
+                # Java's Double.byteValue() and shortValue() narrow (int) d, which
+                # saturates: 1e52 is Integer.MAX_VALUE, so -1 as a short.
+                return _wrap(_java_long(value, max(bits, 32)), bits)
+            if isinstance(value, decimal.Decimal):
+                # BigDecimal.longValue(): the integer part's low bits.
+                return _wrap(int(_finite(value)), bits)
             if isinstance(value, int):
-                return _wrap(value, _BITS[target])
-        elif target in (Type.FLOAT32, Type.FLOAT64):
-            number = float(value)
-            return _to_float32(number) if target is Type.FLOAT32 else number
+                return _wrap(value, bits)
+        elif target is Type.FLOAT64:
+            if isinstance(value, str):
+                return _parse_java_double(value)
+            return float(value)
+        elif target is Type.FLOAT32:
+            if isinstance(value, str):
+                return _parse_java_float(value)
+            if isinstance(value, decimal.Decimal):
+                return _float32_of(_finite(value))  # BigDecimal.floatValue(), rounded once
+            return _to_float32(float(value))
         elif target is Type.BOOLEAN:
             if isinstance(value, str):
                 return value.lower() == "true"
-            if isinstance(value, int | float):
-                # Java compares Number.longValue() with 0, so 0.5 is false.
-                return (0 if isinstance(value, float) and math.isnan(value) else int(value)) != 0
-    except (ValueError, OverflowError) as exc:
+            # Java compares Number.longValue() with 0, so 0.5 is false.
+            if isinstance(value, float):
+                return _java_long(value, 64) != 0
+            if isinstance(value, decimal.Decimal):
+                return _wrap(int(_finite(value)), 64) != 0
+            if isinstance(value, int):
+                return value != 0
+    except (ValueError, OverflowError, ArithmeticError) as exc:
         raise DataError(f"Cast: {where}: cannot cast {value!r} to {target.value}: {exc}") from None
     raise DataError(
         f"Cast: {where}: unexpected type {type(value).__name__} found while casting to "
@@ -277,8 +386,10 @@ class _Cast(KeyOrValue[R]):
                 return self.new_record(
                     record, None, cast_value(None, value, self._whole, where=where)
                 )
+            # As Kafka, the schema is built whatever its type: only a value that is not a
+            # primitive (nor null) is refused, when it is cast.
             updated = self._schemas.get(schema) or self._schemas.put(
-                schema, self._checked_target(schema, self._whole, where, whole=True)
+                schema, _target_schema(schema, self._whole, whole=True)
             )
             return self.new_record(
                 record, updated, cast_value(schema, value, self._whole, where=where)
@@ -308,27 +419,16 @@ class _Cast(KeyOrValue[R]):
             values[field.index] = current
         return self.new_record(record, updated_schema, fill_struct(updated_schema, values))
 
-    def _checked_target(self, schema: Schema, target: Type, where: str, *, whole: bool) -> Schema:
-        if schema.type not in _INPUT_TYPES:
-            raise DataError(
-                f"Cast: {where}: Cast transformation does not support casting from "
-                f"{schema.type.value}; only primitive values can be cast"
-            )
-        return _target_schema(schema, target, whole=whole)
-
     def _struct_schema(self, schema: Schema) -> Schema:
         fields = []
         for field in schema.fields:
             target = self._casts.get(field.name)
+            # A struct, array or map field is given the new type too; its values are
+            # refused when cast, unless null (Kafka casts a null to null).
             field_schema = (
                 field.schema
                 if target is None
-                else self._checked_target(
-                    field.schema,
-                    target,
-                    f"{self.NAME} {self.side} field {field.name!r}",
-                    whole=False,
-                )
+                else _target_schema(field.schema, target, whole=False)
             )
             fields.append(Field(field.name, field.index, field_schema))
         return Schema(

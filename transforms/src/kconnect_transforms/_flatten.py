@@ -33,6 +33,9 @@ __all__ = ["FlattenKey", "FlattenValue"]
 
 _LEAF_TYPES = (bool, int, float, str, bytes, bytearray, memoryview, list, tuple)
 
+# The way to one flat field's value: at each level, the field's index and its own default.
+_Path = tuple[tuple[int, Any], ...]
+
 
 def _check_delimiter(name: str, value: Any) -> None:
     if not isinstance(value, str):
@@ -56,10 +59,9 @@ class _Flatten(KeyOrValue[R]):
 
     def _configure(self, config: ParsedConfig) -> None:
         self._delimiter: str = config["delimiter"]
-        # Kafka's Flatten reads fields with their defaults applied and has no option for it.
-        self._replace_null = True
-        # Per input schema: the flat schema and, per output field, the path of indexes to it.
-        self._schemas: SchemaCache[tuple[Schema, list[tuple[int, ...]]]] = SchemaCache()
+        # Per input schema: the flat schema and, per output field, the path to it: each
+        # step's field index and that field's own default.
+        self._schemas: SchemaCache[tuple[Schema, list[_Path]]] = SchemaCache()
 
     def _name(self, prefix: str, name: str) -> str:
         return name if not prefix else prefix + self._delimiter + name
@@ -79,22 +81,41 @@ class _Flatten(KeyOrValue[R]):
         flat_schema, paths = plan
         values: list[Any] = []
         for field, path in zip(flat_schema.fields, paths, strict=True):
+            # As Kafka's Struct.get at each level: a null takes that field's own default;
+            # below a struct that is still null, the flat field is left null (the defaults
+            # a flat field inherits from its parents are only in its schema).
             current: Any = struct
-            for index in path:
-                if current is None:
-                    break
+            for index, default in path:
                 current = struct_values(current)[index]
-            if current is None and self._replace_null:
-                current = field.schema.default
+                if current is None:
+                    current = default
+                    if current is None:
+                        break
+            if current is None and not field.schema.optional:
+                raise DataError(
+                    f"{self.NAME}: Invalid value: null used for required field: "
+                    f"{field.name!r}, schema type: {field.schema.type.name}"
+                )
             values.append(current)
         return self.new_record(record, flat_schema, fill_struct(flat_schema, values))
 
     def _flatten_map(self, value: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
         for key, item in value.items():
-            name = self._name(prefix, key)
+            if key is not None and not isinstance(key, str):
+                # Kafka casts each key to a String (a ClassCastException).
+                raise DataError(
+                    f"{self.NAME}: Flatten transformation needs string map keys for records "
+                    f"without schemas; found {type(key).__name__} key {key!r}"
+                )
+            # Java's string concatenation writes a null key as "null" under a prefix.
+            name = (
+                key if not prefix else prefix + self._delimiter + ("null" if key is None else key)
+            )
             if item is None or isinstance(item, _LEAF_TYPES):
                 out[name] = item
             elif isinstance(item, Mapping):
+                if name is None:  # Kafka fails on the null prefix (a NullPointerException)
+                    raise DataError(f"{self.NAME}: a map under a null key cannot be flattened")
                 self._flatten_map(item, name, out)
             else:
                 raise DataError(
@@ -102,21 +123,20 @@ class _Flatten(KeyOrValue[R]):
                     f"{type(item).__name__} for record without schemas (for field {name!r})"
                 )
 
-    def _plan(self, schema: Schema) -> tuple[Schema, list[tuple[int, ...]]]:
+    def _plan(self, schema: Schema) -> tuple[Schema, list[_Path]]:
         fields: list[Field] = []
-        paths: list[tuple[int, ...]] = []
+        paths: list[_Path] = []
 
-        def walk(
-            current: Schema, prefix: str, path: tuple[int, ...], optional: bool, parent: Any
-        ) -> None:
+        def walk(current: Schema, prefix: str, path: _Path, optional: bool, parent: Any) -> None:
             for field in current.fields:
                 name = self._name(prefix, field.name)
                 field_optional = optional or field.schema.optional
                 default = field.schema.default
                 if default is None and isinstance(parent, Struct):
                     default = parent.get(field)
+                step = (*path, (field.index, field.schema.default))
                 if field.schema.type is Type.STRUCT:
-                    walk(field.schema, name, (*path, field.index), field_optional, default)
+                    walk(field.schema, name, step, field_optional, default)
                     continue
                 if field.schema.type is Type.MAP:
                     # As Kafka: a map's keys are not known from its schema, so it cannot
@@ -132,7 +152,7 @@ class _Flatten(KeyOrValue[R]):
                     )
                 flat = copy_schema(field.schema, optional=field_optional, default=default)
                 fields.append(Field(name, len(fields), flat))
-                paths.append((*path, field.index))
+                paths.append(step)
 
         walk(schema, "", (), schema.optional, schema.default)
         return copy_schema(schema, optional=False, fields=fields), paths
