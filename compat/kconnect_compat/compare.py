@@ -255,18 +255,53 @@ def _outcome(error: dict[str, Any] | None) -> str:
     return f"{error['stage']} failed: {error['class'].rsplit('.', 1)[-1]}: {error['message'][:200]}"
 
 
+_NUMBER_BYTES = frozenset(b"0123456789.eE+-")
+
+
+def _parting(jb: bytes, pb: bytes) -> tuple[int, int]:
+    """Where two texts part (an offset into each), past numbers that differ only in JDK
+    17's extra float digits: a text with such a number and another difference (a date
+    written otherwise) is reported at that other difference, which the list may explain."""
+    i = j = 0
+    while True:
+        while i < len(jb) and j < len(pb) and jb[i] == pb[j]:
+            i, j = i + 1, j + 1
+        if i == len(jb) or j == len(pb):
+            return i, j
+        back = 0  # the texts agree before i and j: back up to the number both are in
+        while back < min(i, j) and jb[i - back - 1] in _NUMBER_BYTES:
+            back += 1
+        found_j = found_p = None
+        for start in range(back, -1, -1):
+            found_j = _NUMBER.match(jb, i - start)
+            found_p = _NUMBER.match(pb, j - start)
+            if found_j and found_p:
+                break
+        if not (found_j and found_p and found_j.end() >= i and found_p.end() >= j):
+            return i, j
+        if not same_numbers(found_j.group(), found_p.group()):
+            return i, j
+        i, j = found_j.end(), found_p.end()
+
+
 def _bytes_view(java: Any, python: Any) -> tuple[str, str]:
-    """Both byte strings as text, from the first byte where they part."""
+    """Both byte strings as text, from where they part (past JDK 17's float digits)."""
     jb = base64.b64decode(java) if isinstance(java, str) else None
     pb = base64.b64decode(python) if isinstance(python, str) else None
     if jb is None or pb is None:
         return repr(jb), repr(pb)
-    at = next(
-        (i for i, (a, b) in enumerate(zip(jb, pb, strict=False)) if a != b), min(len(jb), len(pb))
+    at_j, at_p = _parting(jb, pb)
+    if at_j == len(jb) and at_p == len(pb):  # only float digits differ
+        at_j = at_p = next(
+            (i for i, (a, b) in enumerate(zip(jb, pb, strict=False)) if a != b),
+            min(len(jb), len(pb)),
+        )
+    start_j, start_p = max(0, at_j - 40), max(0, at_p - 40)
+    at = f"@{at_j}" if at_j == at_p else f"@{at_j}/{at_p}"
+    return (
+        f"{at}: {'...' if start_j else ''}{jb[start_j : at_j + 80]!r}",
+        f"{at}: {'...' if start_p else ''}{pb[start_p : at_p + 80]!r}",
     )
-    start = max(0, at - 40)
-    prefix = f"@{at}: " + ("..." if start else "")
-    return prefix + repr(jb[start : at + 80]), prefix + repr(pb[start : at + 80])
 
 
 def _tag(node: Any) -> tuple[str, Any] | None:
@@ -329,17 +364,39 @@ def _map_difference(
     unpaired key (a NaN read back as 0.0 shows as that key).
     """
     by_key = {_canonical(k): (k, v) for k, v in python}
-    unpaired_java: list[Any] = []
+    unpaired: list[tuple[Any, Any]] = []
     for k, v in sorted(java, key=lambda e: _canonical(e[0])):
         found = by_key.pop(_canonical(k), None)
         if found is None:
-            unpaired_java.append(k)
+            unpaired.append((k, v))
             continue
         difference = _first_difference(
             v, found[1], f"{path}[{_canonical(k)}]", ordered=False, loose=loose
         )
         if difference is not None:
             return difference
+    if loose:
+        # Keys read back from JDK 17's extra float digits pair up as the same float32.
+        unpaired_java = []
+        for k, v in unpaired:
+            twin = next(
+                (
+                    key
+                    for key, (pk, _) in by_key.items()
+                    if _first_difference(k, pk, "", ordered=False, loose=True) is None
+                ),
+                None,
+            )
+            if twin is None:
+                unpaired_java.append(k)
+                continue
+            difference = _first_difference(
+                v, by_key.pop(twin)[1], f"{path}[{_canonical(k)}]", ordered=False, loose=loose
+            )
+            if difference is not None:
+                return difference
+    else:
+        unpaired_java = [k for k, _ in unpaired]
     unpaired_python = [k for k, _ in by_key.values()]
     if unpaired_java or unpaired_python:
         if len(unpaired_java) == 1 and len(unpaired_python) == 1:
@@ -350,8 +407,35 @@ def _map_difference(
                 unpaired_java[0],
                 unpaired_python[0],
             )
+        # Several keys differ (struct keys holding NaN or an infinity Kafka reads as 0.0):
+        # keys alike but for their floats pair up, and the first such pair's difference
+        # is the one reported, as it is for a single key.
+        java_masks = [_float_masked(k) for k in unpaired_java]
+        python_masks = [_float_masked(k) for k in unpaired_python]
+        for k, mask in zip(unpaired_java, java_masks, strict=True):
+            if java_masks.count(mask) == 1 and python_masks.count(mask) == 1:
+                twin = unpaired_python[python_masks.index(mask)]
+                drilled = _first_difference(k, twin, f"{path} key", ordered=False, loose=loose)
+                if drilled is not None:
+                    return drilled
         return f"{path} keys", unpaired_java, unpaired_python
     return None
+
+
+def _float_masked(node: Any) -> str:
+    """:func:`_canonical` of a value with every floating-point number left out."""
+
+    def mask(n: Any) -> Any:
+        tagged = _tag(n)
+        if tagged is not None and tagged[0] in _FLOAT_TAGS | {"float"}:
+            return {"float": "?"}
+        if isinstance(n, dict):
+            return {k: mask(v) for k, v in n.items()}
+        if isinstance(n, list):
+            return [mask(v) for v in n]
+        return n
+
+    return _canonical(mask(node))
 
 
 def _first_difference(

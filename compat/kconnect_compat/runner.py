@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -13,7 +14,9 @@ from .python import run_case
 
 __all__ = ["ComponentStats", "Differential", "Outcome"]
 
-SHOWN_PER_COMPONENT = 4
+# How many unexplained differences of each component a failure shows (KC_COMPAT_SHOW
+# raises it when chasing every difference of a new seed).
+SHOWN_PER_COMPONENT = int(os.environ.get("KC_COMPAT_SHOW", "4"))
 
 
 @dataclass
