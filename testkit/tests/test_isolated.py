@@ -100,3 +100,46 @@ class TestMutating(TransformSuite):
     # interpreter does.
     result.assert_outcomes(passed=1, failed=1)
     assert "MutatingTransform mutated its input record #0" in result.stdout.str()
+
+
+@pytest.mark.integration
+def test_isolated_mode_names_the_failing_poll_once_for_all_its_checks(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_suite=f"""
+from kconnect_testkit import Scenario, SourceConnectorSuite
+
+class TestRaising(SourceConnectorSuite):
+    plugin = "kc_testkit_broken_dist.RaisingPollSource"
+    isolated_source = {str(BROKEN_DIST)!r}
+    scenarios = [Scenario(id="six", config={{"topic": "t"}}, expected_records=6)]
+
+class TestStuck(SourceConnectorSuite):
+    plugin = "kc_testkit_broken_dist.StuckPollSource"
+    isolated_source = {str(BROKEN_DIST)!r}
+    poll_timeout_s = 1.0
+    stop_timeout_s = 1.0
+    scenarios = [Scenario(id="six", config={{"topic": "t"}}, expected_records=6)]
+"""
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-q", "--kc-isolated", "-k", "schemas or restart or plain_data"
+    )
+    result.assert_outcomes(failed=6)
+    output = result.stdout.str()
+    summary = output[output.index("kconnect-testkit: failures by cause") :]
+    # The plugin's own exception, raised in the plugin host, said once for its three checks.
+    raised = (
+        "poll() raised RuntimeError: source unreachable: connection refused (in its plugin "
+        "host process)"
+    )
+    assert f"3 checks failed for one cause: {raised}\n" in summary, summary
+    # A poll() that never returns makes the proxy's stop() wait for it: the check still
+    # blames poll(), and says that stopping failed as a consequence.
+    hung = "poll() did not return within 1 s; it must not block on the external system"
+    assert f"3 checks failed for one cause: {hung}" in summary, summary
+    assert (
+        f"{hung} (use timeouts, and make stop() wake any blocked call)\n(stopping the tasks "
+        "afterwards failed too: task stop() did not return within 1 s"
+    ) in output, output

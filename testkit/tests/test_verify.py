@@ -123,3 +123,28 @@ def test_verify_names_an_entry_point_in_an_unknown_group(
     assert f"--- FAILED: kc_typo.Typo test_entry_point_group_is_known\n{expected}" in out
     case = next(ET.parse(report / "junit.xml").getroot().iter("testcase"))
     assert case.get("classname") == "kc_typo.Typo" and expected in case[0].get("message", "")
+
+
+def test_verify_table_says_a_shared_cause_once() -> None:
+    from kconnect_testkit._verify import CaseResult, _markdown, _table
+
+    cause = "poll() raised RuntimeError: source unreachable (in its plugin host process)"
+    results = [
+        CaseResult("src", f"test_{name}[six]", "failed", f"Failed: {cause}\n--- plugin traceback")
+        for name in ("a", "b", "c")
+    ]
+    results.append(CaseResult("src", "test_d", "failed", "version() returned ''"))
+    results.append(CaseResult("src", "test_e", "passed", ""))
+    table = _table("dist", "1.0", results)
+    # three table rows, then the group: its cause with the count, and one full message
+    assert table.count(cause) == 5
+    assert (
+        f"--- 3 checks failed for one cause: {cause}\n"
+        "    src test_a[six]\n    src test_b[six]\n    src test_c[six]\n"
+        f"Failed: {cause}\n--- plugin traceback"
+    ) in table
+    assert "--- FAILED: src test_d\nversion() returned ''" in table
+    markdown = _markdown("dist", "1.0", "dist", results)
+    assert f"| 3 | {cause} | `src` `test_a[six]`, `src` `test_b[six]`, `src` `test_c[six]` |" in (
+        markdown
+    )

@@ -123,6 +123,36 @@ class _ConnectorSuite(PluginPackageSuite):
         connector.start(props)
         return connector
 
+    def tasks_max(self, props: Mapping[str, str]) -> int:
+        """The scenario's ``tasks.max``, as the worker reads it."""
+        text = props.get("tasks.max", "1")
+        try:
+            count = int(text)
+        except ValueError:
+            count = 0
+        if count < 1:
+            _support.fail(f"the scenario's tasks.max is {text!r}; give a whole number >= 1")
+        return count
+
+    def all_task_props(
+        self, scenario: Scenario, tmp_path: Path, props: Mapping[str, str] | None = None
+    ) -> list[dict[str, str]]:
+        """Every task's config, split by the connector for the scenario's ``tasks.max`` as the
+        worker splits it (from ``props``, else the scenario's connector config)."""
+        props = dict(props) if props is not None else self.connector_props(scenario, tmp_path)
+        tasks_max = self.tasks_max(props)
+        connector = self.started_connector(props)
+        try:
+            configs = connector.task_configs(tasks_max)
+        finally:
+            _support.call_bounded(connector.stop, self.stop_timeout_s, "connector stop()")
+        if not 1 <= len(configs) <= tasks_max:
+            _support.fail(
+                f"task_configs({tasks_max}) returned {len(configs)} configs; it must return "
+                f"between 1 and {tasks_max} (the scenario's tasks.max)"
+            )
+        return [{**props, **config} for config in configs]
+
     def task_props(
         self, scenario: Scenario, tmp_path: Path, props: Mapping[str, str] | None = None
     ) -> dict[str, str]:

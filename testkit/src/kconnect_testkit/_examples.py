@@ -5,7 +5,8 @@ offer it. On the plugin class (all optional):
 
 - ``example_configs()`` (classmethod) returns a list of dicts, each with ``"config"`` (the
   plugin's config; string values may contain ``{tmp_path}``) and optionally ``"id"``,
-  ``"expected_records"`` (sources), ``"deterministic"`` (sources, default True),
+  ``"expected_records"`` (sources: for the whole connector, all tasks of the config's
+  ``tasks.max`` together), ``"deterministic"`` (sources, default True),
   ``"bad_config"`` (transforms, predicates), ``"corpus"`` (converters: corpus case names)
   and ``"bad_values"`` (sinks: values the sink must hand to the errant record reporter).
 - ``read_example_output(config)`` (classmethod, sinks) returns the values an example

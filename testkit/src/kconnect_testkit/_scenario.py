@@ -33,7 +33,8 @@ class Scenario:
         inject_retriable: sink suites: ``inject_retriable(tmp_path)`` makes the next
             ``put`` fail with RetriableError (a one-shot outage).
         stall: source suites: ``stall(tmp_path)`` makes the external system hang.
-        expected_records: source suites: how many records the seeded data yields.
+        expected_records: source suites: how many records the seeded data yields for the
+            whole connector, every task of the config's ``tasks.max`` together.
         deterministic: two reads of the same data give the same records (enables the
             no-duplicate check after a restart).
         bad_config: a config the plugin must refuse (transforms, predicates, converters).

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,10 +34,13 @@ __all__ = ["SourceConnectorSuite"]
 
 
 class SourceConnectorSuite(_ConnectorSuite):
-    """Conformance of a source connector and its task.
+    """Conformance of a source connector and its tasks.
 
     Scenario hooks used: ``seed(tmp_path)``, ``stall(tmp_path)``; fields
-    ``expected_records`` and ``deterministic``.
+    ``expected_records`` and ``deterministic``. Every check runs the connector's tasks as
+    the worker would for the scenario's ``tasks.max`` (``task_configs(tasks.max)``, one
+    offset store shared by the tasks), and ``expected_records`` counts the records of all
+    of them together.
     """
 
     kind = PluginKind.SOURCE
@@ -44,6 +48,11 @@ class SourceConnectorSuite(_ConnectorSuite):
     """How long one ``poll()`` may take before the suite calls the task hung."""
     drain_timeout_s: ClassVar[float] = 20.0
     """How long the suite polls for a scenario's records in all."""
+    drain_idle_s: ClassVar[float] = 5.0
+    """How long the suite keeps polling tasks that have stopped giving records (each poll
+    returning none) before it concludes no more will come."""
+    progress_interval_s: ClassVar[float] = 5.0
+    """How often a check that waits for records says how far it got."""
 
     def new_task(
         self, props: Mapping[str, str], store: InMemoryOffsetStore | None = None
@@ -51,8 +60,53 @@ class SourceConnectorSuite(_ConnectorSuite):
         task = self.task_instance()
         assert isinstance(task, SourceTask)
         task.initialize(ScriptedSourceContext(dict(props), store or InMemoryOffsetStore()))
-        task.start(props)
+        try:
+            task.start(props)
+        except Exception as exc:
+            _release(task)
+            _support.plugin_raised("task start()", exc)
         return task
+
+    @contextlib.contextmanager
+    def running_tasks(
+        self, configs: Sequence[Mapping[str, str]], store: InMemoryOffsetStore | None = None
+    ) -> Iterator[list[SourceTask]]:
+        """Started tasks, one per config, sharing one offset store (as a connector's tasks
+        share its offsets); stopped on exit.
+
+        When the check fails, a task whose ``stop()`` then fails too does not hide why the
+        check failed: the check's own failure is reported, with the stop's as a note.
+        """
+        store = store or InMemoryOffsetStore()
+        tasks: list[SourceTask] = []
+        try:
+            for props in configs:
+                tasks.append(self.new_task(props, store))
+            yield tasks
+        except BaseException as exc:
+            also = self._stop_all(tasks)
+            if also:
+                note = f"(stopping the tasks afterwards failed too: {also})"
+                if isinstance(exc, pytest.fail.Exception):
+                    _support.fail(f"{exc.msg}\n{note}")
+                exc.add_note(note)
+            raise
+        also = self._stop_all(tasks)
+        if also:
+            _support.fail(also)
+
+    def _stop_all(self, tasks: Sequence[SourceTask]) -> str:
+        """Stop every task; the first stop failure's message, or ''."""
+        first = ""
+        for task in tasks:
+            try:
+                self.stop_task(task)
+            except BaseException as exc:
+                if not isinstance(exc, Exception | pytest.fail.Exception):
+                    raise
+                message = str(exc.msg if isinstance(exc, pytest.fail.Exception) else repr(exc))
+                first = first or message
+        return first
 
     def drain(
         self,
@@ -62,53 +116,128 @@ class SourceConnectorSuite(_ConnectorSuite):
         lenient: bool = False,
         poll: Callable[[], list[SourceRecord] | None] | None = None,
     ) -> list[SourceRecord]:
-        """Poll until ``expected`` records came (or, if None, two polls in a row return none).
+        """Poll one task until ``expected`` records came (or, if None, two polls in a row
+        return none); see :meth:`drain_tasks`."""
+        polls = None if poll is None else [poll]
+        return self.drain_tasks([task], expected, lenient=lenient, polls=polls)[0]
 
-        ``lenient``: return what came once five polls in a row return nothing after some
-        records did, instead of failing (the caller compares what came). ``poll``: what to
-        call instead of ``task.poll``.
+    def drain_tasks(
+        self,
+        tasks: Sequence[SourceTask],
+        expected: int | None,
+        *,
+        lenient: bool = False,
+        polls: Sequence[Callable[[], list[SourceRecord] | None]] | None = None,
+    ) -> list[list[SourceRecord]]:
+        """Poll the tasks in turn until ``expected`` records came from all of them together
+        (or, if None, until every task returned none twice in a row); each task's records,
+        in the order it gave them.
+
+        Gives up early once the tasks have stopped giving records: after ``drain_idle_s``
+        of polls that all return nothing, since the last record. ``lenient``: return what
+        came by then (the caller compares it) instead of failing; five rounds of nothing
+        after some records end it too. ``polls``: what to call instead of each ``task.poll``.
         """
-        records: list[SourceRecord] = []
-        empty = 0
-        deadline = time.monotonic() + self.drain_timeout_s
-        while time.monotonic() < deadline:
-            batch = _support.call_bounded(poll or task.poll, self.poll_timeout_s, "poll()")
-            if batch:
-                records.extend(batch)
-                empty = 0
+        calls = list(polls) if polls is not None else [t.poll for t in tasks]
+        got: list[list[SourceRecord]] = [[] for _ in tasks]
+        total = empty_rounds = 0
+        started = last_record = time.monotonic()
+        next_report = started + self.progress_interval_s
+        idle = False
+        while True:
+            now = time.monotonic()
+            if now >= started + self.drain_timeout_s:
+                break
+            came = 0
+            for i, call in enumerate(calls):
+                try:
+                    batch = _support.call_bounded(call, self.poll_timeout_s, "poll()")
+                except Exception as exc:
+                    _support.plugin_raised("poll()", exc)
+                if batch:
+                    got[i].extend(batch)
+                    came += len(batch)
+            total += came
+            now = time.monotonic()
+            if came:
+                empty_rounds, last_record = 0, now
             else:
-                empty += 1
-            if expected is not None and len(records) >= expected:
+                empty_rounds += 1
+            if expected is not None and total >= expected:
                 break
-            if expected is None and empty >= 2:
+            if expected is None and empty_rounds >= 2:
                 break
-            if lenient and records and empty >= 5:
-                return records
-        if expected is not None and len(records) < expected and not lenient:
-            _support.fail(
-                f"poll() returned {len(records)} records within {self.drain_timeout_s:g} s; "
-                f"the scenario expects {expected}"
+            if lenient and total and empty_rounds >= 5:
+                break
+            if total and not came and now - last_record >= self.drain_idle_s:
+                idle = True
+                break
+            if now >= next_report:
+                next_report = now + self.progress_interval_s
+                target = "" if expected is None else f" of {expected}"
+                _support.progress(
+                    f"{total}{target} records after {now - started:.0f} s"
+                    f"{self._per_task(got)} (polling for up to {self.drain_timeout_s:g} s, "
+                    f"or {self.drain_idle_s:g} s without a new record)"
+                )
+        if expected is not None and total < expected and not lenient:
+            if idle:
+                how = (
+                    f"then nothing for {self.drain_idle_s:g} s (every poll returned no "
+                    "records), so polling stopped early"
+                )
+            else:
+                how = f"within {self.drain_timeout_s:g} s"
+            whose = (
+                f"the connector's {len(tasks)} tasks' poll() returned {total} records "
+                f"({self._per_task(got).strip(' ()')})"
+                if len(tasks) > 1
+                else f"poll() returned {total} records"
             )
-        return records
+            _support.fail(
+                f"{whose} {how}; the scenario expects {expected} (expected_records counts the "
+                f"records of the whole connector: every task of tasks.max={len(tasks)} "
+                "together)"
+                if len(tasks) > 1
+                else f"{whose} {how}; the scenario expects {expected}"
+            )
+        return got
+
+    @staticmethod
+    def _per_task(got: Sequence[Sequence[SourceRecord]]) -> str:
+        if len(got) < 2:
+            return ""
+        return " (" + ", ".join(f"task {i}: {len(r)}" for i, r in enumerate(got)) + ")"
+
+    def read_scenario(
+        self, scenario: Scenario, tmp_path: Path, props: Mapping[str, str] | None = None
+    ) -> tuple[list[dict[str, str]], list[list[SourceRecord]]]:
+        """Run the scenario's tasks until they gave its ``expected_records``: the task
+        configs and each task's records."""
+        configs = self.all_task_props(scenario, tmp_path, props)
+        with self.running_tasks(configs) as tasks:
+            return configs, self.drain_tasks(tasks, scenario.expected_records)
 
     def stop_task(self, task: SourceTask) -> None:
         try:
             _support.call_bounded(task.stop, self.stop_timeout_s, "task stop()")
+        except Exception as exc:
+            _support.plugin_raised("task stop()", exc)
         finally:
             _release(task)
 
     def test_task_start_stop_idempotent(self, scenario: Scenario, tmp_path: Path) -> None:
-        props = self.task_props(scenario, tmp_path)
-        task = self.new_task(props)
-        self.stop_task(task)
-        _support.call_bounded(task.stop, self.stop_timeout_s, "a second task stop()")
+        for props in self.all_task_props(scenario, tmp_path):
+            task = self.new_task(props)
+            self.stop_task(task)
+            try:
+                _support.call_bounded(task.stop, self.stop_timeout_s, "a second task stop()")
+            except Exception as exc:
+                _support.plugin_raised("a second task stop()", exc)
 
     def test_records_match_declared_schemas(self, scenario: Scenario, tmp_path: Path) -> None:
-        task = self.new_task(self.task_props(scenario, tmp_path))
-        try:
-            records = self.drain(task, scenario.expected_records)
-        finally:
-            self.stop_task(task)
+        _configs, per_task = self.read_scenario(scenario, tmp_path)
+        records = [r for task_records in per_task for r in task_records]
         if not records:
             _support.fail("the scenario produced no records; seed data or set expected_records")
         for i, record in enumerate(records):
@@ -126,12 +255,8 @@ class SourceConnectorSuite(_ConnectorSuite):
                     _support.fail(f"record #{i}: {part} does not match its declared schema: {exc}")
 
     def test_offsets_are_plain_data(self, scenario: Scenario, tmp_path: Path) -> None:
-        task = self.new_task(self.task_props(scenario, tmp_path))
-        try:
-            records = self.drain(task, scenario.expected_records)
-        finally:
-            self.stop_task(task)
-        for i, record in enumerate(records):
+        _configs, per_task = self.read_scenario(scenario, tmp_path)
+        for i, record in enumerate(r for task_records in per_task for r in task_records):
             for what, value in (
                 ("source_partition", record.source_partition),
                 ("source_offset", record.source_offset),
@@ -145,125 +270,155 @@ class SourceConnectorSuite(_ConnectorSuite):
                     )
 
     def test_restart_from_committed_offsets(self, scenario: Scenario, tmp_path: Path) -> None:
-        props = self.task_props(scenario, tmp_path)
-        first = self.new_task(props)
-        try:
-            everything = self.drain(first, scenario.expected_records)
-        finally:
-            self.stop_task(first)
-        if len(everything) < 2:
+        configs, first_run = self.read_scenario(scenario, tmp_path)
+        total = sum(map(len, first_run))
+        if total < 2:
             _support.fail("the restart check needs a scenario that yields at least 2 records")
-        half = len(everything) // 2
+        # Each task commits the first half of what it gave, as if the worker stopped there;
+        # the tasks share the connector's offsets, as they do in a worker.
         store = InMemoryOffsetStore()
-        store.commit_records(everything[:half])
-        second = self.new_task(props, store)
-        try:
-            rest = self.drain(
-                second,
-                len(everything) - half if scenario.deterministic else None,
-                lenient=True,
+        committed = [records[: len(records) // 2] for records in first_run]
+        for records in committed:
+            store.commit_records(records)
+        left = total - sum(map(len, committed))
+        with self.running_tasks(configs, store) as tasks:
+            second_run = self.drain_tasks(
+                tasks, left if scenario.deterministic else None, lenient=True
             )
-        finally:
-            self.stop_task(second)
+        rest = [r for records in second_run for r in records]
         if not scenario.deterministic:
             if not rest:
                 _support.fail("after a restart from committed offsets the task produced nothing")
             return
-        ident = [_identity(r) for r in everything]
-        got = [_identity(r) for r in rest]
-        expected_rest = ident[half:]
-        if got[: len(expected_rest)] == expected_rest:
-            return
-        missing = [
-            _value_text(everything[i]) for i in range(half, len(everything)) if ident[i] not in got
-        ]
-        replayed = [_value_text(r) for r in rest if _identity(r) in ident[:half]]
-        problems = []
-        if missing:
-            problems.append(f"lost {missing[:5]} (a gap)")
-        if replayed:
-            problems.append(f"re-emitted already committed {replayed[:5]} (duplicates)")
-        if not problems:
-            problems.append(f"returned {[_value_text(r) for r in rest[:5]]} instead")
-        _support.fail(
-            f"restarting from the committed offset of record #{half - 1} "
-            f"({everything[half - 1].source_offset!r}) "
-            + " and ".join(problems)
-            + "; offsets must point just past the record they belong to"
-        )
+        # Offsets belong to source partitions: each partition must resume just after its
+        # last committed record, whichever task reads it and however partitions interleave.
+        before: dict[str, list[SourceRecord]] = {}
+        done: Counter[str] = Counter()
+        for records, upto in zip(first_run, committed, strict=True):
+            for i, record in enumerate(records):
+                key = _partition_key(record)
+                before.setdefault(key, []).append(record)
+                done[key] += i < len(upto)
+        after: dict[str, list[SourceRecord]] = {}
+        for record in rest:
+            after.setdefault(_partition_key(record), []).append(record)
+        for key, records in before.items():
+            ident = [_identity(r) for r in records]
+            got = [_identity(r) for r in after.get(key, [])]
+            expected_rest = ident[done[key] :]
+            if got[: len(expected_rest)] == expected_rest:
+                continue
+            missing = [
+                _value_text(records[i])
+                for i in range(done[key], len(records))
+                if ident[i] not in got
+            ]
+            replayed = [
+                _value_text(r) for r in after.get(key, []) if _identity(r) in ident[: done[key]]
+            ]
+            problems = []
+            if missing:
+                problems.append(f"lost {missing[:5]} (a gap)")
+            if replayed:
+                problems.append(f"re-emitted already committed {replayed[:5]} (duplicates)")
+            if not problems:
+                problems.append(
+                    f"returned {[_value_text(r) for r in after.get(key, [])[:5]]} instead"
+                )
+            where = (
+                f" of source partition {records[0].source_partition!r}" if len(before) > 1 else ""
+            )
+            if done[key]:
+                last = records[done[key] - 1]
+                start = (
+                    f"restarting from the committed offset of record #{done[key] - 1}"
+                    f" ({last.source_offset!r}){where}"
+                )
+            else:
+                start = f"restarting with nothing committed{where}"
+            _support.fail(
+                f"{start} "
+                + " and ".join(problems)
+                + "; offsets must point just past the record they belong to"
+            )
 
     def test_poll_batch_gives_the_records_of_poll(self, scenario: Scenario, tmp_path: Path) -> None:
-        props = self.task_props(scenario, tmp_path)
-        by_record = self.new_task(props)
-        try:
-            if type(by_record).poll_batch is SourceTask.poll_batch:
+        configs = self.all_task_props(scenario, tmp_path)
+        with self.running_tasks(configs) as by_record:
+            if type(by_record[0]).poll_batch is SourceTask.poll_batch:
                 pytest.skip(
                     f"not applicable: {self.plugin_label()}'s task has no columnar poll_batch()"
                 )
-            records = self.drain(by_record, scenario.expected_records)
-        finally:
-            self.stop_task(by_record)
-        by_batch = self.new_task(props)
+            per_task = self.drain_tasks(by_record, scenario.expected_records)
+        count = sum(map(len, per_task))
 
-        def poll_batch() -> list[SourceRecord] | None:
-            batch = by_batch.poll_batch()
-            if batch is None:
-                return None
-            if not isinstance(batch, SourceBatch):
-                _support.fail(f"poll_batch() returned {type(batch).__name__}, not SourceBatch")
-            return batch.records()
+        def batches_of(task: SourceTask) -> Callable[[], list[SourceRecord] | None]:
+            def poll_batch() -> list[SourceRecord] | None:
+                batch = task.poll_batch()
+                if batch is None:
+                    return None
+                if not isinstance(batch, SourceBatch):
+                    _support.fail(f"poll_batch() returned {type(batch).__name__}, not SourceBatch")
+                return batch.records()
 
-        try:
-            batched = self.drain(
+            return poll_batch
+
+        with self.running_tasks(configs) as by_batch:
+            batched_per_task = self.drain_tasks(
                 by_batch,
-                len(records) if scenario.deterministic else None,
+                count if scenario.deterministic else None,
                 lenient=True,
-                poll=poll_batch,
+                polls=[batches_of(t) for t in by_batch],
             )
-        finally:
-            self.stop_task(by_batch)
         if not scenario.deterministic:
-            if len(batched) < len(records):
-                _support.fail(
-                    f"poll_batch() gave {len(batched)} records where poll() gave {len(records)}"
-                )
+            batched = sum(map(len, batched_per_task))
+            if batched < count:
+                _support.fail(f"poll_batch() gave {batched} records where poll() gave {count}")
             return
-        got, expected = [_identity(r) for r in batched], [_identity(r) for r in records]
-        if got != expected:
+        for n, (records, batched_records) in enumerate(
+            zip(per_task, batched_per_task, strict=True)
+        ):
+            got, expected = [_identity(r) for r in batched_records], [_identity(r) for r in records]
+            if got == expected:
+                continue
             first = next(
                 (i for i, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b),
                 min(len(got), len(expected)),
             )
+            whose = f"task {n}'s " if len(configs) > 1 else ""
             _support.fail(
-                f"poll_batch() and poll() disagree at record #{first} (poll_batch() gave "
-                f"{len(batched)} records, poll() {len(records)}): a batch's records() must be "
-                "exactly what poll() returns, since the DataFrame read calls poll_batch() and "
+                f"{whose}poll_batch() and poll() disagree at record #{first} (poll_batch() gave "
+                f"{len(batched_records)} records, poll() {len(records)}): a batch's records() must "
+                "be exactly what poll() returns, since the DataFrame read calls poll_batch() and "
                 "the worker poll()"
             )
 
     def test_stop_unblocks_poll(self, scenario: Scenario, tmp_path: Path) -> None:
-        task = self.new_task(self.task_props(scenario, tmp_path))
+        configs = self.all_task_props(scenario, tmp_path)
+        tasks: list[SourceTask] = []
         try:
-            self._check_stop_unblocks_poll(task, scenario, tmp_path)
+            for props in configs:
+                tasks.append(self.new_task(props))
+            self.drain_tasks(tasks, scenario.expected_records)
+            if scenario.stall is not None:
+                self.run_hook(scenario.stall, "stall", tmp_path)
+            for task in tasks:
+                self._check_stop_unblocks_poll(task)
         finally:
-            _release(task)
+            for task in tasks:
+                _release(task)
 
-    def _check_stop_unblocks_poll(
-        self, task: SourceTask, scenario: Scenario, tmp_path: Path
-    ) -> None:
-        self.drain(task, scenario.expected_records)
-        if scenario.stall is not None:
-            self.run_hook(scenario.stall, "stall", tmp_path)
+    def _check_stop_unblocks_poll(self, task: SourceTask) -> None:
         stopped = threading.Event()
         polling = threading.Event()
-        errors: list[BaseException] = []
+        errors: list[Exception] = []
 
         def poll_loop() -> None:
             try:
                 while not stopped.is_set():
                     polling.set()
                     task.poll()
-            except BaseException as exc:
+            except Exception as exc:
                 if not stopped.is_set():
                     errors.append(exc)
 
@@ -273,7 +428,10 @@ class SourceConnectorSuite(_ConnectorSuite):
         time.sleep(0.1)  # let poll() settle into waiting for data
         stopped.set()
         started = time.monotonic()
-        _support.call_bounded(task.stop, self.stop_timeout_s, "stop() from another thread")
+        try:
+            _support.call_bounded(task.stop, self.stop_timeout_s, "stop() from another thread")
+        except Exception as exc:
+            _support.plugin_raised("stop() from another thread", exc)
         worker.join(max(0.0, self.stop_timeout_s - (time.monotonic() - started)))
         if worker.is_alive():
             _support.fail(
@@ -281,7 +439,7 @@ class SourceConnectorSuite(_ConnectorSuite):
                 "another thread; stop() must make a blocked poll() return"
             )
         if errors:
-            _support.fail(f"poll() raised while running: {errors[0]!r}")
+            _support.plugin_raised("poll() (while running)", errors[0])
 
     def alter_offsets(
         self,
@@ -316,15 +474,11 @@ class SourceConnectorSuite(_ConnectorSuite):
     def own_offsets(
         self, scenario: Scenario, tmp_path: Path
     ) -> tuple[dict[str, str], list[tuple[Mapping[str, Any], Mapping[str, Any]]]]:
-        """The connector config and the last offset of each source partition its task produced."""
-        props = self.task_props(scenario, tmp_path)
-        task = self.new_task(props)
-        try:
-            records = self.drain(task, scenario.expected_records)
-        finally:
-            self.stop_task(task)
+        """The connector config and the last offset of each source partition its tasks produced."""
+        props = self.connector_props(scenario, tmp_path)
+        _configs, per_task = self.read_scenario(scenario, tmp_path, props)
         latest: dict[str, tuple[Mapping[str, Any], Mapping[str, Any]]] = {}
-        for record in records:
+        for record in (r for records in per_task for r in records):
             if record.source_partition is not None and record.source_offset is not None:
                 key = json.dumps(dict(record.source_partition), sort_keys=True, default=repr)
                 latest[key] = (record.source_partition, record.source_offset)
@@ -393,16 +547,15 @@ class SourceConnectorSuite(_ConnectorSuite):
     def test_pipeline_delivers_every_record(
         self, scenario: Scenario, tmp_path: Path, engine: str, request: pytest.FixtureRequest
     ) -> None:
-        kafka = str(request.getfixturevalue("kc_kafka"))
         if scenario.expected_records is None:
             _support.fail("the pipeline check needs the scenario's expected_records")
         connector_props = self.connector_props(scenario, tmp_path)
-        # What the scenario's data yields, read here first: the topics and the values.
-        task = self.new_task(self.task_props(scenario, tmp_path, connector_props))
-        try:
-            reference = self.drain(task, scenario.expected_records)
-        finally:
-            self.stop_task(task)
+        # What the scenario's data yields, read here first by the same tasks the worker will
+        # run (the scenario's tasks.max): the topics and the values. A source that cannot
+        # give them fails here, before a broker is started for nothing.
+        _configs, per_task = self.read_scenario(scenario, tmp_path, connector_props)
+        reference = [r for records in per_task for r in records]
+        kafka = str(request.getfixturevalue("kc_kafka"))
         values = _pipeline.converter()
         expected = Counter(
             values.from_connect_data(r.topic, r.value_schema, r.value) for r in reference
@@ -413,12 +566,20 @@ class SourceConnectorSuite(_ConnectorSuite):
         with _pipeline.running_worker(
             self.pipeline_worker(tmp_path, kafka, engine), connector
         ) as app:
-            deadline = time.monotonic() + self.pipeline_timeout_s
-            while time.monotonic() < deadline:
+            started = time.monotonic()
+            next_report = started + self.progress_interval_s
+            while time.monotonic() < started + self.pipeline_timeout_s:
                 assert app.worker is not None
                 _kind, _polled, acked = app.worker.progress().get(connector["name"], ("", 0, 0))
                 if acked >= len(reference) or _pipeline.task_failures(app, connector["name"]):
                     break
+                if time.monotonic() >= next_report:
+                    next_report += self.progress_interval_s
+                    _support.progress(
+                        f"on the {engine} engine, Kafka acknowledged {acked} of "
+                        f"{len(reference)} records after {time.monotonic() - started:.0f} s "
+                        f"(waiting up to {self.pipeline_timeout_s:g} s)"
+                    )
                 time.sleep(0.2)
             failures = _pipeline.task_failures(app, connector["name"])
         if failures:
@@ -446,6 +607,11 @@ def _wrong_type(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return {"kc.testkit.garbage": [value]}
     return "not-a-number"
+
+
+def _partition_key(record: SourceRecord) -> str:
+    partition = record.source_partition
+    return json.dumps(None if partition is None else dict(partition), sort_keys=True, default=repr)
 
 
 def _identity(record: SourceRecord) -> str:

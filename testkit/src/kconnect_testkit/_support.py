@@ -7,11 +7,13 @@ import importlib
 import importlib.metadata as md
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import textwrap
 import threading
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -25,11 +27,16 @@ if TYPE_CHECKING:
     from kconnect_sdk import PluginKind
 
 __all__ = [
+    "attach",
     "call_bounded",
+    "detach",
     "fail",
+    "failure_cause",
     "find_desc",
     "import_side_effects",
     "load_target",
+    "plugin_raised",
+    "progress",
     "registry",
     "snapshot",
 ]
@@ -41,6 +48,86 @@ def fail(message: str) -> NoReturn:
     """Fail the current test with ``message`` only (no traceback of the testkit's code)."""
     # Raised from None so that a failure found while handling an error shows only the message.
     raise pytest.fail.Exception(message, pytrace=False) from None
+
+
+# The pytest sessions running in this process, innermost last (pytester runs one inside
+# another): progress lines go to the innermost one's terminal.
+_SESSIONS: list[pytest.Config] = []
+
+
+def attach(config: pytest.Config) -> None:
+    """Route :func:`progress` lines to ``config``'s terminal (the plugin calls this)."""
+    _SESSIONS.append(config)
+
+
+def detach(config: pytest.Config) -> None:
+    if config in _SESSIONS:
+        _SESSIONS.remove(config)
+
+
+def progress(message: str) -> None:
+    """Say on the terminal how a slow check is getting on, while it runs.
+
+    The line starts ``kc-progress:`` and names the running test; ``kconnect-testkit verify``
+    hands such lines on as its own progress.
+    """
+    if not _SESSIONS:
+        return
+    config = _SESSIONS[-1]
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    test = current.rsplit("::", 2)[-2:] if current else []
+    where = "::".join(test).rsplit(" (", 1)[0]
+    line = f"kc-progress: {where}: {message}" if where else f"kc-progress: {message}"
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if capture is None:
+        reporter.write_line(line, flush=True)
+        return
+    # Around the test's output capture, as pytest's live logging writes.
+    with capture.global_and_fixture_disabled():
+        reporter.write_line(line, flush=True)
+
+
+# How the runtime's plugin host proxy words a plugin's exception, so that a check can name
+# the plugin's own exception instead of the proxy's ConnectError around it.
+_HOST_RAISED = re.compile(r"plugin .+?: [\w.]+ raised ([\w.]+): (.*)")
+_OWN_CODE = str(Path(__file__).parent)
+
+
+def plugin_raised(what: str, exc: Exception) -> NoReturn:
+    """Fail the check because the plugin's ``what`` raised ``exc``.
+
+    The first line names the call and the plugin's exception, the same in every check it
+    breaks (so failures can be grouped by it); the plugin's traceback follows.
+    """
+    name = type(exc).__name__
+    first, _, rest = str(exc).partition("\n")
+    found = _HOST_RAISED.fullmatch(first)
+    if found is not None:
+        # Raised in a plugin host process: its traceback came back with the message.
+        name, first = found.group(1), found.group(2) + " (in its plugin host process)"
+        trace = rest.strip()
+    else:
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if not f.filename.startswith(_OWN_CODE)
+        ]
+        trace = "".join(traceback.format_list(frames)).rstrip()
+        if trace:
+            trace = "plugin traceback (most recent call last):\n" + trace
+        if rest.strip():
+            trace = f"{rest.strip()}\n{trace}"
+    fail(f"{what} raised {name}: {first}" + (f"\n{trace}" if trace else ""))
+
+
+def failure_cause(text: str) -> str:
+    """The root cause a failure's message states: its first line (without pytest's
+    ``Failed:`` prefix), what checks that failed for one reason have in common."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first.removeprefix("Failed: ")
 
 
 @functools.cache

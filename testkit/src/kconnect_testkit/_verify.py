@@ -434,10 +434,28 @@ def _table(dist: str, version: str, results: list[CaseResult]) -> str:
         o: sum(r.outcome == o for r in results) for o in ("passed", "failed", "error", "skipped")
     }
     lines += ["", ", ".join(f"{n} {o}" for o, n in counts.items())]
-    failures = [r for r in results if r.outcome in ("failed", "error")]
-    for r in failures:
-        lines += ["", f"--- {r.outcome.upper()}: {r.plugin} {r.test}", r.message or "(no message)"]
+    for cause, group in _by_cause(results):
+        first = group[0]
+        if len(group) == 1:
+            lines += ["", f"--- {first.outcome.upper()}: {first.plugin} {first.test}"]
+        else:
+            # One plugin bug (a raising poll(), say) fails most checks alike: say it once.
+            lines += ["", f"--- {len(group)} checks failed for one cause: {cause}"]
+            lines += [f"    {r.plugin} {r.test}" for r in group]
+        lines.append(first.message or "(no message)")
     return "\n".join(lines)
+
+
+def _by_cause(results: list[CaseResult]) -> list[tuple[str, list[CaseResult]]]:
+    """The failed checks grouped by the cause their message states first, in the order
+    of each cause's first failure."""
+    from ._support import failure_cause
+
+    groups: dict[str, list[CaseResult]] = {}
+    for r in results:
+        if r.outcome in ("failed", "error"):
+            groups.setdefault(failure_cause(r.message) or r.test, []).append(r)
+    return list(groups.items())
 
 
 def _markdown(
@@ -462,4 +480,16 @@ def _markdown(
     for r in results:
         detail = r.message.splitlines()[0][:300].replace("|", "\\|") if r.message else ""
         lines.append(f"| `{r.plugin}` | `{r.test}` | {r.outcome} | {detail} |")
+    shared = [(cause, group) for cause, group in _by_cause(results) if len(group) > 1]
+    if shared:
+        lines += [
+            "",
+            "## Failures by cause",
+            "",
+            "| checks | cause | failed checks |",
+            "|---|---|---|",
+        ]
+        for cause, group in shared:
+            tests = ", ".join(f"`{r.plugin}` `{r.test}`" for r in group)
+            lines.append(f"| {len(group)} | {cause[:300].replace('|', chr(92) + '|')} | {tests} |")
     return "\n".join(lines) + "\n"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from . import _isolated
+from . import _isolated, _support
 from ._base import STRICTNESS_LEVELS, Suite
 from ._fixtures import (
     _kc_spark_session,
@@ -86,6 +86,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _support.attach(config)
     engines = config.getoption("kc_engine", None)
     if engines is not None:
         _engines(engines)
@@ -96,6 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _support.detach(config)
     if "kconnect_testkit._pipeline" in sys.modules:
         sys.modules["kconnect_testkit._pipeline"].stop_spark_sessions()
     root = config.stash.get(_ISOLATION_ROOT, None)
@@ -105,6 +107,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 _ISOLATION_ROOT = pytest.StashKey[Path]()
+_SUITE_TESTS = pytest.StashKey[set[str]]()
 
 
 def _suite_of(obj: Any) -> type[Suite] | None:
@@ -184,12 +187,46 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     forced = config.getoption("kc_strictness", None)
+    suite_tests = config.stash.setdefault(_SUITE_TESTS, set())
     for item in items:
         cls = _suite_of(getattr(item, "cls", None))
         if cls is None:
             continue
+        suite_tests.add(item.nodeid)
         strictness = forced or cls.strictness
         name = getattr(item, "originalname", item.name)
         reason = cls.waivers.get(name)
         if reason and strictness != "strict":
             item.add_marker(pytest.mark.skip(reason=f"waived: {reason}"))
+
+
+def _cause(report: pytest.TestReport | pytest.CollectReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else report.longreprtext
+    return _support.failure_cause(text)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Checks that failed for one root cause, that cause said once with their count.
+
+    A plugin bug such as a raising ``poll()`` fails most checks of a suite with the same
+    first line; the list of failures above repeats it, this says it once.
+    """
+    suite_tests = config.stash.get(_SUITE_TESTS, set())
+    by_cause: dict[str, list[str]] = {}
+    for key in ("failed", "error"):
+        for report in terminalreporter.stats.get(key, []):
+            nodeid = getattr(report, "nodeid", "")
+            if nodeid in suite_tests and report.failed:
+                by_cause.setdefault(_cause(report), []).append(nodeid.split("::", 1)[-1])
+    shared = sorted(
+        ((cause, tests) for cause, tests in by_cause.items() if len(tests) > 1),
+        key=lambda item: -len(item[1]),
+    )
+    if not shared:
+        return
+    terminalreporter.section("kconnect-testkit: failures by cause")
+    for cause, tests in shared:
+        terminalreporter.write_line(f"{len(tests)} checks failed for one cause: {cause}")
+        for test in tests:
+            terminalreporter.write_line(f"    {test}")

@@ -118,3 +118,14 @@ class GarbageOffsetsSource(_ListConnector):
         offsets: Sequence[tuple[Mapping[str, Any], Mapping[str, Any] | None]],
     ) -> bool:
         return True  # accepts anything, so the REST API stores offsets the task cannot use
+
+
+class UnreachableTask(_ListTask):
+    def poll(self) -> list[SourceRecord] | None:
+        raise RuntimeError("source unreachable: connection refused")
+
+
+class RaisingPollSource(_ListConnector):
+    """Every poll() raises: one cause that fails every check that reads records."""
+
+    task = UnreachableTask
