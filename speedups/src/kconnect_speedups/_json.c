@@ -2255,5 +2255,11 @@ PyInit__json(void)
         Py_DECREF(m);
         return NULL;
     }
+    /* The kconnect_sdk.LAYOUT_VERSION this module reads Structs in (their values as one list
+     * in field order): optional_speedups refuses the module under an SDK of another layout. */
+    if (PyModule_AddIntConstant(m, "LAYOUT_VERSION", 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

@@ -1,5 +1,8 @@
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
+
+# The kconnect_sdk.LAYOUT_VERSION this module reads Structs in.
+LAYOUT_VERSION: Final[int]
 
 class FlatEncoder:
     """JSON text of many Structs of one schema (flat fields, bytes and decimals through

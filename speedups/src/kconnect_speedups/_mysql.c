@@ -16,8 +16,10 @@
  *
  * PlainCreates is the connector's hot loop after decoding (_task._plain_creates): per
  * inserted row, the Debezium envelope's Structs and the SourceRecord tuple, made as that
- * loop makes them (Struct.__new__ and its two slots set; tuple.__new__ of the record
- * class), so the objects are the same.
+ * loop's struct_maker and record_maker make them (a Struct's two slots set, its values one
+ * list in field order; the record a tuple of its fields in declared order), so the objects
+ * are the same. That is kconnect_sdk's LAYOUT_VERSION 1, exported as this module's
+ * LAYOUT_VERSION: optional_speedups refuses the module under an SDK of another layout.
  *
  * TextRows reads the snapshot's rows: the row packets of a text-protocol result set, as
  * the connector's generated reader (_resultset) does, into the same values (pymysql's
@@ -32,6 +34,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The kconnect_sdk.LAYOUT_VERSION whose Structs and records PlainCreates builds. */
+#define LAYOUT_VERSION 1
 
 /* Column kinds; the caller's codes (exported as module constants). */
 enum {
@@ -1045,7 +1050,8 @@ slot_offset(PyTypeObject *type, const char *name)
     return offset;
 }
 
-/* Struct.__new__(Struct) with schema and _values set (references stolen; NULL on error). */
+/* A Struct with schema and _values set, as struct_maker makes it (references stolen; NULL on
+ * error). */
 static PyObject *
 new_struct(Creates *self, PyObject *schema, PyObject *values)
 {
@@ -1175,7 +1181,7 @@ creates_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject 
             Py_DECREF(key);
             return NULL;
         }
-        /* SourceRecord's fields in their declared order, as tuple.__new__(cls, ...) */
+        /* SourceRecord's fields in their declared order, as record_maker(cls) takes them */
         PyObject *record = self->record_type->tp_alloc(self->record_type, 10);
         if (record == NULL) {
             Py_DECREF(off);
@@ -1309,8 +1315,9 @@ enum { TEXT_DAYS, TEXT_MILLIS, TEXT_MICROS };
 
 /*
  * "YYYY-MM-DD[ HH:MM:SS[.ffffff]]" as days, epoch milliseconds or microseconds; None for a
- * zero date part, as the connector's _text_days / _text_millis / _text_micros. Any other
- * text is handed to fallback (those Python functions), so both give the same answer.
+ * zero date part, as kconnect_connector_mysql._snapshot_rows.text_days / text_millis /
+ * text_micros. Any other text is handed to fallback (those Python functions), so both give
+ * the same answer.
  */
 static PyObject *
 text_temporal(PyObject *const *args, Py_ssize_t nargs, int unit)
@@ -2002,6 +2009,10 @@ PyInit__mysql(void)
             Py_DECREF(m);
             return NULL;
         }
+    }
+    if (PyModule_AddIntConstant(m, "LAYOUT_VERSION", LAYOUT_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
     }
     return m;
 }

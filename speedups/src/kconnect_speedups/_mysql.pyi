@@ -1,6 +1,9 @@
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+# The kconnect_sdk.LAYOUT_VERSION whose Structs and records PlainCreates builds.
+LAYOUT_VERSION: Final[int]
+
 # Column kinds of a RowDecoder plan.
 INT: Final[int]
 FLOAT: Final[int]
