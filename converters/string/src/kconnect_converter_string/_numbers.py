@@ -34,6 +34,11 @@ _JAVA_CLASS = {
 }
 
 
+_INT_RANGES = {
+    Type.INT8: (-(2**7), 2**7 - 1),
+    Type.INT16: (-(2**15), 2**15 - 1),
+    Type.INT32: (-(2**31), 2**31 - 1),
+}
 _NUMBER_TYPES = frozenset(
     (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64)
 )
@@ -49,6 +54,11 @@ def _java_class(schema_type: Type, value: Any) -> str | None:
     if isinstance(value, bool):
         return "Boolean"
     if isinstance(value, int):
+        if (
+            schema_type in _INT_RANGES
+            and not _INT_RANGES[schema_type][0] <= value <= (_INT_RANGES[schema_type][1])
+        ):
+            return "Long"  # no Short or Byte holds it
         return _JAVA_CLASS[schema_type] if schema_type in _NUMBER_TYPES else "Long"
     if isinstance(value, float):
         floats = (Type.FLOAT32, Type.FLOAT64)
