@@ -449,3 +449,9 @@ def test_container_elements_convert_to_their_common_schema_as_kafka() -> None:
     assert instants.value[0] == epoch + dt.timedelta(hours=12)
     # A Timestamp and a FLOAT32 merge to FLOAT32, which a date cannot be: a string.
     assert Values.parse_string("[2020-01-01T00:00:01.000Z,1.5]").schema == Schema.STRING
+
+
+def test_convert_to_float_rounds_to_float_precision_as_java() -> None:
+    # Kafka's convertToFloat is (float) of the double: 9e99 is Infinity, 0.1 is 0.1f.
+    assert Values.convert_to_float(None, "9e99") == float("inf")
+    assert Values.convert_to_float(None, 0.1) == binary.unpack("<f", binary.pack("<f", 0.1))[0]

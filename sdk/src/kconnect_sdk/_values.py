@@ -143,6 +143,14 @@ def _common_schema(
     return previous if previous == latest else _MIXED
 
 
+def _to_float32(value: float) -> float:
+    try:
+        single: float = _struct.unpack("<f", _struct.pack("<f", value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return single
+
+
 def _float32_same(a: float, b: float) -> bool:
     try:
         return _struct.pack("<f", a) == _struct.pack("<f", b)
@@ -453,11 +461,7 @@ def _align(schema: Schema, value: Any) -> Any:
     if type_ is Type.FLOAT32:
         # (float) of the double, as Kafka's convertToFloat: an INT64 of 10^16 becomes
         # 1.0000000272564224E16.
-        as_double = float(value)
-        try:
-            return _struct.unpack("<f", _struct.pack("<f", as_double))[0]
-        except OverflowError:
-            return math.copysign(math.inf, as_double)
+        return _to_float32(float(value))
     if type_ is Type.FLOAT64:
         return float(value)
     return value
@@ -780,8 +784,9 @@ class Values:
 
     @staticmethod
     def convert_to_float(schema: Schema | None, value: Any) -> float | None:
-        """A FLOAT32 value (a Python float)."""
-        return None if value is None else _as_double(value, "float32")
+        """A FLOAT32 value (a Python float), rounded to float precision as Java's
+        ``(float)`` cast rounds the double (``9e99`` is infinite)."""
+        return None if value is None else _to_float32(_as_double(value, "float32"))
 
     @staticmethod
     def convert_to_double(schema: Schema | None, value: Any) -> float | None:
