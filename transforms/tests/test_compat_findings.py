@@ -21,6 +21,7 @@ from kconnect_transforms import (
     FlattenValue,
     HoistFieldValue,
     JavaDateFormat,
+    MaskFieldValue,
     RegexRouter,
     SetSchemaMetadataValue,
     TimestampConverterValue,
@@ -183,3 +184,50 @@ def test_flatten_refuses_a_map_key_that_is_not_a_string() -> None:
     record = SourceRecord(topic="t", value={"a": {1.5: "x"}})
     with pytest.raises(DataError, match="string map keys"):
         build(FlattenValue, {"delimiter": "_"}).apply(record)
+
+
+def test_mask_field_rounds_a_float32_replacement_as_kafka() -> None:
+    # Kafka's Values.convertToFloat: (float) 9e99 is Infinity.
+    schema = SchemaBuilder.struct().field("f", Schema.FLOAT32).build()
+    record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema).put("f", 1.5))
+    out = build(MaskFieldValue, {"fields": "f", "replacement": "9e99"}).apply(record)
+    assert out.value.get("f") == float("inf")
+
+
+@pytest.mark.parametrize(
+    ("text", "formatted"),
+    # What Kafka 4.1.1's TimestampConverter wrote with format "yy": a year of four digits
+    # is read as written, not cut to its first two.
+    [("2023-11-14T10:00:00Z", "23"), ("1970-07-14T20:24:29Z", "70")],
+)
+def test_a_short_year_pattern_reads_every_digit(text: str, formatted: str) -> None:
+    converter = build(TimestampConverterValue, {"target.type": "string", "format": "yy"})
+    assert converter.apply(SourceRecord(topic="t", value=text)).value == formatted
+
+
+def test_set_schema_metadata_refuses_a_null_left_in_a_required_field() -> None:
+    # Kafka puts each value into the renamed Struct; with replace.null.with.default=false
+    # a required field's null is refused there.
+    schema = SchemaBuilder.struct().field("c", SchemaBuilder.int32().default_value(5)).build()
+    record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema))
+    config = {"schema.name": "x", "replace.null.with.default": "false"}
+    with pytest.raises(DataError, match="null used for required field"):
+        build(SetSchemaMetadataValue, config).apply(record)
+    assert build(SetSchemaMetadataValue, {"schema.name": "x"}).apply(record).value.get("c") == 5
+
+
+def test_timestamp_converter_reads_the_schema_default_with_its_fields_defaults() -> None:
+    # Kafka converts the struct schema's default as a record's value: a null field of it
+    # takes the field's own default (-127 here) when replace.null.with.default is on.
+    schema = (
+        SchemaBuilder.struct()
+        .field("b", SchemaBuilder.int8().default_value(-127).build())
+        .field("ts", SchemaBuilder.int64().optional().build())
+    )
+    inner = schema.build()
+    default = Struct(inner).put("ts", 1000)
+    built = schema.default_value(default).build()
+    record = SourceRecord(topic="t", value_schema=built, value=Struct(built).put("ts", 5))
+    config = {"target.type": "Timestamp", "field": "ts"}
+    out = build(TimestampConverterValue, config).apply(record)
+    assert out.value_schema.default.get_without_default("b") == -127

@@ -240,9 +240,16 @@ def _literal(text: str) -> Callable[[_Moment], str]:
     return lambda d: text
 
 
-def _parser(letter: str, count: int, used: set[str]) -> str:
+def _is_numeric(token: _Token | None) -> bool:
+    if token is None or isinstance(token, str):
+        return False
+    letter, count = token
+    return letter in "yYdHkKhmsSDFwWu" or (letter in "ML" and count < 3)
+
+
+def _parser(letter: str, count: int, used: set[str], abutting: bool) -> str:
     """A regex for one pattern letter when parsing; only its first occurrence captures."""
-    pattern = _capturing(letter, count)
+    pattern = _capturing(letter, count, abutting)
     name = re.match(r"\(\?P<(\w+)>", pattern)
     if name is not None:
         if name.group(1) in used:
@@ -251,7 +258,7 @@ def _parser(letter: str, count: int, used: set[str]) -> str:
     return pattern
 
 
-def _capturing(letter: str, count: int) -> str:
+def _capturing(letter: str, count: int, abutting: bool) -> str:
     if letter in "ML" and count >= 3:
         return r"(?P<M>[A-Za-z]+)"
     if letter == "E":
@@ -263,8 +270,10 @@ def _capturing(letter: str, count: int) -> str:
     if letter in "zZX":
         return r"(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2}|[+-]\d{2})"
     group = {"L": "M", "Y": "y", "k": "H"}.get(letter, letter)
-    digits = r"\d+" if count == 1 or (letter in "yY" and count != 2) else rf"\d{{{count}}}"
-    if letter in "wDu":
+    # As SimpleDateFormat: a number takes every digit there is ("2023" for "yy"), unless a
+    # numeric field follows with nothing between them; then it takes its count of digits.
+    digits = rf"\d{{{count}}}" if abutting else r"\d+"
+    if letter in "wu":
         return digits
     return rf"(?P<{group}>{digits})"
 
@@ -284,17 +293,20 @@ class JavaDateFormat:
         regex: list[str] = []
         granularity = _DAY_MS
         used: set[str] = set()
-        for token in tokens:
+        for index, token in enumerate(tokens):
             if isinstance(token, str):
                 parts.append(_literal(token))
                 regex.append(re.escape(token))
             else:
                 letter, count = token
                 parts.append(_formatter(letter, count))
-                regex.append(_parser(letter, count, used))
+                following = tokens[index + 1] if index + 1 < len(tokens) else None
+                abutting = _is_numeric(token) and _is_numeric(following)
+                regex.append(_parser(letter, count, used, abutting))
                 granularity = min(granularity, _GRANULARITY_MS.get(letter, _DAY_MS))
         self._parts = parts
         self._regex = re.compile("".join(regex))
+        self._short_year = any(t[0] == "y" and t[1] <= 2 for t in tokens if not isinstance(t, str))
         self.granularity_ms = granularity
         self._cache: dict[int, str] = {}
 
@@ -345,8 +357,12 @@ class JavaDateFormat:
                 raise DataError(f"could not parse month {month_text!r} in timestamp {text!r}")
             month = matches[0] + 1
         year = int(g.get("y") or 1970)
-        if g.get("y") is not None and len(g["y"]) <= 2:
-            year += 2000 if year < 80 else 1900  # roughly Java's 80-years-back window
+        if g.get("y") is not None and len(g["y"]) == 2 and self._short_year:
+            # Exactly two digits for "y" or "yy": the century that puts the year within 80
+            # years before and 20 after now, as SimpleDateFormat's default century start;
+            # any other count of digits is the year as written.
+            start = dt.datetime.now(dt.UTC).year - 80
+            year += (start // 100) * 100 + (100 if year < start % 100 else 0)
         hour = int(g.get("H") or g.get("h") or g.get("K") or 0)
         if g.get("h") is not None and hour == 12:
             hour = 0
@@ -375,6 +391,15 @@ class JavaDateFormat:
                 moment = dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.UTC)
             except ValueError as exc:
                 raise DataError(f"could not parse timestamp {text!r}: {exc}") from None
+        if g.get("D") is not None and g.get("M") is None and g.get("d") is None:
+            # Day of the year, leniently: day 400 is in the next year.
+            try:
+                moment += dt.timedelta(days=int(g["D"]) - 1)
+            except OverflowError as exc:
+                raise DataError(
+                    f"could not parse timestamp {text!r}: day {g['D']} of the year is beyond "
+                    f"the years Python's datetime holds (1 to 9999): {exc}"
+                ) from None
         millis = int(g.get("S") or 0)
         zone = g.get("zone")
         offset_ms = 0

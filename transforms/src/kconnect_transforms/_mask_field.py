@@ -13,6 +13,8 @@ from kconnect_sdk import (
     DataError,
     Importance,
     ParsedConfig,
+    Type,
+    Values,
     non_empty_string,
 )
 
@@ -95,7 +97,7 @@ class _MaskField(KeyOrValue[R]):
         self._replacement: str | None = config["replacement"]
         self._replace_null: bool = config[REPLACE_NULL_WITH_DEFAULT]
 
-    def _masked(self, field: str, value: Any) -> Any:
+    def _masked(self, field: str, value: Any, *, float32: bool = False) -> Any:
         if value is None:
             return None
         if self._replacement is None:
@@ -113,10 +115,13 @@ class _MaskField(KeyOrValue[R]):
             if isinstance(value, int) and not isinstance(value, bool):
                 return int(text)
             if isinstance(value, float):
-                return float(text)
+                # Values.convertToFloat/convertToDouble, as Kafka maps a Float or Double:
+                # a FLOAT32 field gets the replacement rounded to float (9e99 is infinite).
+                convert = Values.convert_to_float if float32 else Values.convert_to_double
+                return convert(None, text)
             if isinstance(value, decimal.Decimal):
                 return decimal.Decimal(text)
-        except (ValueError, decimal.InvalidOperation):
+        except (ValueError, decimal.InvalidOperation, DataError):
             raise DataError(
                 f"{self.NAME}: cannot mask field {field!r}: replacement {text!r} is not a "
                 f"valid {type(value).__name__}; choose a numeric replacement"
@@ -141,9 +146,10 @@ class _MaskField(KeyOrValue[R]):
         for field in struct.schema.fields:
             current = field_value(struct, field, self._replace_null)
             if field.name in self._fields:
-                current = checked(
-                    self.NAME, field.name, field.schema, self._masked(field.name, current)
+                masked = self._masked(
+                    field.name, current, float32=field.schema.type is Type.FLOAT32
                 )
+                current = checked(self.NAME, field.name, field.schema, masked)
             values[field.index] = current
         return self.new_record(record, schema, fill_struct(struct.schema, values))
 

@@ -82,6 +82,14 @@ class _SetSchemaMetadata(KeyOrValue[R]):
             )
         if isinstance(value, Struct):
             values = [field_value(value, f, self._replace_null) for f in value.schema.fields]
+            for f, v in zip(value.schema.fields, values, strict=True):
+                if v is None and not f.schema.optional:
+                    # Kafka puts each value into the new Struct, whose put refuses a null
+                    # for a required field (left null when replace.null.with.default=false).
+                    raise DataError(
+                        f"{self.NAME}: Invalid value: null used for required field: "
+                        f'"{f.name}", schema type: {f.schema.type.name}'
+                    )
             value = fill_struct(updated, values)
         return self.new_record(record, updated, value)
 

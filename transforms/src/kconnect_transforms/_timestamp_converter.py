@@ -163,7 +163,15 @@ class _TimestampConverter(KeyOrValue[R]):
             kind = self._kind_of_schema(kind)
         if value is None:
             return None
-        return self._from_millis(self._to_millis(value, kind))
+        millis = self._to_millis(value, kind)
+        try:
+            return self._from_millis(millis)
+        except (OverflowError, ValueError) as exc:
+            # A java.util.Date reaches far past the years Python's datetime holds.
+            raise DataError(
+                f"{self._where()}: {millis} ms since the epoch is outside the years Python's "
+                f"datetime holds (1 to 9999): {exc}"
+            ) from None
 
     def _target_schema(self, optional: bool) -> Schema:
         base = {
@@ -276,6 +284,10 @@ class _TimestampConverter(KeyOrValue[R]):
         updated = copy_schema(schema, fields=fields)
         if isinstance(schema.default, Struct):
             values = list(struct_values(schema.default))
+            if self._replace_null:  # read as a record's fields are, defaults applied
+                for f in schema.fields:
+                    if values[f.index] is None:
+                        values[f.index] = f.schema.default
             values[source.index] = self._convert(values[source.index], kind)
             updated = copy_schema(schema, fields=fields, default=fill_struct(updated, values))
         return updated, kind
