@@ -40,6 +40,11 @@ _EPOCH_DATE: Final = dt.date(1970, 1, 1)
 _MS_PER_DAY: Final = 86_400_000
 
 
+def _fits(value: int, typ: Type) -> bool:
+    bits = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32}.get(typ, 64)
+    return -(1 << (bits - 1)) <= value < 1 << (bits - 1)
+
+
 def float_bits(value: float) -> str:
     """The IEEE-754 double bits of ``value`` as 16 hex digits (every NaN as Java's one NaN)."""
     if math.isnan(value):
@@ -127,6 +132,10 @@ def encode_value(value: Any, schema: Schema | None = None, *, for_java: bool = F
             # The SDK takes an int for a FLOAT32/FLOAT64; Kafka holds a Float or Double.
             return {_FLOAT_TAGS[typ]: float_bits(float(value))}
         tag = _INT_TAGS.get(typ) if typ is not None else None
+        if tag is not None and typ is not None and for_java and not _fits(value, typ):
+            # An int its schema's type cannot hold (a value not valid for its schema) is no
+            # Short or Byte in Java: it goes as a Long, as a schemaless int does.
+            tag = "i64"
         return {tag or ("i64" if for_java else "int"): value}
     if isinstance(value, float):
         tag = _FLOAT_TAGS.get(typ) if typ is not None else None
