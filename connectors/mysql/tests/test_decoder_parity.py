@@ -21,7 +21,16 @@ import pytest
 from kconnect_connector_mysql import _decoder, _snapshot_rows, _task
 from kconnect_connector_mysql import _decoder as d
 from kconnect_connector_mysql._columns import Column, field_schema, value_converter
-from kconnect_sdk import Headers, Schema, SchemaBuilder, SourceRecord, Struct, optional_speedups
+from kconnect_sdk import (
+    Headers,
+    Schema,
+    SchemaBuilder,
+    SourceRecord,
+    Struct,
+    optional_speedups,
+    struct_maker,
+    struct_values,
+)
 from kconnect_speedups import _mysql as compiled
 
 from .conftest import Db, base_config, drain, payload, start_task, wait_streaming
@@ -395,8 +404,8 @@ def identity(value: Any) -> Any:
     bits through repr, -0.0, nan), recursively through lists, tuples and Structs."""
     if isinstance(value, list | tuple):
         return (type(value), [identity(v) for v in value])
-    if hasattr(value, "_values") and hasattr(value, "schema"):
-        return (type(value), value.schema, identity(value._values))
+    if isinstance(value, Struct):
+        return (type(value), value.schema, identity(struct_values(value)))
     if isinstance(value, decimal.Decimal):
         return (decimal.Decimal, value.as_tuple())
     if isinstance(value, float):
@@ -681,6 +690,7 @@ SCHEMAS = (
     SchemaBuilder.struct().name("envelope").build(),
     SchemaBuilder.struct().field("id", Schema.INT64).build(),
 )
+MAKERS = tuple(struct_maker(schema) for schema in SCHEMAS)
 
 
 def _creates(path: Any, rows: list[list[Any]], start: int) -> list[Any]:
@@ -697,6 +707,7 @@ def _creates(path: Any, rows: list[list[Any]], start: int) -> list[Any]:
             base_off={"file": "binlog.000001", "pos": 4, "row": 0, "event": 2},
             base_source=[f"s{i}" for i in range(16)],
             schemas=SCHEMAS,
+            makers=MAKERS,
             key_index=1,
             topic="srv.db.t",
             partition={"server": "srv"},
@@ -718,16 +729,18 @@ def test_compiled_record_loop_makes_the_same_records() -> None:
         envelope, key = got.value, got.key
         assert type(envelope) is Struct and type(key) is Struct
         assert envelope.schema is want.value.schema and key.schema is want.key.schema
-        assert key._values == [row[1]]
-        after, source = envelope._values[1], envelope._values[2]
-        assert after._values is row  # the decoded row itself, as the Python loop shares it
-        assert source._values == want.value._values[2]._values
-        assert envelope._values[3:] == [None, "c", 1, 1000, 1000000]
+        assert struct_values(key) == [row[1]]
+        after, source = struct_values(envelope)[1], struct_values(envelope)[2]
+        # The decoded row itself, as the Python loop shares it.
+        assert struct_values(after) is row
+        assert struct_values(source) == struct_values(struct_values(want.value)[2])
+        assert struct_values(envelope)[3:] == [None, "c", 1, 1000, 1000000]
         assert got.source_offset == want.source_offset and got.source_offset["row"] >= 3
     # Each record owns its offset and source block; the partition is the event's.
     assert native[1].source_partition is native[2].source_partition
     assert native[1].source_offset is not native[2].source_offset
-    assert native[1].value._values[2]._values is not native[2].value._values[2]._values
+    sources = [struct_values(struct_values(record.value)[2]) for record in native[1:3]]
+    assert sources[0] is not sources[1]
     with pytest.raises(TypeError, match="row 2 is not a list"):
         _creates(compiled, [[1, 1], [2, 2], (3, 3)], 0)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct
+from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct, struct_maker
 
 from ._decoder import _civil_days
 
@@ -527,12 +527,10 @@ def make_struct(schema: Schema, values: list[Any]) -> Struct:
     """A Struct over ``values`` already in field order and already of the right types.
 
     Skips Struct.put's per-field checks: every value comes from a converter built for its
-    field's schema, and checking them again would cost more than decoding them.
+    field's schema, and checking them again would cost more than decoding them. For the
+    occasional struct; code that makes one per row keeps a ``struct_maker`` of its schema.
     """
-    struct = Struct.__new__(Struct)
-    struct.schema = schema
-    struct._values = values
-    return struct
+    return struct_maker(schema)(values)
 
 
 def _days(value: Any) -> Any:
@@ -682,6 +680,8 @@ def _bit1(value: Any) -> Any:
 
 
 def _geometry(point: bool, schema: Schema) -> Converter:
+    make = struct_maker(schema)
+
     def convert(value: Any) -> Any:
         if value is None:
             return None
@@ -693,8 +693,8 @@ def _geometry(point: bool, schema: Schema) -> Converter:
         if point:
             order = "<" if wkb[0] == 1 else ">"
             x, y = struct.unpack_from(order + "dd", wkb, 5)
-            return make_struct(schema, [x, y, wkb, srid])
-        return make_struct(schema, [wkb, srid])
+            return make([x, y, wkb, srid])
+        return make([wkb, srid])
 
     return convert
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from kconnect_sdk import Schema, SchemaBuilder, Struct
+from kconnect_sdk import Schema, SchemaBuilder, Struct, struct_maker
 
 from ._columns import Column, Table, field_schema, make_struct, value_converter
 from ._config import HashMask, Settings
@@ -78,6 +78,7 @@ _TX_BLOCK: Final = (
     .field("data_collection_order", Schema.INT64)
     .build()
 )
+_make_tx_block: Final = struct_maker(_TX_BLOCK)  # one per event in a transaction
 _TX_KEY: Final = (
     SchemaBuilder.struct()
     .name("io.debezium.connector.common.TransactionMetadataKey")
@@ -188,18 +189,27 @@ class TableSchema:
     value_count: int
     key_indexes: list[int]  # indexes into the decoded row
     converters: list[Callable[[Any], Any] | None]  # per decoded column
+    # The Struct makers of the value, key and envelope schemas: every row makes one of each.
+    make_value: Callable[[list[Any]], Struct] = field(init=False, repr=False, compare=False)
+    make_key: Callable[[list[Any]], Struct] | None = field(init=False, repr=False, compare=False)
+    make_envelope: Callable[[list[Any]], Struct] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.make_value = struct_maker(self.value_schema)
+        self.make_key = None if self.key_schema is None else struct_maker(self.key_schema)
+        self.make_envelope = struct_maker(self.envelope_schema)
 
     def split(self, row: list[Any]) -> tuple[Struct, Struct | None]:
         values = row if len(row) == self.value_count else row[: self.value_count]
-        value = make_struct(self.value_schema, values)
-        if self.key_schema is None:
+        value = self.make_value(values)
+        if self.make_key is None:
             return value, None
-        return value, make_struct(self.key_schema, [row[i] for i in self.key_indexes])
+        return value, self.make_key([row[i] for i in self.key_indexes])
 
     def key_of(self, row: list[Any]) -> Struct | None:
-        if self.key_schema is None:
+        if self.make_key is None:
             return None
-        return make_struct(self.key_schema, [row[i] for i in self.key_indexes])
+        return self.make_key([row[i] for i in self.key_indexes])
 
 
 class EventSchemas:
@@ -209,6 +219,7 @@ class EventSchemas:
         self.settings = settings
         self.connector = connector
         self.source_schema = _source_schema(connector)
+        self.make_source = struct_maker(self.source_schema)
         self.modes: dict[str, Any] = {
             "decimal_mode": settings.decimal_mode,
             "time_mode": settings.time_mode,
@@ -334,7 +345,7 @@ class EventSchemas:
             return _mask(arg)
         return _hash(conv, arg, column.length or 0)
 
-    def source(
+    def source_values(
         self,
         *,
         ts_ms: int,
@@ -348,29 +359,28 @@ class EventSchemas:
         row: int,
         thread: int | None,
         query: str | None,
-    ) -> Struct:
-        return make_struct(
-            self.source_schema,
-            [
-                DEBEZIUM_VERSION,
-                self.connector,
-                self.settings.prefix,
-                ts_ms,
-                snapshot,
-                db,
-                None,
-                ts_ms * 1000,
-                ts_ms * 1_000_000,
-                table,
-                server_id,
-                gtid,
-                file,
-                pos,
-                row,
-                thread,
-                query,
-            ],
-        )
+    ) -> list[Any]:
+        """A source block's values in field order (``make_source`` makes the block): callers
+        that make one block per row copy these and set the row."""
+        return [
+            DEBEZIUM_VERSION,
+            self.connector,
+            self.settings.prefix,
+            ts_ms,
+            snapshot,
+            db,
+            None,
+            ts_ms * 1000,
+            ts_ms * 1_000_000,
+            table,
+            server_id,
+            gtid,
+            file,
+            pos,
+            row,
+            thread,
+            query,
+        ]
 
     def envelope(
         self,
@@ -383,10 +393,10 @@ class EventSchemas:
         tx: Struct | None = None,
     ) -> Struct:
         ms, us, ns = processing_time()
-        return make_struct(ts.envelope_schema, [before, after, source, tx, op, ms, us, ns])
+        return ts.make_envelope([before, after, source, tx, op, ms, us, ns])
 
     def tx_block(self, tx_id: str, total: int, per_table: int) -> Struct:
-        return make_struct(_TX_BLOCK, [tx_id, total, per_table])
+        return _make_tx_block([tx_id, total, per_table])
 
     def tx_event(
         self, status: str, tx_id: str, ts_ms: int, counts: dict[str, int] | None

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pymysql
-from kconnect_sdk import ConnectError, Headers, SourceRecord, Struct
+from kconnect_sdk import ConnectError, Headers, SourceRecord
 
 from . import _database as db
 from ._events import processing_time
@@ -383,18 +383,16 @@ class IncrementalSnapshot:
 
     def _emit(self, ts: TableSchema, rows: list[list[Any]], position: int) -> None:
         streamer = self.streamer
-        source_values = streamer._source(ts.table.db, ts.table.name, position, 0)._values
+        source_values = streamer._source_values(ts.table.db, ts.table.name, position, 0)
         source_values[4] = "incremental"
         offset = streamer.offset(0)
         ms, us, ns = processing_time()
-        source_schema = streamer.schemas.source_schema
+        make_source, make_envelope = streamer.schemas.make_source, ts.make_envelope
         split: Callable[[list[Any]], tuple[Any, Any]] = ts.split
         for row in rows:
             after, key = split(row)
-            source = Struct(source_schema)
-            source._values = source_values.copy()
-            envelope = Struct(ts.envelope_schema)
-            envelope._values = [None, after, source, None, "r", ms, us, ns]
+            source = make_source(source_values.copy())
+            envelope = make_envelope([None, after, source, None, "r", ms, us, ns])
             streamer.out.append(
                 SourceRecord(
                     topic=ts.topic,

@@ -22,6 +22,8 @@ from kconnect_sdk import (
     SourceRecord,
     SourceTask,
     Struct,
+    record_maker,
+    struct_values,
 )
 
 from . import _database as db
@@ -48,6 +50,8 @@ from ._version import package_version
 __all__ = ["MySqlSourceTask"]
 
 log = logging.getLogger(__name__)
+
+_MakeStruct = Callable[[list[Any]], Struct]  # a struct_maker's function
 
 
 class _RowMetadataAdvice(logging.Filter):
@@ -534,7 +538,7 @@ class MySqlSourceTask(SourceTask):
                     and value.schema.field("source") is not None
                     and value.schema.field("op") is not None
                 ):
-                    _own_source(value)._values[4] = "last"  # the source's snapshot field
+                    _own_source(value)[_SOURCE_SNAPSHOT] = "last"
                 records[-1] = last.new_record(source_offset=final)
             else:
                 records = []
@@ -579,7 +583,7 @@ class MySqlSourceTask(SourceTask):
             )
             if not emit:
                 return
-            source = schemas.source(
+            source_values = schemas.source_values(
                 ts_ms=now,
                 snapshot="true",
                 db=dbname,
@@ -592,7 +596,9 @@ class MySqlSourceTask(SourceTask):
                 thread=None,
                 query=None,
             )
-            ks, key, vs, value = schemas.schema_change(source, dbname, ddl, changes)
+            ks, key, vs, value = schemas.schema_change(
+                schemas.make_source(source_values), dbname, ddl, changes
+            )
             records.append(
                 SourceRecord(
                     topic=s.prefix,
@@ -675,7 +681,7 @@ class MySqlSourceTask(SourceTask):
             )
             env_schema, topic = ts.envelope_schema, ts.topic
             ts_ms = int(time.time() * 1000)
-            source_values = schemas.source(
+            source_values = schemas.source_values(
                 ts_ms=ts_ms,
                 snapshot="true",
                 db=dbname,
@@ -687,8 +693,8 @@ class MySqlSourceTask(SourceTask):
                 row=0,
                 thread=None,
                 query=None,
-            )._values
-            source_schema = schemas.source_schema
+            )
+            make_source = schemas.make_source
             with conn.cursor(pymysql.cursors.SSCursor) as cur:
                 cur.execute(
                     f"SELECT {cols} FROM `{dbname.replace('`', '``')}`.`{name.replace('`', '``')}`"
@@ -697,9 +703,10 @@ class MySqlSourceTask(SourceTask):
                 reader = UnbufferedRows(conn, cur._result, then)
                 first_in_table = True
                 key_schema, key_indexes = ts.key_schema, ts.key_indexes
-                value_schema, value_count = ts.value_schema, ts.value_count
+                make_after, make_envelope, make_key = ts.make_value, ts.make_envelope, ts.make_key
+                value_count = ts.value_count
                 whole = value_count == len(ts.positions)
-                new_struct, new_tuple, struct_cls = _new_struct, _new_tuple, Struct
+                make_record = _make_source_record
                 no_headers = Headers.EMPTY
                 k0 = key_indexes[0] if key_schema is not None and len(key_indexes) == 1 else None
                 while True:
@@ -715,34 +722,26 @@ class MySqlSourceTask(SourceTask):
                         break
                     done += len(rows)
                     self.report_progress(done, max(total, done) if total is not None else None)
-                    # One processing time per fetched batch; Structs and records built directly
-                    # (see _plain_creates): this loop is the snapshot's per-row cost.
+                    # One processing time per fetched batch; Structs and records made without
+                    # per-value checks (see _plain_creates): this loop is the snapshot's
+                    # per-row cost.
                     ms, us, ns = processing_time()
                     # The source block is the same for every row of the batch (snapshot "true"):
                     # one Struct, shared; a record whose marker changes gets its own copy
                     # (_own_source).
-                    source = new_struct(struct_cls)
-                    source.schema = source_schema
-                    source._values = source_values.copy()
+                    source = make_source(source_values.copy())
                     batch: list[SourceRecord] = []
                     append = batch.append
                     for row in rows:
-                        after = new_struct(struct_cls)
-                        after.schema = value_schema
-                        after._values = row if whole else row[:value_count]
-                        envelope = new_struct(struct_cls)
-                        envelope.schema = env_schema
-                        envelope._values = [None, after, source, None, "r", ms, us, ns]
+                        after = make_after(row if whole else row[:value_count])
+                        envelope = make_envelope([None, after, source, None, "r", ms, us, ns])
                         key = None
-                        if key_schema is not None:
-                            key = new_struct(struct_cls)
-                            key.schema = key_schema
-                            key._values = (
+                        if make_key is not None:
+                            key = make_key(
                                 [row[k0]] if k0 is not None else [row[k] for k in key_indexes]
                             )
                         append(
-                            new_tuple(
-                                SourceRecord,
+                            make_record(
                                 (
                                     topic,
                                     None,
@@ -758,7 +757,7 @@ class MySqlSourceTask(SourceTask):
                             )
                         )
                     if first_in_table:
-                        _own_source(batch[0].value)._values[4] = (
+                        _own_source(batch[0].value)[_SOURCE_SNAPSHOT] = (
                             "first" if first_overall else "first_in_data_collection"
                         )
                         first_overall = first_in_table = False
@@ -774,9 +773,9 @@ class MySqlSourceTask(SourceTask):
             if (
                 pending is not None
                 and not first_in_table
-                and pending.value._values[2]._values[4] != "first"
+                and struct_values(struct_values(pending.value)[2])[_SOURCE_SNAPSHOT] != "first"
             ):
-                _own_source(pending.value)._values[4] = "last_in_data_collection"
+                _own_source(pending.value)[_SOURCE_SNAPSHOT] = "last_in_data_collection"
         if pending is not None:
             records.append(pending)
         return records
@@ -787,8 +786,8 @@ class MySqlSourceTask(SourceTask):
         _Streamer(self, plan).run()
 
 
-_new_struct: Final = Struct.__new__
-_new_tuple: Final = tuple.__new__
+_make_source_record: Final = record_maker(SourceRecord)
+_SOURCE_SNAPSHOT: Final = 4  # the source block's "snapshot" field
 _SOURCE_ROW: Final = 14  # the source block's "row" field
 
 
@@ -808,6 +807,7 @@ def _plain_creates(
     base_off: dict[str, Any],
     base_source: list[Any],
     schemas: tuple[Schema, Schema, Schema, Schema],
+    makers: tuple[_MakeStruct, _MakeStruct, _MakeStruct, _MakeStruct],
     key_index: int,
     topic: str,
     partition: dict[str, str],
@@ -815,10 +815,10 @@ def _plain_creates(
 ) -> None:
     """The records of inserted rows with a one-column key: the hot loop of streaming.
 
-    Builds the Structs and the SourceRecord tuple directly (as ``make_struct`` does, with no
-    call per struct): every value already has its field's type (see ``_decoder``), and this
-    loop is most of the connector's per-row cost. With kconnect-speedups (see ``_decoder``),
-    the same loop in C makes the same objects.
+    ``schemas`` are the source block's, the value's, the envelope's and the key's;
+    ``makers`` their ``struct_maker``s. Values go in unchecked: every one already has its
+    field's type (see ``_decoder``), and this loop is most of the connector's per-row cost.
+    With kconnect-speedups (see ``_decoder``), the same loop in C makes the same objects.
     """
     compiled = _compiled_creates(_decoder.SPEEDUPS)
     if compiled is not None:
@@ -826,38 +826,28 @@ def _plain_creates(
             out, rows, start, n, base_off, base_source, schemas, key_index, topic, partition, now
         )
         return
-    source_schema, value_schema, env_schema, key_schema = schemas
+    env_schema, key_schema = schemas[2], schemas[3]
+    make_source, make_after, make_envelope, make_key = makers
+    make_record = _make_source_record
     ms, us, ns = now
     append = out.append
-    new_struct, new_tuple, struct_cls, record_cls = _new_struct, _new_tuple, Struct, SourceRecord
     no_headers = Headers.EMPTY
     for i in range(start, n):
         row = rows[i]
         values = base_source.copy()
         values[14] = i
-        source = new_struct(struct_cls)
-        source.schema = source_schema
-        source._values = values
-        after = new_struct(struct_cls)
-        after.schema = value_schema
-        after._values = row
-        envelope = new_struct(struct_cls)
-        envelope.schema = env_schema
-        envelope._values = [None, after, source, None, "c", ms, us, ns]
-        key = new_struct(struct_cls)
-        key.schema = key_schema
-        key._values = [row[key_index]]
+        after = make_after(row)
+        envelope = make_envelope([None, after, make_source(values), None, "c", ms, us, ns])
         off = base_off.copy()
         off["row"] = i + 1
         # SourceRecord's fields in their declared order (what its keyword __new__ builds).
         append(
-            new_tuple(
-                record_cls,
+            make_record(
                 (
                     topic,
                     None,
                     key_schema,
-                    key,
+                    make_key([row[key_index]]),
                     env_schema,
                     envelope,
                     None,
@@ -869,13 +859,17 @@ def _plain_creates(
         )
 
 
-def _own_source(envelope: Struct) -> Struct:
-    """Give a snapshot envelope its own copy of its (batch-shared) source block; return it."""
-    shared = envelope._values[2]
-    own = _new_struct(Struct)
-    own.schema = shared.schema
-    own._values = list(shared._values)
-    envelope._values[2] = own
+def _own_source(envelope: Struct) -> list[Any]:
+    """Give a snapshot envelope its own copy of its (batch-shared) source block; return the
+    copy's values, for the caller to set the block's snapshot marker in.
+
+    The task made the envelope and the copy with ``struct_maker`` and holds the copy's list,
+    so it may change both in place: the records are not handed on yet.
+    """
+    envelope_values = struct_values(envelope)
+    shared = envelope_values[2]
+    own = list(struct_values(shared))
+    envelope_values[2] = make_struct(shared.schema, own)
     return own
 
 
@@ -1383,7 +1377,12 @@ class _Streamer:
     def _source(
         self, dbname: str, table: str | None, position: int, row: int, query: str | None = None
     ) -> Struct:
-        return self.schemas.source(
+        return self.schemas.make_source(self._source_values(dbname, table, position, row, query))
+
+    def _source_values(
+        self, dbname: str, table: str | None, position: int, row: int, query: str | None = None
+    ) -> list[Any]:
+        return self.schemas.source_values(
             ts_ms=self.ts_sec * 1000,
             snapshot=None,
             db=dbname,
@@ -1479,15 +1478,22 @@ class _Streamer:
         if tx and not self.tx_begun and self.tx_id is not None:
             self._emit_tx("BEGIN")
             self.tx_begun = True
-        base_source = self._source(ts.table.db, ts.table.name, position, 0)._values
-        source_schema = schemas.source_schema
-        value_schema = ts.value_schema
+        base_source = self._source_values(ts.table.db, ts.table.name, position, 0)
+        make_source, make_envelope = schemas.make_source, ts.make_envelope
+        make_value, make_key = ts.make_value, ts.make_key
         plain = ts.value_count == len(ts.positions) and len(ts.key_indexes) <= 1
         key_index = ts.key_indexes[0] if ts.key_indexes else None
         # Per event, not per row: the offset's fixed part and the processing time.
         base_off = self.offset(0)
         now = processing_time()
-        if op == "c" and plain and not tx and key_index is not None and key_schema is not None:
+        if (
+            op == "c"
+            and plain
+            and not tx
+            and key_index is not None
+            and key_schema is not None
+            and make_key is not None
+        ):
             _plain_creates(
                 out,
                 rows=rows,
@@ -1495,7 +1501,8 @@ class _Streamer:
                 n=n,
                 base_off=base_off,
                 base_source=base_source,
-                schemas=(source_schema, value_schema, env_schema, key_schema),
+                schemas=(schemas.source_schema, ts.value_schema, env_schema, key_schema),
+                makers=(make_source, make_value, make_envelope, make_key),
                 key_index=key_index,
                 topic=topic,
                 partition=partition,
@@ -1506,7 +1513,7 @@ class _Streamer:
             off = {**base_off, "row": i + 1}
             src_values = base_source.copy()
             src_values[14] = i
-            source = make_struct(source_schema, src_values)
+            source = make_source(src_values)
             tx_block = None
             if tx:
                 self.tx_total += 1
@@ -1517,21 +1524,14 @@ class _Streamer:
             if op == "c" and plain:
                 # The common case inline: the decoded row is the value, one key column.
                 row = rows[i]
-                k = (
-                    None
-                    if key_schema is None or key_index is None
-                    else make_struct(key_schema, [row[key_index]])
-                )
+                k = None if make_key is None or key_index is None else make_key([row[key_index]])
                 out.append(
                     SourceRecord(
                         topic=topic,
                         key_schema=key_schema,
                         key=k,
                         value_schema=env_schema,
-                        value=make_struct(
-                            env_schema,
-                            [None, make_struct(value_schema, row), source, tx_block, "c", *now],
-                        ),
+                        value=make_envelope([None, make_value(row), source, tx_block, "c", *now]),
                         source_partition=partition,
                         source_offset=off,
                     )
@@ -1544,7 +1544,7 @@ class _Streamer:
                         key_schema=key_schema,
                         key=k,
                         value_schema=env_schema,
-                        value=make_struct(env_schema, [None, after, source, tx_block, "c", *now]),
+                        value=make_envelope([None, after, source, tx_block, "c", *now]),
                         source_partition=partition,
                         source_offset=off,
                     )
@@ -1557,7 +1557,7 @@ class _Streamer:
                         key_schema=key_schema,
                         key=k,
                         value_schema=env_schema,
-                        value=make_struct(env_schema, [before, None, source, tx_block, "d", *now]),
+                        value=make_envelope([before, None, source, tx_block, "d", *now]),
                         source_partition=partition,
                         source_offset=off,
                     )
@@ -1586,9 +1586,7 @@ class _Streamer:
                             key_schema=key_schema,
                             key=old_key,
                             value_schema=env_schema,
-                            value=make_struct(
-                                env_schema, [before, None, source, tx_block, "d", *now]
-                            ),
+                            value=make_envelope([before, None, source, tx_block, "d", *now]),
                             headers=headers,
                             source_partition=partition,
                             source_offset=off,
@@ -1621,9 +1619,7 @@ class _Streamer:
                             key_schema=key_schema,
                             key=new_key,
                             value_schema=env_schema,
-                            value=make_struct(
-                                env_schema, [None, after, source, tx_block, "c", *now]
-                            ),
+                            value=make_envelope([None, after, source, tx_block, "c", *now]),
                             headers=Headers().add("__debezium.oldkey", old_key, key_schema),
                             source_partition=partition,
                             source_offset=off,
@@ -1636,9 +1632,7 @@ class _Streamer:
                             key_schema=key_schema,
                             key=new_key,
                             value_schema=env_schema,
-                            value=make_struct(
-                                env_schema, [before, after, source, tx_block, "u", *now]
-                            ),
+                            value=make_envelope([before, after, source, tx_block, "u", *now]),
                             source_partition=partition,
                             source_offset=off,
                         )
