@@ -148,3 +148,16 @@ def test_verify_table_says_a_shared_cause_once() -> None:
     assert f"| 3 | {cause} | `src` `test_a[six]`, `src` `test_b[six]`, `src` `test_c[six]` |" in (
         markdown
     )
+
+
+def test_verify_progress_names_the_plugin_of_a_waiting_check() -> None:
+    from kconnect_testkit._verify import _naming_plugins
+
+    lines: list[str] = []
+    relay = _naming_plugins(lines.append, {"TestPlugin0": "my.Source"})
+    relay("TestPlugin0::test_offsets_are_plain_data[s]: 12 of 30 records after 5 s")
+    relay("[3/37] my.Source test_entry_point_resolves PASSED")
+    assert lines == [
+        "my.Source test_offsets_are_plain_data[s]: 12 of 30 records after 5 s",
+        "[3/37] my.Source test_entry_point_resolves PASSED",
+    ]

@@ -294,6 +294,19 @@ def _run_streaming(cmd: list[str], cwd: Path, progress: Callable[[str], None]) -
     return "".join(lines)
 
 
+def _naming_plugins(
+    progress: Callable[[str], None], names: dict[str, str]
+) -> Callable[[str], None]:
+    """``progress`` with a check's own progress lines (``TestPlugin3::test_x[s]: ...``)
+    naming the plugin instead of the generated class."""
+
+    def relay(line: str) -> None:
+        cls, sep, rest = line.partition("::")
+        progress(f"{names[cls]} {rest}" if sep and cls in names else line)
+
+    return relay
+
+
 def _describe_test(test: str) -> str:
     """``test_restart_from_committed_offsets[twenty]`` -> ``restart from committed offsets
     (scenario twenty)``: what a check without a docstring verifies, in words."""
@@ -398,7 +411,7 @@ def verify(
             cmd.append("--kc-strictness=strict")
         if isolated:
             cmd.append("--kc-isolated")
-        output = _run_streaming(cmd, tests, progress)
+        output = _run_streaming(cmd, tests, _naming_plugins(progress, names))
         if not junit.exists():
             raise VerifyError(f"pytest did not run the suites:\n{output[-4000:]}")
         docs_file = tests / "docs.json"
