@@ -19,6 +19,7 @@ from kconnect_transforms import (
     CastKey,
     CastValue,
     FlattenValue,
+    HeaderFromValue,
     HoistFieldValue,
     JavaDateFormat,
     MaskFieldValue,
@@ -231,3 +232,27 @@ def test_timestamp_converter_reads_the_schema_default_with_its_fields_defaults()
     config = {"target.type": "Timestamp", "field": "ts"}
     out = build(TimestampConverterValue, config).apply(record)
     assert out.value_schema.default.get_without_default("b") == -127
+
+
+def test_header_from_move_keeps_the_other_fields_with_their_defaults() -> None:
+    # Kafka's HeaderFrom (move, replace.null.with.default=true) reads the kept fields with
+    # Struct.get: a null field with a default gives the default (242 here).
+    schema = (
+        SchemaBuilder.struct()
+        .field("n1", SchemaBuilder.int16().optional().default_value(242).build())
+        .field("id", Schema.OPTIONAL_INT32)
+        .build()
+    )
+    record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema).put("id", 1))
+    config = {"fields": "id", "headers": "copy", "operation": "move"}
+    out = build(HeaderFromValue, config).apply(record)
+    assert out.value.get_without_default("n1") == 242
+
+
+def test_value_to_key_refuses_a_null_in_a_required_field() -> None:
+    # Kafka puts each field into the key Struct: "Invalid value: null used for required
+    # field: "amount", schema type: BYTES".
+    schema = SchemaBuilder.struct().field("amount", Schema.BYTES).build()
+    record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema))
+    with pytest.raises(DataError, match='null used for required field: "amount"'):
+        build(ValueToKey, {"fields": "amount"}).apply(record)

@@ -106,9 +106,21 @@ class _HeaderFrom(KeyOrValue[R]):
             added.append(Header(header, source.schema, current))
         if not self._move:
             return self._with(record, schema, value, added)
-        return self._with(
-            record, kept_schema, fill_struct(kept_schema, [values[i] for i in kept]), added
-        )
+        # As Kafka, the kept fields are put into a new Struct read as the headers are
+        # (defaults applied when replace.null.with.default), and put refuses a null for a
+        # required field.
+        kept_values = []
+        for i, kept_field in zip(kept, kept_schema.fields, strict=True):
+            current = values[i]
+            if current is None and self._replace_null:
+                current = struct.schema.fields[i].schema.default
+            if current is None and not kept_field.schema.optional:
+                raise DataError(
+                    f"{self.NAME}: Invalid value: null used for required field: "
+                    f'"{kept_field.name}", schema type: {kept_field.schema.type.name}'
+                )
+            kept_values.append(current)
+        return self._with(record, kept_schema, fill_struct(kept_schema, kept_values), added)
 
     def _with(self, record: R, schema: Schema | None, value: Any, added: list[Header]) -> R:
         headers = record.headers.add_all(added)

@@ -82,4 +82,11 @@ class ValueToKey(BaseTransform[R]):
             plan = self._schemas.put(struct.schema, (Schema(Type.STRUCT, fields=fields), sources))
         key_schema, sources = plan
         values = [field_value(struct, f, self._replace_null) for f in sources]
+        for f, v in zip(key_schema.fields, values, strict=True):
+            if v is None and not f.schema.optional:
+                # Kafka puts each value into the key Struct, whose put refuses this null.
+                raise DataError(
+                    f"{self.NAME}: Invalid value: null used for required field: "
+                    f'"{f.name}", schema type: {f.schema.type.name}'
+                )
         return record.new_record(key_schema=key_schema, key=fill_struct(key_schema, values))
