@@ -3,17 +3,14 @@ string converters used for headers, against kconnect's."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from kconnect_compat.cases import Case
 from kconnect_compat.generate import Gen
 from kconnect_compat.runner import Differential
+from kconnect_compat.runs import Run, runs
 
 pytestmark = pytest.mark.integration
 
-SEED = int(os.environ.get("KC_COMPAT_SEED", "20250101"))
-COUNT = int(os.environ.get("KC_COMPAT_CASES", "400"))
 
 SIMPLE = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"
@@ -131,10 +128,10 @@ def _text(gen: Gen) -> bytes | None:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _cases() -> list[Case]:
-    gen = Gen(SEED + 23)
+def _cases(seed: int, count: int) -> list[Case]:
+    gen = Gen(seed + 23)
     cases: list[Case] = []
-    for _ in range(COUNT):
+    for _ in range(count):
         if gen.chance(0.4):
             cases.append(
                 Case("SimpleHeaderConverter read", "headerFromBytes", SIMPLE, data=_text(gen))
@@ -148,7 +145,7 @@ def _cases() -> list[Case]:
         cases.append(
             Case("SimpleHeaderConverter write", "headerToBytes", SIMPLE, schema=schema, value=value)
         )
-    for _ in range(COUNT // 2):
+    for _ in range(count // 2):
         config = {"schemas.enable": gen.pick(("true", "false"))}
         schema = gen.schema(0)
         cases.append(
@@ -167,6 +164,7 @@ def _cases() -> list[Case]:
     return cases
 
 
-def test_header_converters_write_and_read_as_kafka(differential: Differential) -> None:
-    outcome = differential.run(_cases())
+@pytest.mark.parametrize("run", runs(), ids=str)
+def test_header_converters_write_and_read_as_kafka(differential: Differential, run: Run) -> None:
+    outcome = differential.run(_cases(run.seed, run.cases))
     assert not outcome.unexplained, outcome.report()

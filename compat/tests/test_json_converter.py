@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from kconnect_compat.cases import Case
 from kconnect_compat.generate import Gen
 from kconnect_compat.runner import Differential
+from kconnect_compat.runs import Run, runs
 
 pytestmark = pytest.mark.integration
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-SEED = int(os.environ.get("KC_COMPAT_SEED", "20250101"))
-PER_CONFIG = int(os.environ.get("KC_COMPAT_CASES", "400"))
 
 
-def _write_cases() -> list[Case]:
+def _write_cases(seed: int, per_config: int) -> list[Case]:
     cases: list[Case] = []
     for schemas in ("true", "false"):
         for decimals in ("BASE64", "NUMERIC"):
-            gen = Gen(SEED + len(cases))
+            gen = Gen(seed + len(cases))
             component = f"JsonConverter schemas.enable={schemas} decimal.format={decimals}"
-            for _ in range(PER_CONFIG):
+            for _ in range(per_config):
                 config = {"schemas.enable": schemas, "decimal.format": decimals}
                 if gen.chance(0.3):
                     config["replace.null.with.default"] = gen.pick(("true", "false"))
@@ -50,8 +48,11 @@ def _write_cases() -> list[Case]:
     return cases
 
 
-def test_json_converter_writes_and_reads_back_as_kafka(differential: Differential) -> None:
-    outcome = differential.run(_write_cases())
+@pytest.mark.parametrize("run", runs(), ids=str)
+def test_json_converter_writes_and_reads_back_as_kafka(
+    differential: Differential, run: Run
+) -> None:
+    outcome = differential.run(_write_cases(run.seed, run.cases))
     assert not outcome.unexplained, outcome.report()
 
 
@@ -239,21 +240,21 @@ def _envelope(gen: Gen, writer: object) -> bytes:
     return ('{"schema":' + json.dumps(schema_json) + ',"payload":' + payload + "}").encode()
 
 
-def _read_cases() -> list[Case]:
+def _read_cases(seed: int, per_config: int) -> list[Case]:
     from kconnect_converter_json import JsonConverter
 
-    gen = Gen(SEED + 7)
+    gen = Gen(seed + 7)
     writer = JsonConverter()
     writer.configure({"schemas.enable": "true"}, False)
     cases: list[Case] = []
-    for _ in range(PER_CONFIG):
+    for _ in range(per_config):
         text = gen.pick(_BROKEN) if gen.chance(0.1) else _json_text(gen)
         data = text.encode("utf-8", "surrogatepass")
         config = {"schemas.enable": "false"}
         cases.append(
             Case("JsonConverter read schemas.enable=false", "fromBytes", JSON, config, data=data)
         )
-    for _ in range(PER_CONFIG):
+    for _ in range(per_config):
         config = {"schemas.enable": "true", "decimal.format": gen.pick(("BASE64", "NUMERIC"))}
         if gen.chance(0.1):
             data = (
@@ -269,6 +270,7 @@ def _read_cases() -> list[Case]:
     return cases
 
 
-def test_json_converter_reads_json_as_kafka(differential: Differential) -> None:
-    outcome = differential.run(_read_cases())
+@pytest.mark.parametrize("run", runs(), ids=str)
+def test_json_converter_reads_json_as_kafka(differential: Differential, run: Run) -> None:
+    outcome = differential.run(_read_cases(run.seed, run.cases))
     assert not outcome.unexplained, outcome.report()

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from kconnect_compat.cases import Case
 from kconnect_compat.generate import Gen
 from kconnect_compat.runner import Differential
+from kconnect_compat.runs import Run, runs
 from kconnect_sdk import Schema, SchemaBuilder, Type
 
 pytestmark = pytest.mark.integration
 
-SEED = int(os.environ.get("KC_COMPAT_SEED", "20250101"))
-PER_CONVERTER = int(os.environ.get("KC_COMPAT_CASES", "400")) // 2
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter"
@@ -55,9 +52,9 @@ def _random_bytes(gen: Gen) -> bytes | None:
     return bytes(gen.r.getrandbits(8) for _ in range(gen.r.randint(0, 10)))
 
 
-def _string_cases(gen: Gen) -> list[Case]:
+def _string_cases(gen: Gen, per_converter: int) -> list[Case]:
     cases: list[Case] = []
-    for _ in range(PER_CONVERTER):
+    for _ in range(per_converter):
         config = {"converter.encoding": gen.pick(ENCODINGS)} if gen.chance(0.6) else {}
         component = f"StringConverter {config.get('converter.encoding', 'UTF-8')}"
         if gen.chance(0.3):
@@ -92,9 +89,9 @@ def _string_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _bytes_cases(gen: Gen) -> list[Case]:
+def _bytes_cases(gen: Gen, per_converter: int) -> list[Case]:
     cases: list[Case] = []
-    for _ in range(PER_CONVERTER):
+    for _ in range(per_converter):
         if gen.chance(0.3):
             cases.append(Case("ByteArrayConverter", "fromBytes", BYTES, data=_random_bytes(gen)))
             continue
@@ -106,11 +103,11 @@ def _bytes_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _number_cases(gen: Gen) -> list[Case]:
+def _number_cases(gen: Gen, per_converter: int) -> list[Case]:
     cases: list[Case] = []
     for cls, typ in NUMBERS.items():
         component = cls.rsplit(".", 1)[-1]
-        for _ in range(PER_CONVERTER // 2):
+        for _ in range(per_converter // 2):
             if gen.chance(0.35):
                 width = {Type.INT16: 2, Type.INT32: 4, Type.INT64: 8, Type.FLOAT32: 4}.get(typ, 8)
                 if typ is Type.BOOLEAN:
@@ -142,11 +139,13 @@ def _number_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _cases() -> list[Case]:
-    gen = Gen(SEED + 11)
-    return _string_cases(gen) + _bytes_cases(gen) + _number_cases(gen)
+def _cases(seed: int, cases: int) -> list[Case]:
+    gen = Gen(seed + 11)
+    per = cases // 2
+    return _string_cases(gen, per) + _bytes_cases(gen, per) + _number_cases(gen, per)
 
 
-def test_simple_converters_write_and_read_as_kafka(differential: Differential) -> None:
-    outcome = differential.run(_cases())
+@pytest.mark.parametrize("run", runs(), ids=str)
+def test_simple_converters_write_and_read_as_kafka(differential: Differential, run: Run) -> None:
+    outcome = differential.run(_cases(run.seed, run.cases))
     assert not outcome.unexplained, outcome.report()

@@ -6,7 +6,6 @@ has not), so most cases reach the transform's real work rather than a config err
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from kconnect_compat.cases import Case, Step
 from kconnect_compat.generate import Gen
 from kconnect_compat.runner import Differential
+from kconnect_compat.runs import Run, runs
 from kconnect_sdk import (
     ConnectRecord,
     Date,
@@ -32,8 +32,6 @@ from kconnect_transforms import JavaDateFormat
 
 pytestmark = pytest.mark.integration
 
-SEED = int(os.environ.get("KC_COMPAT_SEED", "20250101"))
-PER_TRANSFORM = int(os.environ.get("KC_COMPAT_CASES", "400")) // 4
 
 T = "org.apache.kafka.connect.transforms."
 P = "org.apache.kafka.connect.transforms.predicates."
@@ -378,10 +376,10 @@ def _record(gen: Gen, name: str) -> SourceRecord | SinkRecord:
     return record
 
 
-def _transform_cases(gen: Gen) -> list[Case]:
+def _transform_cases(gen: Gen, per_transform: int) -> list[Case]:
     cases: list[Case] = []
     for name, (sided, make) in TRANSFORMS.items():
-        for _ in range(PER_TRANSFORM):
+        for _ in range(per_transform):
             key = sided and gen.chance(0.35)
             cls = T + name + (("$Key" if key else "$Value") if sided else "")
             record = _record(gen, name)
@@ -390,10 +388,10 @@ def _transform_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _chain_cases(gen: Gen) -> list[Case]:
+def _chain_cases(gen: Gen, per_transform: int) -> list[Case]:
     cases: list[Case] = []
     names = list(TRANSFORMS)
-    for _ in range(PER_TRANSFORM * 2):
+    for _ in range(per_transform * 2):
         record = gen.record()
         steps: list[Step] = []
         for _ in range(gen.r.randint(2, 4)):
@@ -407,9 +405,9 @@ def _chain_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _predicate_cases(gen: Gen) -> list[Case]:
+def _predicate_cases(gen: Gen, per_transform: int) -> list[Case]:
     cases: list[Case] = []
-    for _ in range(PER_TRANSFORM * 2):
+    for _ in range(per_transform * 2):
         record = gen.record()
         if gen.chance(0.2):
             record = record.new_record(
@@ -422,11 +420,13 @@ def _predicate_cases(gen: Gen) -> list[Case]:
     return cases
 
 
-def _cases() -> list[Case]:
-    gen = Gen(SEED + 31)
-    return _transform_cases(gen) + _chain_cases(gen) + _predicate_cases(gen)
+def _cases(seed: int, cases: int) -> list[Case]:
+    gen = Gen(seed + 31)
+    per = cases // 4
+    return _transform_cases(gen, per) + _chain_cases(gen, per) + _predicate_cases(gen, per)
 
 
-def test_transforms_and_predicates_act_as_kafkas(differential: Differential) -> None:
-    outcome = differential.run(_cases())
+@pytest.mark.parametrize("run", runs(), ids=str)
+def test_transforms_and_predicates_act_as_kafkas(differential: Differential, run: Run) -> None:
+    outcome = differential.run(_cases(run.seed, run.cases))
     assert not outcome.unexplained, outcome.report()
