@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from kconnect_sdk import DataError, Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
+from kconnect_sdk import DataError, Date, Decimal, Schema, SchemaBuilder, Time, Timestamp
 
 from ._column import SCALE_UNSET, Column, SqlType
 from ._granularity import CONNECT_LOGICAL, Granularity
@@ -20,7 +20,6 @@ __all__ = [
     "RowMapping",
     "decimal_schema",
     "field_schema",
-    "make_struct",
     "map_columns",
     "timestamp_converter",
     "value_converter",
@@ -361,11 +360,3 @@ def _with_granularity(
     if convert is None:
         return lambda v: to_record(v, zone)
     return lambda v: to_record(convert(v), zone)
-
-
-def make_struct(schema: Schema, values: list[Any]) -> Struct:
-    """A Struct over already checked values, without ``put``'s per-field validation."""
-    struct = Struct.__new__(Struct)
-    struct.schema = schema
-    struct._values = values
-    return struct

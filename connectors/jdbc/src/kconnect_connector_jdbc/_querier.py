@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-from kconnect_sdk import ConnectError, DataError, Schema, SchemaBuilder, SourceRecord, Struct
+from kconnect_sdk import ConnectError, DataError, Schema, SchemaBuilder, SourceRecord, struct_maker
 
 from ._column import Column
 from ._config import (
@@ -24,7 +24,7 @@ from ._config import (
 )
 from ._dialect import Dialect, TableId
 from ._granularity import CONNECT_LOGICAL, Granularity
-from ._mapping import RowMapping, make_struct, map_columns
+from ._mapping import RowMapping, map_columns
 
 __all__ = ["Querier"]
 
@@ -458,16 +458,16 @@ class Querier:
             offsets = [{INCREMENTING_FIELD: inc} for inc in incs]
         else:
             offsets = self._timestamp_offsets(values_of)
-        topic, partition, new = self.topic, self.partition, Struct.__new__
+        topic, partition = self.topic, self.partition
+        # Structs over values already converted for the schema: no per-field checks.
+        make_value = struct_maker(schema)
+        key_schema, key_indexes = self._key or (None, ())
+        make_key = None if key_schema is None else struct_maker(key_schema)
         out: list[SourceRecord] = []
         append = out.append
-        key = self._key
         for values, offset in zip(values_of, offsets, strict=True):
-            # Structs over values already converted for the schema: no per-field checks.
-            struct = new(Struct)
-            struct.schema = schema
-            struct._values = values
-            if key is None:
+            struct = make_value(values)
+            if make_key is None:
                 append(
                     SourceRecord(
                         topic=topic,
@@ -478,12 +478,11 @@ class Querier:
                     )
                 )
             else:
-                key_schema, key_indexes = key
                 append(
                     SourceRecord(
                         topic=topic,
                         key_schema=key_schema,
-                        key=make_struct(key_schema, [values[i] for i in key_indexes]),
+                        key=make_key([values[i] for i in key_indexes]),
                         value_schema=schema,
                         value=struct,
                         source_partition=partition,
