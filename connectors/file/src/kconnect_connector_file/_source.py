@@ -26,6 +26,7 @@ from kconnect_sdk import (
     SourceRecord,
     SourceTask,
     non_empty_string,
+    record_maker,
 )
 
 from ._lines import LineSplitter
@@ -71,6 +72,7 @@ SOURCE_CONFIG_DEF: Final = (
 # Bytes asked of the OS per read. Large enough that the per-read cost vanishes next to the
 # per-line cost, small enough that a huge file is not held in memory.
 _READ_SIZE: Final = 1 << 20
+_make_record: Final = record_maker(SourceRecord)
 
 
 def _file_name(props: Mapping[str, Any]) -> str | None:
@@ -214,18 +216,17 @@ class FileStreamSourceTask(SourceTask):
             return None
         lines, ends, timestamp = polled
         topic, schema, partition = self._topic, Schema.STRING, self._partition
-        # SourceRecord is a tuple of its fields in declaration order; building the tuple in
-        # the comprehension (rather than calling SourceRecord(...) with keywords) saves a
-        # Python-level __new__ per line on this hot path. Same fields, same object.
-        new, cls, empty = tuple.__new__, SourceRecord, Headers.EMPTY
+        # The records made from a tuple of their fields in declaration order (rather than
+        # by SourceRecord(...) with keywords): no Python-level __new__ per line on this hot
+        # path. Same fields, same object.
+        new, empty = _make_record, Headers.EMPTY
         if partition is None:
             return [
-                new(cls, (topic, None, None, None, schema, line, timestamp, empty, None, None))
+                new((topic, None, None, None, schema, line, timestamp, empty, None, None))
                 for line in lines
             ]
         return [
             new(
-                cls,
                 (
                     topic,
                     None,
