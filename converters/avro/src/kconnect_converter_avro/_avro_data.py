@@ -34,6 +34,8 @@ from kconnect_sdk import (
     Time,
     Timestamp,
     Type,
+    struct_maker,
+    struct_values,
     validate_value,
 )
 
@@ -1283,7 +1285,7 @@ class AvroData:
                 raise _wrong_type("struct", "a Struct", value)
             if value.schema is not struct_schema and value.schema != struct_schema:
                 raise DataError("Mismatching struct schema")
-            values = value._values
+            values = struct_values(value)
             if has_defaults:
                 # Lengths match by construction (one value per field); strict zips cost more.
                 values = [d if v is None else v for v, d in zip(values, defaults, strict=False)]
@@ -1876,8 +1878,8 @@ class AvroData:
         names_t = tuple(scrub_name(f.name) if st.scrub_invalid_names else f.name for f in fields)
         convs = tuple(self._compile_decoder(f.schema) for f in fields)
         all_plain = all(c in _PLAIN for c in convs)
-        struct_schema = schema
-        new_struct = Struct.__new__
+        # Values as fastavro read them for the field schemas: no per-value checks.
+        make_struct = struct_maker(schema)
         required = tuple(
             (i, n)
             for i, (n, f) in enumerate(zip(names_t, fields, strict=True))
@@ -1887,8 +1889,6 @@ class AvroData:
         def record_to_struct(datum: Any) -> Any:
             if type(datum) is tuple:
                 datum = datum[1]
-            struct = new_struct(Struct)
-            struct.schema = struct_schema
             if all_plain:
                 values = list(map(datum.get, names_t))
                 if required and None in values:
@@ -1898,8 +1898,7 @@ class AvroData:
             else:
                 get = datum.get
                 values = [c(get(n)) for n, c in zip(names_t, convs, strict=False)]
-            struct._values = values
-            return struct
+            return make_struct(values)
 
         if not all_plain or len(names_t) < 2:
             return record_to_struct
@@ -1916,10 +1915,7 @@ class AvroData:
                 return record_to_struct(datum)
             if null_forbidden and None in values:
                 return record_to_struct(datum)
-            struct = new_struct(Struct)
-            struct.schema = struct_schema
-            struct._values = values
-            return struct
+            return make_struct(values)
 
         return plain_record_to_struct
 

@@ -22,6 +22,7 @@ from kconnect_sdk import (
     Headers,
     Schema,
     SchemaAndValue,
+    record_maker,
 )
 
 from ._avro_data import AvroData
@@ -59,7 +60,8 @@ log = logging.getLogger(__name__)
 MAGIC_BYTE: Final = 0
 CONFLUENT_VERSION: Final = "confluent:version"
 _NULL: Final = SchemaAndValue(None, None)
-_new_sv = tuple.__new__
+# A result per record without the NamedTuple's Python-level __new__: decoding is the hot path.
+_make_sv: Final = record_maker(SchemaAndValue)
 
 _mock_lock = threading.Lock()
 _mock_scopes: dict[str, SchemaRegistryClient] = {}
@@ -550,9 +552,9 @@ class AvroConverter(Converter, HeaderConverter):
         plan = self._read_plan(topic, int.from_bytes(data[1:5], "big"))
         try:
             if plan.raw_bytes:
-                return _new_sv(SchemaAndValue, (plan.schema, plan.decode(bytes(data[5:]))))
+                return _make_sv((plan.schema, plan.decode(bytes(data[5:]))))
             datum = plan.read(data)
-            return _new_sv(SchemaAndValue, (plan.schema, plan.decode(datum)))
+            return _make_sv((plan.schema, plan.decode(datum)))
         except DataError as exc:
             raise DataError(
                 f"Failed to deserialize data for topic {topic!r} to Avro: {exc}"
@@ -590,7 +592,7 @@ class AvroConverter(Converter, HeaderConverter):
         append = out.append
         reader = fastavro.schemaless_reader
         bytes_io = io.BytesIO
-        new_sv = _new_sv
+        make_sv = _make_sv
         header = b"\xff"  # matches no record: the first one loads its plan
         plan_topic = ""
         schema: Schema | None = None
@@ -614,7 +616,7 @@ class AvroConverter(Converter, HeaderConverter):
                 append(self._decode(topic, data))
                 continue
             try:
-                append(new_sv(SchemaAndValue, (schema, decode(reader(bytes_io(data[5:]), parsed)))))
+                append(make_sv((schema, decode(reader(bytes_io(data[5:]), parsed)))))
             except Exception:
                 append(self._decode(topic, data))  # raises the single-record error
         return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from kconnect_sdk import DataError, Schema, Struct, Type
+from kconnect_sdk import DataError, Schema, Struct, Type, struct_values
 
 __all__ = ["inline_check", "record_encoder"]
 
@@ -79,6 +79,7 @@ def record_encoder(
         return generic
     env: dict[str, Any] = {
         "Struct": Struct,
+        "struct_values": struct_values,
         "DataError": DataError,
         "schema": schema,
         "generic": generic,
@@ -89,7 +90,7 @@ def record_encoder(
         "        return generic(value)",
         "    if value.schema is not schema and value.schema != schema:",
         "        return generic(value)",
-        f"    {', '.join(f'v{i}' for i in range(count))}, = value._values",
+        f"    {', '.join(f'v{i}' for i in range(count))}, = struct_values(value)",
     ]
     if defaults is not None:
         for i, default in enumerate(defaults):
