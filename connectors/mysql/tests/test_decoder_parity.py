@@ -690,7 +690,12 @@ SCHEMAS = (
     SchemaBuilder.struct().name("envelope").build(),
     SchemaBuilder.struct().field("id", Schema.INT64).build(),
 )
-MAKERS = tuple(struct_maker(schema) for schema in SCHEMAS)
+MAKERS = (
+    struct_maker(SCHEMAS[0]),
+    struct_maker(SCHEMAS[1]),
+    struct_maker(SCHEMAS[2]),
+    struct_maker(SCHEMAS[3]),
+)
 
 
 def _creates(path: Any, rows: list[list[Any]], start: int) -> list[Any]:
