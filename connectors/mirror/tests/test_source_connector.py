@@ -302,3 +302,26 @@ def test_convert_record_keeps_everything() -> None:
     header2 = record.headers.last_with_name("header2")
     assert header1 is not None and header1.value == b"abc"
     assert header2 is not None and header2.value == b""
+
+
+def test_partitions_without_offsets_start_where_auto_offset_reset_says() -> None:
+    # Kafka's replication consumer has no group and never fetches committed offsets: a
+    # partition without a Connect offset starts at auto.offset.reset. librdkafka's consumer
+    # has a group.id, so the start is given as a logical offset instead of being looked up
+    # (on a source without a ready group coordinator that lookup never ends).
+    from types import SimpleNamespace
+
+    from confluent_kafka import OFFSET_BEGINNING, OFFSET_END
+
+    class Reader:
+        def offsets(self, partitions: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+            return [{"offset": 4} if p["partition"] == 1 else None for p in partitions]
+
+    assigned: list[Any] = []
+    for reset, start in (("earliest", OFFSET_BEGINNING), ("latest", OFFSET_END)):
+        task = MirrorSourceTask()
+        task.initialize(SimpleNamespace(offset_storage_reader=Reader(), configs={}))  # type: ignore[arg-type]
+        task.source_alias = "a"
+        task._consumer = SimpleNamespace(assign=assigned.append)  # type: ignore[assignment]
+        task._initialize_consumer([TopicPartition("t", 0), TopicPartition("t", 1)], reset)
+        assert [(tp.partition, tp.offset) for tp in assigned.pop()] == [(0, start), (1, 5)]

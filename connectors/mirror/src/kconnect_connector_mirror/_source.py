@@ -16,7 +16,15 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, Producer
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
+    OFFSET_INVALID,
+    TIMESTAMP_NOT_AVAILABLE,
+    Consumer,
+    KafkaError,
+    Producer,
+)
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_sdk import (
     ConfigDef,
@@ -446,6 +454,17 @@ def _headers(
     return [(k, v.encode() if isinstance(v, str) else v) for k, v in items]
 
 
+_RESET_OFFSETS: Final = {
+    "earliest": OFFSET_BEGINNING,
+    "smallest": OFFSET_BEGINNING,
+    "beginning": OFFSET_BEGINNING,
+    "latest": OFFSET_END,
+    "largest": OFFSET_END,
+    "end": OFFSET_END,
+}
+"""auto.offset.reset values (Java's and librdkafka's) as the logical offsets they start at."""
+
+
 def _counts(partitions: Sequence[TopicPartition]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for tp in partitions:
@@ -512,10 +531,9 @@ class MirrorSourceTask(SourceTask):
             self.writer = OffsetSyncWriter(send, int(config["offset.lag.max"]))
         raw = props.get(TASK_TOPIC_PARTITIONS, "")
         partitions = [decode_topic_partition(p) for p in raw.split(",") if p.strip()]
-        self._consumer = new_consumer(
-            config.source_consumer_config("replication-consumer"), "replication consumer"
-        )
-        self._initialize_consumer(partitions)
+        consumer_config = config.source_consumer_config("replication-consumer")
+        self._consumer = new_consumer(consumer_config, "replication consumer")
+        self._initialize_consumer(partitions, str(consumer_config["auto.offset.reset"]))
         log.info(
             "%s replicating %d topic-partitions %s->%s: %s.",
             config.entity_label(),
@@ -525,19 +543,27 @@ class MirrorSourceTask(SourceTask):
             [str(p) for p in partitions],
         )
 
-    def _initialize_consumer(self, partitions: Sequence[TopicPartition]) -> None:
+    def _initialize_consumer(
+        self, partitions: Sequence[TopicPartition], auto_offset_reset: str
+    ) -> None:
         assert self._consumer is not None
         reader = self.context.offset_storage_reader
         offsets = reader.offsets([wrap_partition(tp, self.source_alias) for tp in partitions])
+        # Without a stored offset, the consumer's auto.offset.reset decides (earliest by
+        # default), said as a logical offset: Kafka's replication consumer has no group, so
+        # it never asks the source's group coordinator for committed offsets. librdkafka's
+        # needs a group.id and would ask, and on a source cluster whose coordinator is not
+        # ready yet (no __consumer_offsets) the partitions would never start fetching.
+        start = _RESET_OFFSETS.get(auto_offset_reset.lower(), OFFSET_INVALID)
         assignment = []
         for tp, offset in zip(partitions, offsets, strict=True):
             committed = unwrap_offset(offset)
-            kafka_tp = KafkaTopicPartition(tp.topic, tp.partition)
             # The stored offset is that of the last record copied; continue after it.
-            # Without one, the consumer's auto.offset.reset decides (earliest by default).
-            if committed >= 0:
-                kafka_tp.offset = committed + 1
-            assignment.append(kafka_tp)
+            assignment.append(
+                KafkaTopicPartition(
+                    tp.topic, tp.partition, committed + 1 if committed >= 0 else start
+                )
+            )
         self._consumer.assign(assignment)
 
     def remote_topic(self, topic: str) -> str:
