@@ -19,8 +19,8 @@ topics ``ja_<topic>``/``pa_<topic>``, offset syncs in ``mm2-offset-syncs_jb_inte
 ``pa_checkpoints_internal`` on B, heartbeats keyed by the alias pair). One after the other
 on the same aliases, the second flow would find the first one's remote topics, syncs and
 checkpoints and its output could not be told apart. The comparison maps one alias onto the
-other and expects equality: remote topic names, partition counts and configs (also after a
-config change on A), every copied record (key, value and header bytes, timestamp and its
+other and expects equality: remote topic names (A's heartbeats topic copied too), partition
+counts and configs (also after a config change and a new partition on A), every copied record (key, value and header bytes, timestamp and its
 type, partition, offset), the offset syncs (raw bytes and decoded), the checkpoints and the
 group offsets synced on B, the heartbeats' shape (their timestamps differ), and the
 connectors' offsets as Kafka Connect's offsets API shows them and as offsets-topic bytes.
