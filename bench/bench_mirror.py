@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -253,6 +254,7 @@ def main() -> None:
         java.stop()
         for cluster in clusters:
             cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
     print(
         f"{'':10} {'MB/s':>7} {'records/s':>10} {'wall s':>7} {'copy s':>7} {'copy MB/s':>9} "
