@@ -256,3 +256,21 @@ def test_value_to_key_refuses_a_null_in_a_required_field() -> None:
     record = SourceRecord(topic="t", value_schema=schema, value=Struct(schema))
     with pytest.raises(DataError, match='null used for required field: "amount"'):
         build(ValueToKey, {"fields": "amount"}).apply(record)
+
+
+def test_flatten_reads_a_null_nested_struct_raw_not_its_default() -> None:
+    # Kafka's Flatten reads nested structs with Struct.getStruct, which applies no default:
+    # a null struct field's flat fields are null even when its schema has a default.
+    inner = SchemaBuilder.struct().optional().field("x", Schema.OPTIONAL_BYTES).build()
+    with_default = (
+        SchemaBuilder.struct()
+        .optional()
+        .field("x", Schema.OPTIONAL_BYTES)
+        .default_value(Struct(inner).put("x", b"]"))
+        .build()
+    )
+    schema = SchemaBuilder.struct().field("b", with_default).build()
+    out = build(FlattenValue, {}).apply(
+        SourceRecord(topic="t", value_schema=schema, value=Struct(schema))
+    )
+    assert out.value.get_without_default("b.x") is None

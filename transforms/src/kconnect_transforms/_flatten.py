@@ -81,16 +81,18 @@ class _Flatten(KeyOrValue[R]):
         flat_schema, paths = plan
         values: list[Any] = []
         for field, path in zip(flat_schema.fields, paths, strict=True):
-            # As Kafka's Struct.get at each level: a null takes that field's own default;
-            # below a struct that is still null, the flat field is left null (the defaults
-            # a flat field inherits from its parents are only in its schema).
+            # As Kafka: nested structs are read raw (Struct.getStruct applies no default),
+            # so below a null struct the flat field is null (the defaults it inherits from
+            # its parents are only in its schema); a leaf is read with Struct.get, its own
+            # default taking its null.
             current: Any = struct
-            for index, default in path:
+            last = len(path) - 1
+            for depth, (index, default) in enumerate(path):
                 current = struct_values(current)[index]
                 if current is None:
-                    current = default
-                    if current is None:
-                        break
+                    if depth == last:
+                        current = default
+                    break
             if current is None and not field.schema.optional:
                 raise DataError(
                     f"{self.NAME}: Invalid value: null used for required field: "
