@@ -162,6 +162,7 @@ def test_string_converter_uses_configured_encoding() -> None:
     # Java's UTF-16 writes a big-endian byte order mark then big-endian code units.
     utf16 = _configured(StringConverter, **{"converter.encoding": "UTF-16"})
     assert utf16.from_connect_data("t", None, "hi") == b"\xfe\xff\x00h\x00i"
+    assert utf16.from_connect_data("t", None, "") == b""  # Java: "".getBytes("UTF-16")
     assert utf16.to_connect_data("t", b"\xfe\xff\x00h\x00i").value == "hi"
     assert utf16.to_connect_batch([("t", b"\x00h\x00i")])[0].value == "hi"
 

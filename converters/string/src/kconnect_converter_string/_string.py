@@ -55,7 +55,9 @@ def _check_encoding(name: str, value: Any) -> None:
 
 def _java_utf16_encode(text: str, errors: str = "strict") -> bytes:
     # Java's "UTF-16" charset writes a big-endian byte order mark and big-endian units;
-    # Python's "utf-16" would use the machine's byte order.
+    # Python's "utf-16" would use the machine's byte order. No text, no mark.
+    if not text:
+        return b""
     return b"\xfe\xff" + text.encode("utf-16-be", errors)
 
 
