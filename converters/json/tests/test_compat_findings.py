@@ -191,3 +191,24 @@ def test_a_decimal_default_past_64_bits_is_read() -> None:
     read = conv.to_connect_data(TOPIC, data)
     assert read.value.get("key") == 5
     assert read.schema.field("key").schema.default == 2**64
+
+
+def test_without_schemas_a_default_that_cannot_be_written_is_no_error() -> None:
+    # Kafka never converts the schema (nor its defaults) when schemas.enable=false: it
+    # wrote [] for this empty array, whose element schema's default has a required null.
+    a = SchemaBuilder.int64().default_value(-9759153).build()
+    element = SchemaBuilder.struct().optional().field("a", a).build()
+    schema = SchemaBuilder.array(
+        SchemaBuilder.struct().optional().field("a", a).default_value(Struct(element)).build()
+    ).build()
+    conv = _converter(**{"schemas.enable": "false", "replace.null.with.default": "false"})
+    assert conv.from_connect_data(TOPIC, schema, []) == b"[]"
+
+
+def test_a_timestamp_past_int64_is_out_of_range_not_a_double() -> None:
+    data = (
+        b'{"schema":{"type":"int64","name":"org.apache.kafka.connect.data.Timestamp",'
+        b'"optional":false},"payload":18446744073709551616}'
+    )
+    with pytest.raises(DataError, match="18446744073709551616 is out of range for INT64"):
+        _converter(**{"schemas.enable": "true"}).to_connect_data(TOPIC, data)

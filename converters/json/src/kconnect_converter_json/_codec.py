@@ -1685,7 +1685,13 @@ def _int_logical_decoder(
     lo, hi = bounds
 
     def decode_logical(value: Any) -> Any:
-        if type(value) is not int or not lo <= value <= hi:
+        if type(value) is float and value.is_integer() and not -_TWO_53 <= value <= _TWO_53:
+            raise NeedsExactRead  # an integer past 2**53 (orjson's double past 2**64)
+        if type(value) is int and not lo <= value <= hi:
+            # Kafka keeps the low bits (longValue); as for the other integer types, kconnect
+            # refuses rather than read another instant.
+            raise DataError(f"{value} is out of range for {schema.type.name} ({label})")
+        if type(value) is not int:
             raise DataError(
                 f"Invalid type for {label}, underlying representation should be an integer but "
                 f"was {value!r:.40}"

@@ -414,13 +414,16 @@ class JsonConverter(Converter, HeaderConverter):
         found: _Encoding | None = self._encodings.lookup(schema)
         if found is None:
             codec = compile_codec(schema, self.settings)
-            compiler = _Compiler(self.settings)
-            schema_json = _dumps(
-                schema_to_json(schema, lambda s: compiler.value_encoder(s)(s.default))
-            )
-            found = _Encoding(
-                schema, codec, _ENVELOPE_START + _java_escapes(schema_json) + _PAYLOAD_KEY
-            )
+            prefix = b""
+            if self.settings.schemas_enable:
+                # Only the envelope holds the schema (and its defaults): without it Kafka
+                # never converts them, so a default it could not write is no error.
+                compiler = _Compiler(self.settings)
+                schema_json = _dumps(
+                    schema_to_json(schema, lambda s: compiler.value_encoder(s)(s.default))
+                )
+                prefix = _ENVELOPE_START + _java_escapes(schema_json) + _PAYLOAD_KEY
+            found = _Encoding(schema, codec, prefix)
             self._encodings.store(schema, found)
         self._last_encoding = found
         return found
