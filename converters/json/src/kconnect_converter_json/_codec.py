@@ -31,6 +31,8 @@ from kconnect_sdk import (
     Timestamp,
     Type,
     optional_speedups,
+    struct_maker,
+    struct_values,
 )
 
 from ._config import DecimalFormat, JsonConverterSettings
@@ -595,7 +597,7 @@ class _Compiler:
                 raise DataError(
                     "Mismatching schema: the Struct's schema differs from the record's schema"
                 )
-            return value._values
+            return struct_values(value)
 
         if not FAST_ENCODERS:
 
@@ -745,11 +747,11 @@ class _Compiler:
                     raise DataError(f"field {name!r}: {exc}") from exc
             return out
 
+        # The values were checked against the schema by their decoders.
+        make = struct_maker(schema)
+
         def decode_slowly(value: Any) -> Any:
-            result = Struct(schema)
-            # The values were checked against the schema by their decoders.
-            result._values = slow(value)
-            return result
+            return make(slow(value))
 
         return _generated_struct_decoder(
             schema, inners, self._null_handling, decode_slowly, self.numeric_decimals
@@ -787,9 +789,8 @@ def _generated_struct_decoder(
         "_DataError": DataError,
         "_kind": _kind,
         "_slow": slow,
-        "_new_object": object.__new__,
-        "_Struct": Struct,
-        "_SCHEMA": schema,
+        # Each value was fitted to its field by its decoder or the inline class checks.
+        "_make": struct_maker(schema),
     }
     checks: list[str] = []
     items: list[str] = []
@@ -849,12 +850,7 @@ def _generated_struct_decoder(
         ]
     else:
         lines.append("    values = []")
-    lines += [
-        "    result = _new_object(_Struct)",
-        "    result.schema = _SCHEMA",
-        "    result._values = values",
-        "    return result",
-    ]
+    lines.append("    return _make(values)")
     exec(  # the source is built above from field indexes only
         compile("\n".join(lines) + "\n", f"<json decoder of {schema.name or 'struct'}>", "exec"),
         namespace,
@@ -964,16 +960,17 @@ class _StructFastPath:
     def entry(self, general: Fn) -> Fn:
         """The struct encoder: the generated body inline for a Struct of this very schema;
         ``general`` (every check, any error) for anything else."""
-        self._namespace.update(_Struct=Struct, _SCHEMA=self._schema, _general=general)
+        self._namespace.update(
+            _Struct=Struct, _SCHEMA=self._schema, _general=general, _struct_values=struct_values
+        )
         head = (
             "    if type(value) is _Struct and value.schema is _SCHEMA:\n"
-            "        values = value._values\n"
+            "        values = _struct_values(value)\n"
         )
         encode: Fn = self._generate("encode_struct", "value", head, " " * 8)
         return encode
 
 
-_values_of: Final = attrgetter("_values")
 _schema_of: Final = attrgetter("schema")
 _FLAT_TYPES: Final[Mapping[Type, type]] = {
     Type.INT8: int,
@@ -1057,7 +1054,7 @@ class StructBatchEncoder:
         schema = self._schema
         if not all(map(is_, map(_schema_of, structs), repeat(schema))):
             return None
-        rows: list[list[Any]] = list(map(_values_of, structs))
+        rows: list[list[Any]] = list(map(struct_values, structs))
         flat = list(chain.from_iterable(rows))
         width = self._width
         if len(flat) != width * n:
@@ -1207,7 +1204,7 @@ class StructBatchDecoder:
     decodes record by record, which converts or raises as before.
     """
 
-    __slots__ = ("_build", "_classes", "_narrow", "_none_ok", "_pick", "_width")
+    __slots__ = ("_classes", "_make", "_narrow", "_none_ok", "_pick", "_width")
 
     def __init__(
         self,
@@ -1224,24 +1221,8 @@ class StructBatchDecoder:
         self._classes = classes
         self._none_ok = none_ok
         self._narrow = narrow
-        source = (
-            "def build(rows):\n"
-            "    out = []\n"
-            "    append = out.append\n"
-            "    for row in rows:\n"
-            "        s = _new_object(_Struct)\n"
-            "        s.schema = _SCHEMA\n"
-            "        s._values = list(row)\n"
-            "        append(s)\n"
-            "    return out\n"
-        )
-        namespace: dict[str, Any] = {
-            "_new_object": object.__new__,
-            "_Struct": Struct,
-            "_SCHEMA": schema,
-        }
-        exec(compile(source, "<json batch decoder>", "exec"), namespace)
-        self._build: Callable[[list[tuple[Any, ...]]], list[Struct]] = namespace["build"]
+        # The rows' values passed the class and range checks of ``decode``.
+        self._make = struct_maker(schema)
 
     @classmethod
     def build(cls, schema: Schema) -> StructBatchDecoder | None:
@@ -1277,7 +1258,7 @@ class StructBatchDecoder:
             column = list(filter(None, flat[i::width]))
             if column and (min(column) < lo or max(column) > hi):
                 return None
-        return self._build(rows)
+        return list(map(self._make, map(list, rows)))
 
 
 def _one_tuple(name: str) -> Callable[[Any], tuple[Any, ...]]:

@@ -8,7 +8,6 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from itertools import repeat
 from operator import contains, is_, itemgetter
 from typing import Any, Final
@@ -24,6 +23,7 @@ from kconnect_sdk import (
     SchemaAndValue,
     Struct,
     Type,
+    record_maker,
 )
 
 from . import _codec
@@ -57,8 +57,8 @@ _SCHEMALESS_OPTIONS: Final = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTH
 _CLOSE: Final = 0x7D  # "}"
 _DECODE_SLICE: Final = 64  # envelopes parsed at a time before their payloads are decoded
 _NULL: Final = SchemaAndValue(None, None)
-_new_sv = tuple.__new__
-_make_sv: Final = partial(_new_sv, SchemaAndValue)
+# A result per record without the NamedTuple's Python-level __new__: decoding is the hot path.
+_make_sv: Final = record_maker(SchemaAndValue)
 _second: Final = itemgetter(1)
 _starts_with: Final = bytes.startswith
 _ends_with: Final = bytes.endswith
@@ -749,8 +749,7 @@ class JsonConverter(Converter, HeaderConverter):
                 pass
             try:
                 values = [
-                    _NULL if data is None else _new_sv(SchemaAndValue, (None, loads(data)))
-                    for data in datas
+                    _NULL if data is None else _make_sv((None, loads(data))) for data in datas
                 ]
                 return _long_ints_as_kafka(datas, values)
             except orjson.JSONDecodeError:
@@ -766,7 +765,7 @@ class JsonConverter(Converter, HeaderConverter):
             if not exact and data is not None and data.startswith(prefix) and data[-1] == _CLOSE:
                 try:
                     payload = loads(memoryview(data)[len(prefix) : -1])
-                    append(_new_sv(SchemaAndValue, (schema, decode(payload))))
+                    append(_make_sv((schema, decode(payload))))
                     continue
                 except (
                     DataError,
@@ -815,8 +814,7 @@ class JsonConverter(Converter, HeaderConverter):
                     return None
                 try:
                     out += [
-                        _NULL if p is _MISSING else _new_sv(SchemaAndValue, (schema, decode(p)))
-                        for p in payloads
+                        _NULL if p is _MISSING else _make_sv((schema, decode(p))) for p in payloads
                     ]
                 except (DataError, NeedsExactRead, *_INPUT_ERRORS):
                     return None
