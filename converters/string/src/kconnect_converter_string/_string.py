@@ -17,6 +17,7 @@ from kconnect_sdk import (
     Importance,
     Schema,
     SchemaAndValue,
+    record_maker,
 )
 
 from ._base import KeyValueHeaderConverter
@@ -30,7 +31,8 @@ ENCODING_DEFAULT: Final = "UTF-8"
 
 _data_of: Final = itemgetter(1)  # (topic, data) -> data
 _value_of: Final = itemgetter(2)  # (topic, schema, value) -> value
-_new_tuple: Final = tuple.__new__
+# Results made in C, without the NamedTuple's Python-level __new__ per record.
+_make_sv: Final = record_maker(SchemaAndValue)
 
 
 def _utf8_encode(text: str) -> bytes:
@@ -215,7 +217,7 @@ class StringConverter(KeyValueHeaderConverter):
             except (UnicodeDecodeError, TypeError):
                 pass  # not all bytes, or not UTF-8: the general way below says which
             else:
-                return list(map(_new_tuple, repeat(SchemaAndValue), zip(repeat(schema), texts)))
+                return list(map(_make_sv, zip(repeat(schema), texts)))
         try:
             return [
                 SchemaAndValue(schema, None if data is None else decode(data)) for _, data in items
