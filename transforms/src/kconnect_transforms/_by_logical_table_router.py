@@ -17,6 +17,7 @@ from kconnect_sdk import (
     Schema,
     Struct,
     Type,
+    struct_values,
 )
 
 from ._util import (
@@ -28,7 +29,6 @@ from ._util import (
     java_regex,
     java_replacement,
     one_of_ci,
-    struct_values,
 )
 
 __all__ = ["ByLogicalTableRouter"]

@@ -24,6 +24,7 @@ from kconnect_sdk import (
     Time,
     Timestamp,
     Type,
+    struct_values,
 )
 
 from ._util import (
@@ -35,7 +36,6 @@ from ._util import (
     fill_struct,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["CastKey", "CastValue", "java_double_to_string"]

@@ -18,6 +18,7 @@ from kconnect_sdk import (
     Schema,
     Struct,
     Type,
+    struct_values,
 )
 
 from ._util import (
@@ -29,7 +30,6 @@ from ._util import (
     define_replace_null,
     fill_struct,
     one_of_ci,
-    struct_values,
 )
 
 _log = logging.getLogger(__name__)

@@ -12,9 +12,6 @@ from kconnect_sdk import (
     Field,
     Importance,
     Struct,
-)
-
-from ._util import (
     struct_values,
 )
 

@@ -16,6 +16,7 @@ from kconnect_sdk import (
     Schema,
     Struct,
     Type,
+    struct_values,
 )
 
 from ._util import (
@@ -26,7 +27,6 @@ from ._util import (
     fill_struct,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["FlattenKey", "FlattenValue"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kconnect_sdk import SinkRecord, SourceRecord, Transformation
+from kconnect_sdk import SinkRecord, SourceRecord, Transformation, record_maker
 
 __all__ = ["FusedReshaper", "FusedRouter", "fused_batch"]
 
@@ -105,7 +105,7 @@ def _generate(
     routers: Sequence[FusedRouter],
     applies: tuple[Callable[[Any], Any], ...],
 ) -> BatchFn | None:
-    names: dict[str, Any] = {"_cls": cls, "_new": tuple.__new__, "_applies": applies}
+    names: dict[str, Any] = {"_cls": cls, "_make": record_maker(cls), "_applies": applies}
     body: list[str] = []
     for transform in reshapers:
         made = transform._schemaless_lines(cls)
@@ -146,7 +146,7 @@ def _generate(
             "                append(r)",
             "            continue",
             *("        " + line for line in body),
-            f"        append(_new(_cls, {head} + {new_value} + record[6:]))",
+            f"        append(_make({head} + {new_value} + record[6:]))",
             "    return out",
         ]
     )

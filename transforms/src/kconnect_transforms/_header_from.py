@@ -14,6 +14,7 @@ from kconnect_sdk import (
     Importance,
     ParsedConfig,
     Schema,
+    struct_values,
 )
 
 from ._util import (
@@ -28,7 +29,6 @@ from ._util import (
     one_of_ci,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["HeaderFromKey", "HeaderFromValue"]

@@ -21,6 +21,8 @@ from kconnect_sdk import (
     Struct,
     Timestamp,
     Type,
+    struct_maker,
+    struct_values,
 )
 
 from ._util import (
@@ -35,7 +37,6 @@ from ._util import (
     require_map,
     require_sink_record,
     require_struct,
-    struct_values,
 )
 
 _log = logging.getLogger(__name__)
@@ -203,22 +204,23 @@ class _InsertField(KeyOrValue[R]):
                 plan = self._schemas.put(struct.schema, self._plan(struct.schema))
             updated_schema, defaults, added = plan
             required = [(i, f) for i, f in enumerate(added) if not f.schema.optional]
-            plan = (updated_schema, defaults if self._replace_null else None, required)
+            make = struct_maker(updated_schema)
+            plan = (updated_schema, defaults if self._replace_null else None, required, make)
             self._last = (struct.schema, plan)
-        updated_schema, defaults, required = plan
+        updated_schema, defaults, required, make = plan
         extras = self._extras_with_schema(record)
         for index, field in required:
             if extras[index] is None:
                 checked(self.NAME, field.name, field.schema, None)
         if defaults:
-            values = list(struct._values)
+            values = list(struct_values(struct))
             for index, default in defaults:
                 if values[index] is None:
                     values[index] = default
             values += extras
         else:
-            values = struct._values + extras
-        return updated_schema, fill_struct(updated_schema, values)
+            values = struct_values(struct) + extras
+        return updated_schema, make(values)
 
     def _compile_extras(self) -> Callable[[R], list[Any]]:
         """``_extras(record, with_schema=True)`` as straight-line code, generated once."""
@@ -322,7 +324,7 @@ class _InsertField(KeyOrValue[R]):
             "_ts": _timestamp_value,
             "_static": self._static_value,
         }
-        return [f"out_values = value._values + [{', '.join(items)}]"], names
+        return [f"out_values = in_values + [{', '.join(items)}]"], names
 
     def _plan(self, schema: Schema) -> tuple[Schema, list[tuple[int, Any]], list[Field]]:
         updated = self._make_schema(schema)

@@ -16,6 +16,7 @@ from kconnect_sdk import (
     Type,
     Values,
     non_empty_string,
+    struct_values,
 )
 
 from ._field_path import field_value
@@ -29,7 +30,6 @@ from ._util import (
     non_empty_list,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["MaskFieldKey", "MaskFieldValue"]

@@ -16,6 +16,8 @@ from kconnect_sdk import (
     ParsedConfig,
     Schema,
     Struct,
+    struct_maker,
+    struct_values,
 )
 
 from ._util import (
@@ -28,7 +30,6 @@ from ._util import (
     fill_struct,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["ReplaceFieldKey", "ReplaceFieldValue"]
@@ -119,16 +120,16 @@ class _ReplaceField(KeyOrValue[R]):
                 plan = self._schemas.put(struct.schema, self._plan(struct.schema))
             updated_schema, sources, defaults = plan
             pick = itemgetter(*sources) if len(sources) > 1 else None
-            plan = (updated_schema, sources, defaults, pick)
+            plan = (updated_schema, sources, defaults, pick, struct_maker(updated_schema))
             self._last = (struct.schema, plan)
-        updated_schema, sources, defaults, pick = plan
-        old = struct._values
+        updated_schema, sources, defaults, pick, make = plan
+        old = struct_values(struct)
         values = list(pick(old)) if pick is not None else [old[i] for i in sources]
         if defaults and self._replace_null:
             for index, default in defaults:
                 if values[index] is None:
                     values[index] = default
-        return updated_schema, fill_struct(updated_schema, values)
+        return updated_schema, make(values)
 
     def _replace(self, record: R, value: Mapping[str, Any]) -> dict[str, Any]:
         updated = dict(value)
@@ -181,9 +182,9 @@ class _ReplaceField(KeyOrValue[R]):
         names: dict[str, Any] = {"_OUT_SCHEMA": updated_schema}
         if len(sources) > 1:
             names["_pick"] = itemgetter(*sources)
-            line = "out_values = list(_pick(value._values))"
+            line = "out_values = list(_pick(in_values))"
         else:
-            line = f"out_values = [{', '.join(f'value._values[{i}]' for i in sources)}]"
+            line = f"out_values = [{', '.join(f'in_values[{i}]' for i in sources)}]"
         return [line], names
 
     def _plan(self, schema: Schema) -> tuple[Schema, list[int], list[tuple[int, Any]]]:

@@ -20,6 +20,7 @@ from kconnect_sdk import (
     Time,
     Timestamp,
     Type,
+    struct_values,
 )
 
 from ._dateformat import JavaDateFormat
@@ -34,7 +35,6 @@ from ._util import (
     one_of_ci,
     require_map,
     require_struct,
-    struct_values,
 )
 
 __all__ = ["TimestampConverterKey", "TimestampConverterValue"]

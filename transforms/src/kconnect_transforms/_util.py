@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from itertools import repeat
 from operator import add, attrgetter, is_, itemgetter
 from typing import Any, ClassVar, Generic, TypeVar
@@ -23,6 +22,9 @@ from kconnect_sdk import (
     Struct,
     Transformation,
     Type,
+    record_maker,
+    struct_maker,
+    struct_values,
     validate_value,
 )
 
@@ -121,7 +123,7 @@ def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
 
     Same result as ``record.new_record(**dict(zip(names, values)))``. For the SDK's own
     record classes (named tuples) it is generated once per (class, names) as one
-    ``tuple.__new__`` over the fields in order, which is several times cheaper than the
+    ``record_maker`` call over the fields in order, which is several times cheaper than the
     keyword path, and the copy of the record is most of a simple transform's cost. Other
     classes take the ordinary path.
     """
@@ -140,7 +142,7 @@ def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
     unknown = set(names) - set(fields)
     if unknown:
         raise TypeError(f"{cls.__name__} has no fields {sorted(unknown)}")
-    namespace: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls}
+    namespace: dict[str, Any] = {"_make": record_maker(cls)}
     params = ", ".join(f"v{i}" for i in range(len(names)))
     items = [
         f"v{names.index(name)}" if name in names else f"record[{i}]"
@@ -153,7 +155,7 @@ def record_updater(cls: type[R], names: tuple[str, ...]) -> Callable[..., R]:
         # Leading fields (the topic): one slice of the rest and a concatenation, both
         # in C, cost about half of indexing every field.
         body = f"({', '.join(items[:leading])},) + record[{leading}:]"
-    source = f"def update(record, {params}):\n    return _new(_cls, {body})"
+    source = f"def update(record, {params}):\n    return _make({body})"
     exec(source, namespace)
     generated: Callable[..., R] = namespace["update"]
     _UPDATERS[key] = generated
@@ -164,7 +166,7 @@ _TOPIC_UPDATERS: dict[type, Callable[..., Any]] = {}
 _topic_of = attrgetter("topic")
 _after_topic: Callable[[Any], tuple[Any, ...]] = itemgetter(slice(1, None))
 _NEW_WITH_TOPIC: dict[type, Callable[[tuple[Any, ...]], Any]] = {
-    cls: partial(tuple.__new__, cls) for cls in (SinkRecord, SourceRecord)
+    cls: record_maker(cls) for cls in (SinkRecord, SourceRecord)
 }
 
 
@@ -178,7 +180,7 @@ def with_topics(records: Sequence[R], topics: list[str]) -> list[R] | None:
     of the same SDK record class.
 
     Each copy is the new topic in a 1-tuple (``zip``) joined to the rest of the record
-    (a slice), made a record by ``tuple.__new__``: all in C, no Python code per record.
+    (a slice), made a record by ``record_maker``: all in C, no Python code per record.
     """
     cls = type(records[0])
     new = _NEW_WITH_TOPIC.get(cls)
@@ -228,14 +230,9 @@ class SchemaCache(Generic[K]):
         return value
 
 
-def struct_values(struct: Struct) -> list[Any]:
-    """The raw field values of a struct, in field order, without defaults applied."""
-    # Reading the slot directly avoids a name lookup per field on the hot path.
-    values: list[Any] = struct._values
-    return values
-
-
-_new_object = object.__new__
+# One maker per output schema, by identity (the entry keeps its schema, so an id is not
+# reused while cached); transforms reuse a handful of output schemas, each many times.
+_MAKERS: dict[int, tuple[Schema, Callable[[list[Any]], Struct]]] = {}
 
 
 def fill_struct(schema: Schema, values: list[Any]) -> Struct:
@@ -245,10 +242,12 @@ def fill_struct(schema: Schema, values: list[Any]) -> Struct:
     value themselves (:func:`checked`), so the per-field re-validation of ``Struct.put`` is
     skipped; that is most of the cost of a schema'd transform.
     """
-    struct: Struct = _new_object(Struct)
-    struct.schema = schema
-    struct._values = values
-    return struct
+    found = _MAKERS.get(id(schema))
+    if found is None or found[0] is not schema:
+        if len(_MAKERS) > 1024:
+            _MAKERS.clear()
+        found = _MAKERS[id(schema)] = (schema, struct_maker(schema))
+    return found[1](values)
 
 
 def checked(transform: str, field: str, schema: Schema, value: Any) -> Any:
@@ -478,13 +477,14 @@ class KeyOrValue(BaseTransform[R], FusedReshaper):
                 f"        if type(record) is not _cls or type(value) is not _Struct "
                 f"or record[{schema_at}] is not _SCHEMA or value.schema is not _SCHEMA:"
             )
+            # The reshaper's lines read ``in_values`` and build ``out_values``.
+            other.append("        in_values = _struct_values(value)")
             tail = [
-                "        new_value = _new_object(_Struct)",
-                "        new_value.schema = new_schema = _OUT_SCHEMA",
-                "        new_value._values = out_values",
+                "        new_schema = _OUT_SCHEMA",
+                "        new_value = _make_out(out_values)",
             ]
         tail.append(
-            f"        append(_new(_cls, record[:{schema_at}] + (new_schema, new_value) "
+            f"        append(_make(record[:{schema_at}] + (new_schema, new_value) "
             f"+ record[{value_at + 1}:]))"
         )
         body = ["        " + line for line in lines]
@@ -492,12 +492,15 @@ class KeyOrValue(BaseTransform[R], FusedReshaper):
         namespace: dict[str, Any] = {
             **names,
             "_cls": cls,
-            "_new": tuple.__new__,
-            "_new_object": _new_object,
+            "_make": record_maker(cls),
             "_Struct": Struct,
             "_SCHEMA": schema,
             "_apply": self.apply,
         }
+        if schema is not None:
+            # Values the reshaper's lines fitted to the output schema.
+            namespace["_make_out"] = struct_maker(names["_OUT_SCHEMA"])
+            namespace["_struct_values"] = struct_values
         exec(compile(source, f"<{self.NAME} batch loop>", "exec"), namespace)
         generated: Callable[[Sequence[R]], list[R]] = namespace["loop"]
         return generated
