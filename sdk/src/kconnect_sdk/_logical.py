@@ -11,13 +11,10 @@ import decimal as _decimal
 from typing import Final
 
 from ._errors import DataError
+from ._java import EPOCH_DATE, EPOCH_DATETIME, MILLIS_PER_DAY
 from ._schema import Schema, SchemaBuilder
 
 __all__ = ["Date", "Decimal", "Time", "Timestamp"]
-
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-_MS_PER_DAY: Final = 86_400_000
 
 
 class Decimal:
@@ -95,11 +92,11 @@ class Date:
             raise DataError(
                 "Kafka Connect Date type should not have any time fields set to non-zero values"
             )
-        return (value - _EPOCH_DATE).days
+        return (value - EPOCH_DATE).days
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.date:
-        return _EPOCH_DATE + _dt.timedelta(days=value)
+        return EPOCH_DATE + _dt.timedelta(days=value)
 
 
 class Time:
@@ -130,7 +127,7 @@ class Time:
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.time:
-        if not 0 <= value < _MS_PER_DAY:
+        if not 0 <= value < MILLIS_PER_DAY:
             raise DataError(
                 "Time values must use number of milliseconds greater than 0 and less than 86400000"
             )
@@ -155,12 +152,12 @@ class Timestamp:
     def from_logical(schema: Schema, value: _dt.datetime) -> int:
         if value.tzinfo is None:
             value = value.replace(tzinfo=_dt.UTC)
-        delta = value - _EPOCH
-        return delta.days * _MS_PER_DAY + delta.seconds * 1000 + delta.microseconds // 1000
+        delta = value - EPOCH_DATETIME
+        return delta.days * MILLIS_PER_DAY + delta.seconds * 1000 + delta.microseconds // 1000
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.datetime:
-        return _EPOCH + _dt.timedelta(milliseconds=value)
+        return EPOCH_DATETIME + _dt.timedelta(milliseconds=value)
 
 
 Date.SCHEMA = Date.builder().build()

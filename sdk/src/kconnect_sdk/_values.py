@@ -19,14 +19,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from ._errors import DataError
+from ._java import EPOCH_DATE, MILLIS_PER_DAY, double_to_string, float_to_string
 from ._logical import Date, Decimal, Time, Timestamp
 from ._schema import _INT_RANGES, Schema, SchemaAndValue, SchemaBuilder, Type
 from ._struct import Struct
 
 __all__ = ["Values"]
 
-_MS_PER_DAY: Final = 86_400_000
-_EPOCH_DAY: Final = _dt.date(1970, 1, 1)
 _TEMPORAL_NAMES: Final = frozenset({Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME})
 _DELIMITERS: Final = frozenset(':,{}[]"')
 _NUMBER_RE: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -221,7 +220,7 @@ def _parse_temporal(text: str) -> SchemaAndValue | None:
         else:
             return None
     millis_of_day = ((values["H"] * 60 + values["m"]) * 60 + values["s"]) * 1000 + values["S"]
-    extra_days, millis_of_day = divmod(millis_of_day, _MS_PER_DAY)
+    extra_days, millis_of_day = divmod(millis_of_day, MILLIS_PER_DAY)
     year = values["y"]
     # Lenient: a month past December moves the year, a day past the month's end the month.
     month_year, month = year + (values["M"] - 1) // 12, (values["M"] - 1) % 12 + 1
@@ -238,9 +237,9 @@ def _parse_temporal(text: str) -> SchemaAndValue | None:
         return None
     if schema is Date.SCHEMA:
         return SchemaAndValue(schema, _dt.date.fromordinal(jdn - _ORDINAL_TO_JDN))
-    millis = (jdn - _EPOCH_JDN) * _MS_PER_DAY + millis_of_day
+    millis = (jdn - _EPOCH_JDN) * MILLIS_PER_DAY + millis_of_day
     if schema is Time.SCHEMA:
-        if not 0 <= millis < _MS_PER_DAY:
+        if not 0 <= millis < MILLIS_PER_DAY:
             return None  # a java.util.Date a Python time cannot stand for
         return SchemaAndValue(schema, Time.to_logical(schema, millis))
     return SchemaAndValue(schema, Timestamp.to_logical(schema, millis))
@@ -442,7 +441,7 @@ def _align(schema: Schema, value: Any) -> Any:
         if name == Timestamp.LOGICAL_NAME and not isinstance(value, _dt.datetime):
             # The same instant as a Timestamp: a Date's midnight, a Time's on 1970-01-01.
             if isinstance(value, _dt.time):
-                return _dt.datetime.combine(_EPOCH_DAY, value.replace(tzinfo=_dt.UTC))
+                return _dt.datetime.combine(EPOCH_DATE, value.replace(tzinfo=_dt.UTC))
             return _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.UTC)
         if name not in _TEMPORAL_NAMES and type_ in _NUMERIC_ORDER:
             raise DataError(f"Unable to convert {value} to a number")
@@ -471,39 +470,10 @@ def _align(schema: Schema, value: Any) -> Any:
 
 
 def _java_float(value: float, float32: bool) -> str:
-    """Format like Java's Float/Double.toString: shortest digits, 'E' outside [1e-3, 1e7)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    digits = repr(value)
-    precision = 17
+    """``Float.toString`` for a FLOAT32 value that is a float, else ``Double.toString``."""
     if float32 and _float32_exact(value):
-        for precision in range(1, 10):
-            candidate = f"{value:.{precision}g}"
-            if _float32_same(float(candidate), value):  # 3.4028235e38 overflows: not same
-                digits = candidate
-                break
-    elif len(_decimal.Decimal(digits).normalize().as_tuple().digits) == 1:
-        precision = 1
-    if precision == 1:
-        # Java writes at least two digits and then takes the two-digit decimal closest to
-        # the value that still reads back as it: 4.9E-324 and 1.4E-45, not 5.0 and 1.0.
-        two = f"{_decimal.Decimal(value):.1e}"
-        if float(two) == value if not float32 else _float32_same(float(two), value):
-            digits = two
-    number = _decimal.Decimal(digits).normalize()
-    if 1e-3 <= abs(value) < 1e7:
-        text = f"{number:f}"
-        return text if "." in text else text + ".0"
-    sign, mantissa_digits, exponent = number.as_tuple()
-    assert isinstance(exponent, int)
-    shown = "".join(map(str, mantissa_digits))
-    power = len(shown) - 1 + exponent
-    mantissa = shown[0] + "." + (shown[1:] or "0")
-    return f"{'-' if sign else ''}{mantissa}E{power}"
+        return float_to_string(value)
+    return double_to_string(value)
 
 
 def _escape(text: str) -> str:
