@@ -26,6 +26,7 @@ from kconnect_sdk import (
     Type,
     struct_values,
 )
+from kconnect_sdk.java import double_to_string
 
 from ._util import (
     REPLACE_NULL_WITH_DEFAULT,
@@ -38,7 +39,7 @@ from ._util import (
     require_struct,
 )
 
-__all__ = ["CastKey", "CastValue", "java_double_to_string"]
+__all__ = ["CastKey", "CastValue"]
 
 _OUTPUT_TYPES = (
     Type.INT8,
@@ -53,7 +54,6 @@ _OUTPUT_TYPES = (
 _INPUT_TYPES = (*_OUTPUT_TYPES, Type.BYTES)
 _BITS = {Type.INT8: 8, Type.INT16: 16, Type.INT32: 32, Type.INT64: 64}
 _LOGICAL = {Date.LOGICAL_NAME, Time.LOGICAL_NAME, Timestamp.LOGICAL_NAME, Decimal.LOGICAL_NAME}
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 def _parse_type(name: str, text: str) -> Type:
@@ -108,22 +108,6 @@ def _check_spec(name: str, value: Any) -> None:
     if not value:  # Kafka's Cast says it in these words, without the key
         raise ConfigError("Must specify at least one field to cast.", name=name, value=value)
     _parse_spec(name, value)
-
-
-def java_double_to_string(value: float) -> str:
-    """``Double.toString``: plain notation for 1e-3 <= |x| < 1e7, otherwise ``1.0E10`` style."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0 or 1e-3 <= abs(value) < 1e7:
-        return repr(float(value))
-    # The shortest digits that round-trip, then Java's d.dddEn layout.
-    sign, digits, exponent = decimal.Decimal(repr(float(value))).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    scientific = len(digits) - 1 + exponent
-    rest = "".join(map(str, digits[1:])) or "0"
-    return f"{'-' if sign else ''}{digits[0]}.{rest}E{scientific}"
 
 
 def _wrap(value: int, bits: int) -> int:
@@ -288,7 +272,7 @@ def cast_value(schema: Schema | None, value: Any, target: Type, *, where: str) -
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, float):
-            return java_double_to_string(value)
+            return double_to_string(value)
         return str(value)
     if schema is not None and schema.name in _LOGICAL:
         value = _encode_logical(schema, value)

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from typing import Final
 
 from kconnect_sdk import ConfigError, DataError
+from kconnect_sdk.java import EPOCH_DATETIME, MILLIS_PER_DAY
 
 __all__ = ["JavaDateFormat"]
 
-_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MONTHS: Final = [
     "January",
     "February",
@@ -49,7 +49,6 @@ _GRANULARITY_MS: Final = {
     "h": 3_600_000,
     "a": 3_600_000,
 }
-_DAY_MS: Final = 86_400_000
 
 # Julian day numbers: the proleptic Gregorian ordinal (0001-01-01 is 1) plus this; the
 # Gregorian calendar starts on JDN 2299161, 1582-10-15, as in GregorianCalendar.
@@ -291,7 +290,7 @@ class JavaDateFormat:
         tokens = _tokenize(pattern, name)
         parts: list[Callable[[_Moment], str]] = []
         regex: list[str] = []
-        granularity = _DAY_MS
+        granularity = MILLIS_PER_DAY
         used: set[str] = set()
         for index, token in enumerate(tokens):
             if isinstance(token, str):
@@ -303,7 +302,7 @@ class JavaDateFormat:
                 following = tokens[index + 1] if index + 1 < len(tokens) else None
                 abutting = _is_numeric(token) and _is_numeric(following)
                 regex.append(_parser(letter, count, used, abutting))
-                granularity = min(granularity, _GRANULARITY_MS.get(letter, _DAY_MS))
+                granularity = min(granularity, _GRANULARITY_MS.get(letter, MILLIS_PER_DAY))
         self._parts = parts
         self._regex = re.compile("".join(regex))
         self._short_year = any(t[0] == "y" and t[1] <= 2 for t in tokens if not isinstance(t, str))
@@ -327,7 +326,7 @@ class JavaDateFormat:
         if hit is None:
             if len(self._cache) > 4096:
                 self._cache.clear()
-            hit = self.format(_EPOCH + dt.timedelta(milliseconds=millis))
+            hit = self.format(EPOCH_DATETIME + dt.timedelta(milliseconds=millis))
             self._cache[bucket] = hit
         return hit
 
@@ -385,7 +384,7 @@ class JavaDateFormat:
                 raise DataError(f"could not parse timestamp {text!r}: not a valid date and time")
             days = _julian_to_jdn(year, month, day) - _EPOCH_JDN
             seconds = hour * 3600 + minute * 60 + second
-            moment = _EPOCH + dt.timedelta(days=days, seconds=seconds)
+            moment = EPOCH_DATETIME + dt.timedelta(days=days, seconds=seconds)
         else:
             try:
                 moment = dt.datetime(year, month, day, hour, minute, second, tzinfo=dt.UTC)
@@ -407,5 +406,5 @@ class JavaDateFormat:
             sign = -1 if zone[0] == "-" else 1
             digits = zone[1:].replace(":", "")
             offset_ms = sign * (int(digits[:2]) * 60 + int(digits[2:4] or 0)) * 60_000
-        delta = moment - _EPOCH
-        return delta.days * _DAY_MS + delta.seconds * 1000 + millis - offset_ms
+        delta = moment - EPOCH_DATETIME
+        return delta.days * MILLIS_PER_DAY + delta.seconds * 1000 + millis - offset_ms

@@ -24,6 +24,7 @@ from kconnect_sdk import (
     struct_maker,
     struct_values,
 )
+from kconnect_sdk.java import EPOCH_DATETIME
 
 from ._util import (
     REPLACE_NULL_WITH_DEFAULT,
@@ -44,7 +45,6 @@ _log = logging.getLogger(__name__)
 __all__ = ["InsertFieldKey", "InsertFieldValue"]
 
 _PURPOSE = "field insertion"
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 _DOC_SUFFIX = (
     " Suffix with ! to make this a required field, or ? to keep it optional (the default)."
@@ -78,7 +78,7 @@ def _config_def() -> ConfigDef:
 
 
 def _timestamp_value(ts: int | None) -> dt.datetime | None:
-    return None if ts is None else _EPOCH + dt.timedelta(milliseconds=ts)
+    return None if ts is None else EPOCH_DATETIME + dt.timedelta(milliseconds=ts)
 
 
 class _Spec(NamedTuple):
@@ -163,7 +163,7 @@ class _InsertField(KeyOrValue[R]):
         if self._timestamp is not None:
             ts = record.timestamp
             if with_schema and ts is not None:
-                values.append(_EPOCH + dt.timedelta(milliseconds=ts))
+                values.append(EPOCH_DATETIME + dt.timedelta(milliseconds=ts))
             else:
                 values.append(ts)
         if self._static is not None:

@@ -18,6 +18,7 @@ from kconnect_sdk import (
     non_empty_string,
     struct_values,
 )
+from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME
 
 from ._field_path import field_value
 from ._util import (
@@ -35,9 +36,6 @@ from ._util import (
 __all__ = ["MaskFieldKey", "MaskFieldValue"]
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-
 _UNMASKABLE = object()
 
 
@@ -53,9 +51,9 @@ def _null_equivalent(value: Any) -> Any:
     if isinstance(value, decimal.Decimal):
         return decimal.Decimal(0)
     if isinstance(value, dt.datetime):
-        return _EPOCH
+        return EPOCH_DATETIME
     if isinstance(value, dt.date):
-        return dt.date(1970, 1, 1)
+        return EPOCH_DATE
     if isinstance(value, dt.time):
         return dt.time(0, tzinfo=dt.UTC)
     if isinstance(value, list | tuple):

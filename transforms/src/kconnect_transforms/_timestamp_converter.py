@@ -22,6 +22,7 @@ from kconnect_sdk import (
     Type,
     struct_values,
 )
+from kconnect_sdk.java import MILLIS_PER_DAY
 
 from ._dateformat import JavaDateFormat
 from ._util import (
@@ -41,7 +42,6 @@ __all__ = ["TimestampConverterKey", "TimestampConverterValue"]
 
 _STRING, _UNIX, _DATE, _TIME, _TIMESTAMP = "string", "unix", "Date", "Time", "Timestamp"
 _TYPES = (_STRING, _UNIX, _DATE, _TIME, _TIMESTAMP)
-_DAY_MS = 86_400_000
 _PER_MS = {"seconds": 1 / 1000, "milliseconds": 1, "microseconds": 1000, "nanoseconds": 1_000_000}
 
 
@@ -136,7 +136,7 @@ class _TimestampConverter(KeyOrValue[R]):
                 return int(value)
             return _trunc_div(int(value), int(_PER_MS[self._precision]))
         if kind == _DATE:
-            return Date.from_logical(Date.SCHEMA, value) * _DAY_MS
+            return Date.from_logical(Date.SCHEMA, value) * MILLIS_PER_DAY
         if kind == _TIME:
             return Time.from_logical(Time.SCHEMA, value)
         return Timestamp.from_logical(Timestamp.SCHEMA, value)
@@ -151,9 +151,9 @@ class _TimestampConverter(KeyOrValue[R]):
                 return _trunc_div(millis, 1000)
             return millis * int(_PER_MS[self._precision])
         if target == _DATE:
-            return Date.to_logical(Date.SCHEMA, millis // _DAY_MS)
+            return Date.to_logical(Date.SCHEMA, millis // MILLIS_PER_DAY)
         if target == _TIME:
-            return Time.to_logical(Time.SCHEMA, millis % _DAY_MS)
+            return Time.to_logical(Time.SCHEMA, millis % MILLIS_PER_DAY)
         return Timestamp.to_logical(Timestamp.SCHEMA, millis)
 
     def _convert(self, value: Any, kind: str | Schema) -> Any:
