@@ -26,6 +26,7 @@ import decimal
 from typing import Any, Final
 
 from kconnect_sdk import Schema, Struct, Type, Values
+from kconnect_sdk.java import EPOCH_DATE, hashmap_order, string_hash
 
 __all__ = ["java_text"]
 
@@ -75,28 +76,13 @@ def _map_text(value: dict[Any, Any], schema: Schema | None) -> str:
     int32_keys = key_schema is not None and key_schema.type in (Type.INT8, Type.INT16, Type.INT32)
     entries = list(value.items())
     hashes = [_java_hash(key, int32_keys) for key, _ in entries]
-    if None not in hashes:
-        capacity = _hash_map_capacity(len(entries))
-        slots = [(h ^ (h >> 16)) & (capacity - 1) for h in hashes if h is not None]
-        # Iteration runs bucket by bucket; within a bucket, in insertion order (sort is stable).
-        entries = [entry for _, entry in sorted(zip(slots, entries, strict=True), key=_first)]
+    known = [h for h in hashes if h is not None]
+    if len(known) == len(hashes):
+        entries = [entries[i] for i in hashmap_order(known)]
     body = ", ".join(
         f"{java_text(key, key_schema)}={java_text(item, value_schema)}" for key, item in entries
     )
     return "{" + body + "}"
-
-
-def _first(pair: tuple[int, Any]) -> int:
-    return pair[0]
-
-
-def _hash_map_capacity(size: int) -> int:
-    # A HashMap made with new HashMap<>() and filled by put(): 16 buckets, doubled whenever the
-    # size passes three quarters of them.
-    capacity = 16
-    while size > capacity * 3 // 4:
-        capacity *= 2
-    return capacity
 
 
 def _java_hash(key: Any, int32: bool) -> int | None:
@@ -104,11 +90,7 @@ def _java_hash(key: Any, int32: bool) -> int | None:
     if isinstance(key, bool):
         return 1231 if key else 1237
     if isinstance(key, str):
-        h = 0
-        data = key.encode("utf-16-be", "surrogatepass")
-        for i in range(0, len(data), 2):
-            h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-        return h
+        return string_hash(key)
     if isinstance(key, int):
         if int32:
             return key & 0xFFFFFFFF  # Integer.hashCode
@@ -140,7 +122,7 @@ def _date_text(value: dt.datetime | dt.date | dt.time) -> str:
     elif isinstance(value, dt.date):
         moment = dt.datetime(value.year, value.month, value.day)
     else:
-        moment = dt.datetime.combine(dt.date(1970, 1, 1), value.replace(tzinfo=None))
+        moment = dt.datetime.combine(EPOCH_DATE, value.replace(tzinfo=None))
     return (
         f"{_DAYS[moment.weekday()]} {_MONTHS[moment.month - 1]} {moment.day:02d} "
         f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} UTC {moment.year}"
