@@ -21,6 +21,7 @@ from kconnect_sdk import (
     Type,
     Values,
 )
+from kconnect_sdk.java import hashmap_order, string_hash
 
 from ._config import S3SinkSettings
 from ._storage import S3OutputStream, S3Storage
@@ -115,14 +116,6 @@ HEADERS_VIEW: Final = HeadersView()
 _ORDER_CACHE: dict[tuple[Any, ...], tuple[int, ...] | None] = {}
 
 
-def _java_string_hash(text: str) -> int:
-    h = 0
-    data = text.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
 def _hashmap_order(keys: tuple[Any, ...]) -> tuple[int, ...] | None:
     """The positions of ``keys`` (in insertion order) as a Java HashMap iterates them;
     None when the order is already that one (or keys are not all strings)."""
@@ -130,14 +123,7 @@ def _hashmap_order(keys: tuple[Any, ...]) -> tuple[int, ...] | None:
         return _ORDER_CACHE[keys]
     order: tuple[int, ...] | None = None
     if all(isinstance(k, str) for k in keys):
-        capacity = 16
-        while len(keys) > capacity * 3 // 4:
-            capacity *= 2
-        buckets = []
-        for position, key in enumerate(keys):
-            h = _java_string_hash(key)
-            buckets.append(((h ^ (h >> 16)) & (capacity - 1), position))
-        ranked = tuple(position for _, position in sorted(buckets))
+        ranked = tuple(hashmap_order([string_hash(key) for key in keys]))
         order = None if ranked == tuple(range(len(keys))) else ranked
     if len(_ORDER_CACHE) > 4096:
         _ORDER_CACHE.clear()
