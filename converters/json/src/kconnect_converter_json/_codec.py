@@ -34,6 +34,7 @@ from kconnect_sdk import (
     struct_maker,
     struct_values,
 )
+from kconnect_sdk.java import double_to_string, float_to_string
 
 from ._config import DecimalFormat, JsonConverterSettings
 
@@ -1357,26 +1358,9 @@ def _non_finite(value: float) -> Any:
     return _INFINITY if value > 0 else _MINUS_INFINITY
 
 
-_MIN_NORMAL: Final = 2.2250738585072014e-308
-
-
 def _scientific(value: float) -> bytes:
-    """Java's ``d.dddEn`` form of a finite, non-zero double."""
-    magnitude = abs(value)
-    _, digits, exponent = _decimal.Decimal(repr(magnitude)).as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    power = len(digits) + exponent - 1
-    if len(text) == 1 and magnitude < _MIN_NORMAL:
-        # Java writes at least two digits, and where one would read back it takes the
-        # two-digit decimal closest to the value if that reads back too. Only subnormals
-        # are coarse enough for it to differ from "d.0" (4.9E-324, not 5.0E-324).
-        two = f"{_decimal.Decimal(magnitude):.1e}"
-        if float(two) == magnitude:
-            text = two[0] + two[2].rstrip("0")
-            power = int(two[4:])
-    sign = "-" if value < 0 else ""
-    return f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode()
+    """Java's ``d.dddEn`` form of a finite, non-zero double outside [1e-3, 1e7)."""
+    return double_to_string(value).encode()
 
 
 # A JSON string (kept whole) or a number token.
@@ -1447,41 +1431,10 @@ def java_float(value: float) -> Any:
         return single
     if not math.isfinite(single):
         return _non_finite(single)
-    packed = _pack_f32(single)
-    text = repr(single)
-    for precision in range(1, 10):
-        candidate = f"{single:.{precision}g}"
-        try:
-            if _pack_f32(float(candidate)) == packed:
-                text = candidate
-                break
-        except OverflowError:  # rounded up past the largest float
-            continue
-    if precision == 1:
-        # Java writes at least two digits ("d.dE"); when one would do, it takes the
-        # two-digit decimal closest to the float that still reads back as it: the
-        # smallest float is 1.4E-45 (exactly 1.401298...E-45), not 1.0E-45.
-        two = f"{single:.2g}"
-        if _pack_f32(float(two)) == packed:
-            text = two
-    result = _java_notation(single, text)
+    result = orjson.Fragment(float_to_string(single).encode())
     if len(_FLOAT32_TEXT) < 4096:  # the same readings repeat; bound the memory
         _FLOAT32_TEXT[value] = result
     return result
-
-
-def _java_notation(value: float, shortest: str) -> Any:
-    """The JSON for ``value`` whose shortest digits are ``shortest``, in Java's notation."""
-    magnitude = abs(value)
-    _, digits, exponent = _decimal.Decimal(shortest.lstrip("-")).normalize().as_tuple()
-    assert isinstance(exponent, int)
-    text = "".join(map(str, digits))
-    sign = "-" if value < 0 else ""
-    if 1e-3 <= magnitude < 1e7:
-        plain = f"{_decimal.Decimal(shortest.lstrip('-')).normalize():f}"
-        return orjson.Fragment(f"{sign}{plain if '.' in plain else plain + '.0'}".encode())
-    power = len(digits) + exponent - 1
-    return orjson.Fragment(f"{sign}{text[0]}.{text[1:] or '0'}E{power}".encode())
 
 
 def _float32_encoder(schema: Schema) -> Fn:
