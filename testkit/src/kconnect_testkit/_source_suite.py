@@ -415,8 +415,8 @@ class SourceConnectorSuite(_ConnectorSuite):
         ) as app:
             deadline = time.monotonic() + self.pipeline_timeout_s
             while time.monotonic() < deadline:
-                assert app.worker is not None
-                _kind, _polled, acked = app.worker.progress().get(connector["name"], ("", 0, 0))
+                assert app.herder is not None
+                _kind, _polled, acked = app.herder.progress().get(connector["name"], ("", 0, 0))
                 if acked >= len(reference) or _pipeline.task_failures(app, connector["name"]):
                     break
                 time.sleep(0.2)
