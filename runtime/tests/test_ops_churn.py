@@ -201,4 +201,3 @@ def test_create_delete_of_new_connectors_levels_off(tmp_path: Path, kafka: str) 
         f"RSS {rss}\n{top}"
     )
     assert growth < DISTINCT_BOUND, (levels, top)
-    assert elapsed < 60, elapsed

@@ -251,5 +251,12 @@ class TaskSupervisor:
         timer.start()
 
     def close(self) -> None:
-        """No automatic restart from now on (the worker is stopping)."""
+        """Stop every task (all at once) for good: no automatic restart from now on. The
+        stopped tasks stay listed, so a stopped worker still shows what they did."""
         self._closed = True
+        with self._lock:
+            tasks = list(self.tasks.values())
+        for task in tasks:
+            task.stopped = True
+            task.status.listener = None
+        self.await_stopped(tasks)

@@ -443,7 +443,6 @@ class Worker:
         A shutdown is not a state change operators asked for: stored statuses are kept.
         """
         self.tasks.close()
-        self.tasks.stop(list(self.tasks.tasks))
         with self._lock:
             for runtime in list(self.connectors.values()):
                 runtime.status.listener = None
