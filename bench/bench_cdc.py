@@ -289,8 +289,8 @@ def worker_rate(
     app.start()
     try:
         while True:
-            assert app.worker is not None
-            _, _, acked = app.worker.progress().get(props["name"], ("", 0, 0))
+            assert app.herder is not None
+            _, _, acked = app.herder.progress().get(props["name"], ("", 0, 0))
             if acked - already >= max(rows, 1):
                 return time.perf_counter() - started, time.process_time() - cpu
             time.sleep(0.02)

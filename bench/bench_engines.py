@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kconnect_runtime import EmbeddedBroker, PluginRegistry, Worker
+from kconnect_runtime import EmbeddedBroker, PluginRegistry, StandaloneHerder, Worker
 from kconnect_runtime.engine import Engine, LocalEngine, SparkEngine
 from kconnect_runtime.storage import FileOffsetStore
 
@@ -148,22 +148,26 @@ def _cpu_summary(roles: dict[str, list[float]]) -> str:
     return "CPU s: " + ", ".join(parts)
 
 
-def _worker(props: dict[str, str], bootstrap: str, engine: Engine, offsets: Path) -> Worker:
+def _worker(
+    props: dict[str, str], bootstrap: str, engine: Engine, offsets: Path
+) -> StandaloneHerder:
     """A worker on ``engine`` with the benchmark's settings (both measures use the same)."""
-    return Worker(
-        props,
-        registry=PluginRegistry.discover(),
-        offset_store=FileOffsetStore(offsets),
-        bootstrap_servers=bootstrap,
-        engine=engine,
-        commit_interval_ms=1000,
-        consumer_session_timeout_ms=6000,
-        shutdown_timeout_ms=30000,
+    return StandaloneHerder(
+        Worker(
+            props,
+            registry=PluginRegistry.discover(),
+            offset_store=FileOffsetStore(offsets),
+            bootstrap_servers=bootstrap,
+            engine=engine,
+            commit_interval_ms=1000,
+            consumer_session_timeout_ms=6000,
+            shutdown_timeout_ms=30000,
+        )
     )
 
 
 def _file_pipeline(
-    worker: Worker, prefix: str, engine: Engine, *, source: Path, sink: Path, topic: str
+    worker: StandaloneHerder, prefix: str, engine: Engine, *, source: Path, sink: Path, topic: str
 ) -> None:
     """FileStreamSource ``<prefix>src-<engine>`` into a one-partition ``topic``, and
     FileStreamSink ``<prefix>sink-<engine>`` out of it."""

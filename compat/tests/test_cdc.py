@@ -172,7 +172,7 @@ def test_debezium_and_kconnect_write_the_same_cdc_events(
                 failed = [t for t in (body or {}).get("tasks", []) if t.get("state") == "FAILED"]
                 assert not failed, f"Debezium's {config['name']} failed: {failed}"
             for config in configs[KCONNECT]:
-                status = app.worker.connector_status(config["name"]) if app.worker else {}
+                status = app.herder.connector_status(config["name"]) if app.herder else {}
                 failed = [t for t in status.get("tasks", []) if t.get("state") == "FAILED"]
                 assert not failed, f"kconnect's {config['name']} failed: {failed}"
 

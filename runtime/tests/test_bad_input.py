@@ -95,8 +95,8 @@ def test_unreadable_input_file_warns_and_worker_keeps_running(tmp_path: Path, ka
         file_source(f"src-{topic}", missing, topic),
         file_sink(f"sink-{topic}", out_file, topic),
     ) as app:
-        assert app.worker is not None
-        status = app.worker.connector_status(f"src-{topic}")
+        assert app.herder is not None
+        status = app.herder.connector_status(f"src-{topic}")
         assert status["tasks"][0]["state"] == "RUNNING"
         missing.write_text("now it exists\n", encoding="utf-8")
         wait_for(lambda: line_count(out_file) == 1, 60, "the line written after the file appeared")

@@ -22,9 +22,9 @@ import httpx
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from kconnect_runtime.herder._assignment import plan_assignment
+from kconnect_runtime.herder._membership import live_members
 from kconnect_runtime.modes import free_port
-from kconnect_runtime.modes._assignment import plan_assignment
-from kconnect_runtime.modes._membership import live_members
 from kconnect_runtime.storage import KafkaLog, LogTail
 from runtime_harness import (
     SESSION_TIMEOUT,

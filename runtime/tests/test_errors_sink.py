@@ -148,8 +148,8 @@ def test_tolerated_bad_records_go_to_the_dlq_with_kafka_headers(
             15,
             "offsets committed past every record",
         )
-        assert app.worker is not None
-        metrics = samples(render_prometheus(app.worker))
+        assert app.herder is not None
+        metrics = samples(render_prometheus(app.herder))
     assert out.read_text().splitlines() == GOOD_LINES
 
     dead = sorted(read_all(kafka, dlq, 2), key=lambda m: m.offset())
@@ -197,8 +197,8 @@ def test_without_tolerance_the_task_fails_at_the_first_bad_record(
 ) -> None:
     out, name = tmp_path / "out.txt", f"sink-{topic}"
     with standalone(json_worker(tmp_path, kafka), file_sink(name, out, topic, **CAST)) as app:
-        assert app.worker is not None
-        worker = app.worker
+        assert app.herder is not None
+        worker = app.herder
         wait_for(
             lambda: worker.connector_status(name)["tasks"][0]["state"] == "FAILED",
             30,
@@ -270,8 +270,8 @@ def test_retriable_put_is_redelivered_and_counted(tmp_path: Path, kafka: str) ->
     }
     with standalone(worker_props(tmp_path, kafka), sink) as app:
         wait_for(lambda: line_count(out) >= 5, 30, "every record after the retries")
-        assert app.worker is not None
-        metrics = samples(render_prometheus(app.worker))
+        assert app.herder is not None
+        metrics = samples(render_prometheus(app.herder))
     assert out.read_text().splitlines() == [str(i) for i in range(5)]
     assert metrics[("kafka_connect_task_error_metrics_total_retries_total", name)] == 2
     assert metrics[("kafka_connect_sink_task_metrics_sink_record_send_total", name)] == 5
@@ -338,8 +338,8 @@ def test_errant_records_reported_by_the_task_reach_the_dlq(tmp_path: Path, kafka
         wait_for(
             lambda: committed(kafka, f"connect-{name}", topic) == 5, 20, "offsets past all five"
         )
-        assert app.worker is not None
-        assert app.worker.connector_status(name)["tasks"][0]["state"] == "RUNNING"
+        assert app.herder is not None
+        assert app.herder.connector_status(name)["tasks"][0]["state"] == "RUNNING"
     assert out.read_text().splitlines() == ["a", "b", "c"]
     dead = sorted(read_all(kafka, dlq, 2), key=lambda m: m.offset())
     assert [m.value() for m in dead] == [b"bad", b"worse"]

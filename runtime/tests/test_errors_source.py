@@ -151,7 +151,7 @@ def test_tolerated_source_records_go_to_the_source_dlq(tmp_path: Path, kafka: st
         },
     )
     with standalone(json_worker(tmp_path, kafka), config) as app:
-        worker = app.worker
+        worker = app.herder
         assert worker is not None
         wait_for(
             lambda: (worker.offset_store.get(name, PARTITION) or {}).get("pos") == 9,
@@ -190,7 +190,7 @@ def test_without_tolerance_a_bad_source_record_fails_the_task(tmp_path: Path, ka
     topic = f"srcfail-{uuid.uuid4().hex[:8]}"
     name = f"src-{topic}"
     with standalone(json_worker(tmp_path, kafka), source(name, topic)) as app:
-        worker = app.worker
+        worker = app.herder
         assert worker is not None
         wait_for(
             lambda: worker.connector_status(name)["tasks"][0]["state"] == "FAILED",
@@ -210,8 +210,8 @@ def test_a_task_stuck_in_poll_becomes_failed_within_the_liveness_bound(
     name = f"src-{topic}"
     worker = json_worker(tmp_path, kafka, **{"task.liveness.timeout.ms": "1000"})
     with standalone(worker, source(name, topic, block="true")) as app:
-        assert app.worker is not None
-        status = app.worker.connector_status
+        assert app.herder is not None
+        status = app.herder.connector_status
         wait_for(lambda: status(name)["tasks"][0]["state"] == "FAILED", 5, "the stuck task to fail")
         trace = status(name)["tasks"][0]["trace"]
     assert "no progress for more than task.liveness.timeout.ms=1000" in trace

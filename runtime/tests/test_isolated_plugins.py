@@ -204,8 +204,8 @@ def test_killed_transform_host_fails_only_its_task_and_a_rest_restart_recovers(
     app = Standalone(worker, connectors, registry=registry)
     app.start()
     try:
-        assert app.worker is not None
-        worker_ = app.worker
+        assert app.herder is not None
+        worker_ = app.herder
 
         def task(name: str) -> dict[str, str]:
             return dict(worker_.task_status(name, 0))

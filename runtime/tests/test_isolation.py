@@ -212,8 +212,8 @@ def test_isolated_source_and_sink_move_records_through_kafka(
     with running(worker_props(tmp_path, kafka), connectors, registry) as app:
         wait_for(lambda: line_count(out) >= 300, 30, "300 lines through the in-process sink")
         wait_for(lambda: line_count(jsonl) >= 300, 30, "300 lines through the isolated sink")
-        assert app.worker is not None
-        status = app.worker.connector_status("numbers")
+        assert app.herder is not None
+        status = app.herder.connector_status("numbers")
         assert [t["state"] for t in status["tasks"]] == ["RUNNING"]
     numbers = sorted(json.loads(line)["n"] for line in jsonl.read_text().splitlines())
     assert numbers[:3] == [0, 1, 2] and numbers[-1] == 299
@@ -255,7 +255,7 @@ def test_crashed_or_hung_plugin_fails_only_its_task(
     app = Standalone(worker_props(tmp_path, kafka), connectors, registry=registry)
     app.start()
     try:
-        worker = app.worker
+        worker = app.herder
         assert worker is not None
 
         def task(name: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 import pytest
-from kconnect_runtime.isolation.host._plugin_host import (
+from kconnect_runtime.isolation.host._codec import (
     pack_records,
     pack_values_blob,
     read_frame,

@@ -49,7 +49,7 @@ def test_jdbc_bulk_load_reports_rows_done_of_the_total(
         caplog.at_level(logging.INFO, logger="kconnect.task"),
         standalone(worker_props(tmp_path, kafka)) as app,
     ):
-        worker = app.worker
+        worker = app.herder
         assert worker is not None
         worker.create_connector(config)
         deadline = time.monotonic() + 60

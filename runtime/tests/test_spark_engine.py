@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from kconnect_runtime import PluginRegistry, Worker
+from kconnect_runtime import PluginRegistry, StandaloneHerder, Worker
 from kconnect_runtime.config import parse_worker_config, spark_session_conf
 from kconnect_runtime.engine import SparkEngine
 from kconnect_runtime.plugins import install_plugin
@@ -92,20 +92,22 @@ def _spark_worker(
     offset_store: MemoryOffsetStore | None = None,
     engine: list[SparkEngine] | None = None,
     **extra: str,
-) -> Worker:
+) -> StandaloneHerder:
     props = worker_props(tmp, kafka, engine="spark", **extra)
     spark_engine = SparkEngine(props, session=spark)
     if engine is not None:
         engine.append(spark_engine)
-    return Worker(
-        props,
-        registry=PluginRegistry.discover(plugin_path=props.get("plugin.path")),
-        offset_store=offset_store or FileOffsetStore(tmp / "offsets.json"),
-        bootstrap_servers=kafka,
-        engine=spark_engine,
-        commit_interval_ms=500,
-        consumer_session_timeout_ms=6000,
-        shutdown_timeout_ms=30000,
+    return StandaloneHerder(
+        Worker(
+            props,
+            registry=PluginRegistry.discover(plugin_path=props.get("plugin.path")),
+            offset_store=offset_store or FileOffsetStore(tmp / "offsets.json"),
+            bootstrap_servers=kafka,
+            engine=spark_engine,
+            commit_interval_ms=500,
+            consumer_session_timeout_ms=6000,
+            shutdown_timeout_ms=30000,
+        )
     )
 
 
@@ -504,7 +506,7 @@ def test_without_tolerance_a_bad_record_fails_the_task_with_the_executors_trace(
     assert line_count(sink_file) == 0
 
 
-def _sent(worker: Worker, name: str) -> int:
+def _sent(worker: StandaloneHerder, name: str) -> int:
     """Records the source sent so far; fails at once when its task failed."""
     task = worker.connector_status(name)["tasks"][0]
     assert task["state"] != "FAILED", task.get("trace")

@@ -16,8 +16,10 @@ Where things are (each folder is a layer; a layer imports only the layers below 
     modes/      standalone, distributed, the embedded development broker
     schema_registry/  the ``kconnect schema-registry`` server (a leaf service)
     rest/       the REST API: routers by resource, views, basic auth, Prometheus metrics
-    worker/     the control plane: connectors, task specs, restarts, offsets, the validator,
-                and ``WorkerApi``, the one interface REST uses
+    herder/     what runs, decided once: ``WorkerApi`` (the one interface REST uses), the
+                standalone herder and the distributed one (group, config topic, forwarding)
+    worker/     runs what the herder decides: connectors, the task supervisor (restarts),
+                task specs, KIP-875 offset writes, the validator
     engine/     ``Engine.start_task(spec, status)``, ``local`` (threads), ``spark/`` (driver, executor)
     tasks/      ``TaskSpec``, ``TaskRunner`` (a task's state), the source and sink pipelines
     errors/     ``errors.*``: retries, tolerance, error log, dead letter queue
@@ -38,6 +40,7 @@ from kconnect_sdk import PluginKind
 if TYPE_CHECKING:
     from ._version import __version__
     from .config import load_connector_config, load_properties, parse_properties
+    from .herder import DistributedHerder, StandaloneHerder
     from .isolation import (
         HOST_SCRIPT,
         IsolatedSinkTask,
@@ -67,6 +70,8 @@ _LAZY = {
     "Distributed": "modes",
     "EmbeddedBroker": "modes",
     "Standalone": "modes",
+    "StandaloneHerder": "herder",
+    "DistributedHerder": "herder",
     "PluginDesc": "plugins",
     "PluginRegistry": "plugins",
     "install_plugin": "plugins",
@@ -86,6 +91,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "HOST_SCRIPT",
     "Distributed",
+    "DistributedHerder",
     "EmbeddedBroker",
     "IsolatedSinkTask",
     "IsolatedSourceTask",
@@ -93,6 +99,7 @@ __all__ = [
     "PluginKind",
     "PluginRegistry",
     "Standalone",
+    "StandaloneHerder",
     "Worker",
     "__version__",
     "install_plugin",

@@ -7,13 +7,13 @@ tasks), so a format such as
 runner's own lines and the plugin's alike. A :class:`ConnectorContextFilter` does the same
 for handlers configured through ``logging.config`` without the record factory.
 
-Secrets (issue 21): the worker registers every secret string it knows
+Secrets: the worker registers every secret string it knows
 (:func:`register_secrets`: PASSWORD values, client passwords, values config providers
 resolved) and every record is made with them replaced by ``[hidden]`` in its message and
 its exception text, whichever logger emits it. :class:`SecretRedactingFilter` does the same
 for records that reach a handler some other way (e.g. rebuilt with ``makeLogRecord``).
 
-librdkafka (issue 24): every Kafka client the runtime creates gets a
+librdkafka: every Kafka client the runtime creates gets a
 :class:`KafkaClientLog` as its ``logger`` and ``error_cb`` (:func:`kafka_logging`), so the
 C library's lines go through Python logging (logger ``kconnect.kafka``) with the task's
 context, and a line that repeats is written once per 30 s with its count
@@ -177,7 +177,7 @@ def install_record_factory() -> None:
         _installed.append(True)
 
 
-# -- librdkafka's logs (issue 24) ----------------------------------------------------------
+# -- librdkafka's logs ----------------------------------------------------------
 
 REPEAT_WINDOW_S = 30.0
 """A line that comes again within this many seconds is counted, not written."""

@@ -79,12 +79,12 @@ class TaskMetrics:
     offset_commit_completions: int = 0
     partition_count: int = 0
     record_lag_max: int = 0
-    unassigned_rejoins: int = 0  # issue 20: fresh consumers after a group never assigned
-    # issue 24: since when (monotonic) the task's client has reached no broker, and whether
+    unassigned_rejoins: int = 0  # fresh consumers after a group never assigned
+    # Since when (monotonic) the task's client has reached no broker, and whether
     # that has lasted past broker.unreachable.timeout.ms (what /health reports).
     broker_unreachable_since: float | None = None
     broker_unreachable: bool = False
-    # issue 24: long work (snapshot, bulk load) reported by the task: rows done, estimate.
+    # Long work (snapshot, bulk load) reported by the task: rows done, estimate.
     progress_done: int = 0
     progress_total: int | None = None
     errors: ErrorMetrics = field(default_factory=ErrorMetrics)
@@ -152,7 +152,7 @@ SINK_METRICS: list[tuple[str, str, str, str, _Getter]] = [
     ("sink-task-metrics", "offset-commit-completion-total", "counter", "Offset commits that completed", lambda m: m.offset_commit_completions),
     ("sink-task-metrics", "partition-count", "gauge", "Assigned topic partitions", lambda m: m.partition_count),
     ("sink-task-metrics", "sink-record-lag-max", "gauge", "Largest consumer lag over assigned partitions at the last commit", lambda m: m.record_lag_max),
-    ("sink-task-metrics", "unassigned-rejoin-total", "counter", "Fresh consumers after the group assigned nothing for twice the session timeout (issue 20)", lambda m: m.unassigned_rejoins),
+    ("sink-task-metrics", "unassigned-rejoin-total", "counter", "Fresh consumers after the group assigned nothing for twice the session timeout", lambda m: m.unassigned_rejoins),
 ]  # fmt: skip
 
 

@@ -62,7 +62,7 @@ class Status:
     # status that is not the plugin's doing (UNASSIGNED) has none.
     version: str | None = None
     listener: Callable[[Status], None] | None = field(default=None, repr=False, compare=False)
-    # issue 24 (kconnect only): {"done": rows, "total": estimate or None} of long work.
+    # kconnect only: {"done": rows, "total": estimate or None} of long work.
     progress: dict[str, int | None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -98,5 +98,5 @@ class Status:
             if self.trace:
                 out["trace"] = self.trace
             if self.progress is not None:
-                out["progress"] = dict(self.progress)  # kconnect only (issue 24)
+                out["progress"] = dict(self.progress)  # kconnect only
         return out

@@ -105,9 +105,9 @@ def stop_spark_sessions() -> None:
 
 def task_failures(app: Standalone, name: str) -> list[str]:
     """The traces of the connector's FAILED tasks (and connector), if any."""
-    if app.worker is None:
+    if app.herder is None:
         return []
-    status = app.worker.connector_status(name)
+    status = app.herder.connector_status(name)
     found = [status["connector"]] if status["connector"].get("state") == "FAILED" else []
     found += [t for t in status.get("tasks", []) if t.get("state") == "FAILED"]
     return [str(t.get("trace") or t) for t in found]

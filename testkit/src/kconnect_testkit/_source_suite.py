@@ -569,8 +569,8 @@ class SourceConnectorSuite(_ConnectorSuite):
             started = time.monotonic()
             next_report = started + self.progress_interval_s
             while time.monotonic() < started + self.pipeline_timeout_s:
-                assert app.worker is not None
-                _kind, _polled, acked = app.worker.progress().get(connector["name"], ("", 0, 0))
+                assert app.herder is not None
+                _kind, _polled, acked = app.herder.progress().get(connector["name"], ("", 0, 0))
                 if acked >= len(reference) or _pipeline.task_failures(app, connector["name"]):
                     break
                 if time.monotonic() >= next_report:

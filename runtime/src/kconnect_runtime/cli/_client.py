@@ -150,11 +150,6 @@ class ConnectClient:
             return text
 
     # --- the worker -------------------------------------------------------------------
-    def server_info(self) -> dict[str, Any]:
-        """``GET /``: version, commit, kafka_cluster_id."""
-        found: dict[str, Any] = self.request("GET", "/")
-        return found
-
     # --- connectors -------------------------------------------------------------------
     def connectors(self) -> dict[str, Any]:
         """``GET /connectors?expand=status&expand=info``: every connector, expanded."""

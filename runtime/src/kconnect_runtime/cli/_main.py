@@ -50,7 +50,7 @@ def _setup_logging(verbose: bool) -> None:
     logging.getLogger("uvicorn").setLevel(logging.WARNING)
 
 
-# -- issue 20: clean restarts -------------------------------------------------------------
+# -- clean restarts -----------------------------------------------------------------------
 def _install_stop_handlers() -> threading.Event:
     """SIGINT/SIGTERM set the returned event; installed before anything starts.
 
@@ -132,9 +132,6 @@ def cmd_distributed(args: argparse.Namespace) -> int:
         raise _in_file(exc, str(args.worker_config), {}) from exc
 
 
-# -- end issue 20 ---------------------------------------------------------------------------
-
-
 def _count_lines(path: Path) -> int:
     try:
         with path.open("rb") as f:
@@ -186,16 +183,16 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     )
     started = time.monotonic()
     app = Standalone(worker_props, [source, sink])
-    worker = app.start()
+    herder = app.start()
     try:
         deadline = started + args.timeout
         last_report = 0.0
         while (arrived := _count_lines(output_path)) < args.lines:
-            for runtime in worker.connectors.values():
-                for task in runtime.tasks:
-                    if task.status.state.value == "FAILED":
+            for name in herder.connector_names():
+                for task in herder.connector_status(name)["tasks"]:
+                    if task["state"] == "FAILED":
                         print(
-                            f"quickstart: task {task.name} FAILED:\n{task.status.trace}",
+                            f"quickstart: task {name}-{task['id']} FAILED:\n{task.get('trace')}",
                             file=sys.stderr,
                         )
                         return 1
@@ -206,12 +203,12 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
                 )
                 return 1
             if time.monotonic() - last_report >= 1.0:
-                print(f"  progress: {describe_progress(worker.progress())}", flush=True)
+                print(f"  progress: {describe_progress(herder.progress())}", flush=True)
                 last_report = time.monotonic()
             time.sleep(0.1)
         elapsed = time.monotonic() - started
         same = input_path.read_bytes() == output_path.read_bytes()
-        print(f"  progress: {describe_progress(worker.progress())}")
+        print(f"  progress: {describe_progress(herder.progress())}")
         print(
             f"quickstart: done. {arrived} lines arrived in {output_path} in {elapsed:.1f}s "
             f"(broker: {'embedded Tansu' if app.broker else app.bootstrap_servers}); "

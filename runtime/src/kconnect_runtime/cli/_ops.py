@@ -638,7 +638,7 @@ def _state_rows(states: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]
 
 
 def _progress_text(progress: Mapping[str, Any]) -> str:
-    """``1200 of about 5000 rows (24 %)``, or ``1200 rows`` without an estimate (issue 24)."""
+    """``1200 of about 5000 rows (24 %)``, or ``1200 rows`` without an estimate."""
     done, total = progress.get("done") or 0, progress.get("total")
     if total:
         return f"{done} of about {total} rows ({min(100.0, 100.0 * done / total):.0f} %)"

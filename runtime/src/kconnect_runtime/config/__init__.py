@@ -30,7 +30,7 @@ from ._secrets import (
     register_worker_secrets,
 )
 from ._spark import SPARK_ENGINE_CONFIG, parse_spark_engine_config, spark_session_conf
-from ._suggest import (  # issue 24: unknown keys with the closest known key
+from ._suggest import (  # unknown keys with the closest known key
     UnknownKey,
     closest_key,
     log_unknown_connector_keys,

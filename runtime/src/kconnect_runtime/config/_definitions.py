@@ -142,7 +142,7 @@ WORKER_CONFIG = (
         documentation="A running task that shows no progress (no poll/consume/put returning) for this "
         "long is marked FAILED with the stack it is stuck in; 0 disables the bound.",
     )
-    .define(  # issue 24 (kconnect only)
+    .define(  # kconnect only
         "broker.unreachable.timeout.ms",
         ConfigType.LONG,
         60000,
@@ -152,7 +152,7 @@ WORKER_CONFIG = (
         "task logs it once, its status carries the cause, the broker-unreachable metric is 1 "
         "and GET /health answers unhealthy, until a broker is reachable again.",
     )
-    .define(  # issue 24 (kconnect only)
+    .define(  # kconnect only
         "source.ack.stall.timeout.ms",
         ConfigType.LONG,
         30000,
@@ -227,7 +227,7 @@ WORKER_CONFIG = (
         importance=L,
         documentation="Distributed: replication factor of status.storage.topic when created.",
     )
-    # -- distributed mode's group (issue 19; Kafka's DistributedConfig keys and defaults) --
+    # -- distributed mode's group (Kafka's DistributedConfig keys and defaults) ------------
     .define(
         "session.timeout.ms",
         ConfigType.INT,
@@ -285,7 +285,7 @@ WORKER_CONFIG = (
         importance=L,
         documentation="Allow PUT /connectors/{name}/topics/reset.",
     )
-    # issue 24: CORS, as Kafka's RestServerConfig (empty origin: cross-origin calls refused).
+    # CORS, as Kafka's RestServerConfig (empty origin: cross-origin calls refused).
     .define(
         "access.control.allow.origin",
         ConfigType.STRING,
@@ -340,7 +340,7 @@ WORKER_CONFIG = (
         importance=M,
         documentation="kconnect: password of an encrypted listeners.https.ssl.key.location.",
     )
-    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
+    # -- exactly-once sources (KIP-618) -------------------------------------------------
     .define(
         "exactly.once.source.support",
         ConfigType.STRING,
@@ -351,7 +351,6 @@ WORKER_CONFIG = (
         "'enabled' gives exactly-once delivery, 'preparing' fences zombies without it (for a "
         "rolling upgrade), 'disabled' is at-least-once.",
     )
-    # -- end issue 20 ------------------------------------------------------------------
 )
 
 
@@ -367,7 +366,7 @@ def _topics_regex_validator(name: str, value: Any) -> None:
             ) from None
 
 
-# issue 22: keys, types, defaults, importance, groups, orders, widths and display names as
+# Keys, types, defaults, importance, groups, orders, widths and display names as
 # Kafka's ConnectorConfig / SinkConnectorConfig / SourceConnectorConfig define them (UIs build
 # forms from GET /connector-plugins/{p}/config); the documentation is ours.
 _COMMON, _ERRORS = "Common", "Error Handling"
@@ -698,7 +697,7 @@ SOURCE_CONNECTOR_CONFIG = (
         documentation="Groups of settings for the topics source connectors create (kconnect "
         "applies the default group, topic.creation.default.*).",
     )
-    # -- issue 20: exactly-once sources (KIP-618) ---------------------------------------
+    # -- exactly-once sources (KIP-618) -------------------------------------------------
     .define(
         "exactly.once.support",
         ConfigType.STRING,
@@ -752,7 +751,6 @@ SOURCE_CONNECTOR_CONFIG = (
         documentation="The connector's own offsets topic (unset: the worker's "
         "offset.storage.topic); distributed mode only.",
     )
-    # -- end issue 20 ------------------------------------------------------------------
     # kconnect extensions (KCONNECT_CONNECTOR_EXTENSIONS): not in Kafka's definition.
     .define(
         "topic.creation.default.partitions",

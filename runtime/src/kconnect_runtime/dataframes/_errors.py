@@ -25,6 +25,7 @@ from kconnect_runtime.errors import (
     Failure,
     Stage,
     class_name,
+    executing_class,
     source_record_json,
 )
 from kconnect_runtime.metrics import ErrorMetrics
@@ -180,5 +181,5 @@ def transform_tolerant(
                 )
             )
         except Exception as exc:
-            failed(record, getattr(exc, "executing_class", class_name(transforms)), exc)
+            failed(record, executing_class(exc, class_name(transforms)), exc)
     return out

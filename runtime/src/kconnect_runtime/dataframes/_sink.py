@@ -39,7 +39,7 @@ from kconnect_sdk import (
     TopicPartition,
 )
 
-from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name
+from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name, failed_records
 from kconnect_runtime.tasks import apply_gc_policy
 
 from ._errors import report_skipped, transform_tolerant
@@ -552,7 +552,7 @@ def _put(
     try:
         task.put(records)
     except Exception as exc:
-        failed = getattr(exc, "records", None)
+        failed = failed_records(exc)
         if isinstance(exc, ConnectError) and failed is not None and errors.tolerate_all:
             for record in failed:
                 failures.record(record, Stage.TASK_PUT, class_name(task), exc)

@@ -102,7 +102,7 @@ class LivenessMonitor:
     def _check_all(self) -> float:
         """Check every task once; how long to sleep before the next round.
 
-        The list of runners lives only during the round (issue 24): kept across the sleep,
+        The list of runners lives only during the round: kept across the sleep,
         it held every task ever watched alive, since the next round's list was taken from
         the weak set while the previous list still referenced them: each deleted connector
         leaked its task, pipeline and plugin objects (30-50 kB).

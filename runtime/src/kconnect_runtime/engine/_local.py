@@ -34,7 +34,7 @@ MAX_BATCH = 5000  # messages a sink task's consumer hands over per poll
 
 now = time.monotonic
 
-# -- issue 20: bounded repeats --------------------------------------------------------------
+# -- bounded repeats ------------------------------------------------------------------------
 PROMPT_COMMIT_S = 1.0
 """How soon acknowledged (source) or put (sink) records' offsets are committed.
 
@@ -46,9 +46,6 @@ means a kill -9 repeats about a second of data instead of up to a minute.
 
 def _commit_interval(runner: TaskRunner) -> float:
     return min(runner.spec.commit_interval_s, PROMPT_COMMIT_S)
-
-
-# -- end issue 20 ---------------------------------------------------------------------------
 
 
 class LocalEngine:
@@ -121,7 +118,7 @@ def _run(
 
 def _run_source(runner: TaskRunner, pipeline: SourcePipeline) -> None:
     """Poll and send until stopped, committing every offset.flush.interval.ms."""
-    interval = _commit_interval(runner)  # issue 20
+    interval = _commit_interval(runner)
     pipeline.open()
     try:
         pipeline.start_task()
@@ -146,7 +143,7 @@ def _run_source(runner: TaskRunner, pipeline: SourcePipeline) -> None:
 
 def _run_sink(runner: TaskRunner, pipeline: SinkPipeline) -> None:
     """Consume and deliver until stopped, committing every offset.flush.interval.ms."""
-    interval = _commit_interval(runner)  # issue 20
+    interval = _commit_interval(runner)
     pipeline.open()
     try:
         pipeline.start_task()
@@ -165,7 +162,7 @@ def _run_sink(runner: TaskRunner, pipeline: SinkPipeline) -> None:
             if messages:
                 pipeline.deliver(messages)
             else:
-                pipeline.check_assignment()  # issue 20: a group that never assigns
+                pipeline.check_assignment()  # a group that never assigns
             if pipeline.take_commit_request() or now() >= next_commit:
                 pipeline.commit()
                 next_commit = now() + interval

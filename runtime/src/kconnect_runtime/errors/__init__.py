@@ -7,6 +7,12 @@ the ``__connect.errors.*`` context headers.
 
 from __future__ import annotations
 
+from ._attributed import (
+    NamesExecutingClass,
+    NamesFailedRecords,
+    executing_class,
+    failed_records,
+)
 from ._dlq import DeadLetterQueue
 from ._handler import ErrorHandler, Failure, json_text, source_record_json
 from ._policy import ErrorPolicy, Stage, class_name, tolerance_exceeded
@@ -16,8 +22,12 @@ __all__ = [
     "ErrorHandler",
     "ErrorPolicy",
     "Failure",
+    "NamesExecutingClass",
+    "NamesFailedRecords",
     "Stage",
     "class_name",
+    "executing_class",
+    "failed_records",
     "json_text",
     "source_record_json",
     "tolerance_exceeded",

@@ -27,7 +27,7 @@ from kconnect_sdk import (
     RetriableError,
 )
 
-from .host._plugin_host import (
+from .host._codec import (
     PROTOCOL_VERSION,
     read_frame,
     write_frame,
@@ -66,7 +66,7 @@ _EOF = object()
 def location_python(location: str | os.PathLike[str]) -> Path:
     """The interpreter of a plugin.path location (a venv)."""
     # Absolute: the host process starts with cwd=location, where a relative plugin.path
-    # entry (plugin.path=plugins) would no longer name the interpreter (issue 24).
+    # entry (plugin.path=plugins) would no longer name the interpreter.
     root = Path(location).absolute()
     for candidate in (root / "bin" / "python", root / "Scripts" / "python.exe"):
         if candidate.exists():
@@ -133,7 +133,7 @@ class PluginProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
-            # The worker's own directory (issue 24): a connector's relative paths
+            # The worker's own directory: a connector's relative paths
             # (file=out.txt) mean the same in a plugin location as in the runtime; -I keeps
             # that directory off the host's sys.path.
         )

@@ -57,13 +57,13 @@ from ._process import (
     PluginProcess,
     call_timeout_s,
 )
-from .host._plugin_host import (
-    _b64,
-    _unb64,
+from .host._codec import (
+    from_b64,
     pack_blobs,
     pack_records,
     pack_values,
     pack_values_blob,
+    to_b64,
     topics_arg,
     unpack_blobs,
     unpack_records,
@@ -668,7 +668,7 @@ class _IsolatedHeaderConverter(_IsolatedPluginMixin, HeaderConverter):
         self._configure_host(configs)
 
     def to_connect_header(self, topic: str, header_key: str, data: bytes | None) -> SchemaAndValue:
-        result = self._call("to_connect_headers", {"items": [[topic, header_key, _b64(data)]]})
+        result = self._call("to_connect_headers", {"items": [[topic, header_key, to_b64(data)]]})
         ((schema, value),) = unpack_values(result)
         return SchemaAndValue(schema, value)
 
@@ -677,7 +677,7 @@ class _IsolatedHeaderConverter(_IsolatedPluginMixin, HeaderConverter):
     ) -> bytes | None:
         args = {"keys": [[topic, header_key]], "values": pack_values([(schema, value)])}
         (data,) = self._call("from_connect_headers", args)
-        return _unb64(data)
+        return from_b64(data)
 
 
 class _IsolatedTransformation(_IsolatedPluginMixin, Transformation[Any]):

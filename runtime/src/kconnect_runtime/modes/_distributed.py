@@ -5,7 +5,7 @@ offsets in ``offset.storage.topic`` and statuses in ``status.storage.topic``, in
 Connect's record formats, so a restarted worker recovers every connector, its target state
 and its offsets. The workers form a group through Kafka's group coordinator; its leader
 assigns connectors to them, and each runs exactly what it was given
-(:class:`~._herder.DistributedHerder`; docs/distributed.md).
+(:class:`~kconnect_runtime.herder.DistributedHerder`; docs/distributed.md).
 
 ```properties
 bootstrap.servers=broker:9092
@@ -25,6 +25,7 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
+from kconnect_runtime.herder import MEMBER_SLOTS, DistributedHerder, GroupStore, StandaloneHerder
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import (
     ControlStore,
@@ -33,10 +34,8 @@ from kconnect_runtime.storage import (
     KafkaOffsetStore,
     OffsetStore,
 )
-from kconnect_runtime.worker import Worker, WorkerApi
+from kconnect_runtime.worker import Worker
 
-from ._herder import DistributedHerder, GroupStore
-from ._membership import MEMBER_SLOTS
 from ._standalone import Standalone
 
 __all__ = ["Distributed"]
@@ -58,7 +57,6 @@ class Distributed(Standalone):
         self._offsets: KafkaOffsetStore | None = None
         self._group_store: GroupStore | None = None
         self._parsed: Any = None
-        self.herder: DistributedHerder | None = None
 
     def _check_mode_config(self, config: Any) -> None:
         self._parsed = config
@@ -82,7 +80,7 @@ class Distributed(Standalone):
             # Security settings of the worker's own clients (as Kafka's top-level ssl.*/sasl.*).
             if key.startswith(("security.", "ssl.", "sasl.")):
                 client[key] = value
-        client = kafka_logging(client, "worker store client")  # issue 24: librdkafka's lines
+        client = kafka_logging(client, "worker store client")  # librdkafka's lines through logging
         logs = {
             name: KafkaLog(
                 client,
@@ -115,12 +113,12 @@ class Distributed(Standalone):
         self._members_topic = logs["members"].topic
         self._control = KafkaControlStore(logs["config"], logs["status"])
         self._group_store = GroupStore(self._control)
-        return offsets, self._group_store
+        return offsets, self._control
 
     def _config_topic_recreated(self) -> None:
         """The config topic was deleted and this worker created it again, empty."""
         herder = self.herder
-        names = sorted(list(herder.view)) if herder is not None else []
+        names = sorted(herder.view) if isinstance(herder, DistributedHerder) else []
         if names:
             topic = self._control.config_log.topic if self._control is not None else ""
             log.error(
@@ -131,59 +129,44 @@ class Distributed(Standalone):
                 ", ".join(names),
             )
 
-    def _herder(self, worker: Worker) -> DistributedHerder:
-        if self.herder is None:
-            assert self._control is not None and self._group_store is not None
-            assert self._offsets is not None
-            config = self._parsed
-            listeners = config["listeners"] or []
-            self.herder = DistributedHerder(
-                worker,
-                config_log=self._control.config_log,
-                status_log=self._control.status_log,
-                members_topic=self._members_topic,
-                group_store=self._group_store,
-                offset_store=self._offsets,
-                group_id=config["group.id"],
-                session_timeout_ms=config["session.timeout.ms"],
-                heartbeat_interval_ms=config["heartbeat.interval.ms"],
-                rebalance_timeout_ms=config["rebalance.timeout.ms"],
-                scheduled_rebalance_max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
-                url_scheme="https" if listeners and listeners[0].startswith("https") else "http",
-                connect_protocol=config["connect.protocol"],
-            )
-        return self.herder
-
-    def _rest_api(self, worker: Worker) -> WorkerApi:
+    def _herder(
+        self, worker: Worker, control_store: ControlStore, config: Any
+    ) -> StandaloneHerder | DistributedHerder:
         # REST answers from the group's view (complete: the config topic was read to its
         # end before the server started), never from connectors still being started.
-        return self._herder(worker)
+        assert self._control is not None and self._group_store is not None
+        assert self._offsets is not None
+        listeners = config["listeners"] or []
+        return DistributedHerder(
+            worker,
+            config_log=self._control.config_log,
+            status_log=self._control.status_log,
+            members_topic=self._members_topic,
+            group_store=self._group_store,
+            offset_store=self._offsets,
+            group_id=config["group.id"],
+            session_timeout_ms=config["session.timeout.ms"],
+            heartbeat_interval_ms=config["heartbeat.interval.ms"],
+            rebalance_timeout_ms=config["rebalance.timeout.ms"],
+            scheduled_rebalance_max_delay_ms=config["scheduled.rebalance.max.delay.ms"],
+            url_scheme="https" if listeners and listeners[0].startswith("https") else "http",
+            connect_protocol=config["connect.protocol"],
+            topic_tracking_enable=config["topic.tracking.enable"],
+            topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
+        )
 
-    def _recover(self, worker: Worker) -> None:
-        herder = self._herder(worker)
+    def _recover(self, herder: StandaloneHerder | DistributedHerder) -> None:
+        assert isinstance(herder, DistributedHerder)
         config = self._parsed
         # Join the group and wait for this worker's first assignment to be applied.
         herder.start(
             timeout_s=(config["rebalance.timeout.ms"] + 2 * config["session.timeout.ms"]) / 1000
         )
 
-    def progress(self) -> dict[str, tuple[str, int, int]]:
-        # Tasks run apart from their connectors here: the herder knows those on this worker.
-        out = super().progress()
-        if self.herder is not None:
-            out.update(self.herder.progress())
-        return out
-
-    def stop(self) -> None:
-        # Stop following assignments first, so nothing starts while the worker stops; the
-        # group is left only once this worker's tasks have stopped (no overlap with the
-        # worker that takes them over).
-        if self.herder is not None:
-            self.herder.halt()
-        super().stop()
-
     def _close_stores(self) -> None:
-        if self.herder is not None:
+        # The group is left only once this worker's tasks have stopped (no overlap with the
+        # worker that takes them over): the herder stopped them first.
+        if isinstance(self.herder, DistributedHerder):
             self.herder.close()
             self.herder = None
         if self._offsets is not None:

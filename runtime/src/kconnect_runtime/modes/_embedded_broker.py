@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import IO
 
 from kconnect_sdk import ConfigError, ConnectError
@@ -139,12 +138,3 @@ class EmbeddedBroker:
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
-
-
-def wait_for_path(path: Path, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if path.exists():
-            return True
-        time.sleep(0.05)
-    return False

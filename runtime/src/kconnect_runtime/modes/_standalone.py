@@ -20,12 +20,13 @@ from kconnect_runtime.config import (
     unknown_worker_keys,
 )
 from kconnect_runtime.engine import Engine, SparkEngine
+from kconnect_runtime.herder import DistributedHerder, StandaloneHerder
 from kconnect_runtime.logcontext import KafkaClientLog
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.rest import RestServer, create_app, load_users
 from kconnect_runtime.schema_registry import SchemaRegistryServer
 from kconnect_runtime.storage import ControlStore, FileOffsetStore, MemoryControlStore, OffsetStore
-from kconnect_runtime.worker import Worker, WorkerApi
+from kconnect_runtime.worker import Worker
 
 from ._embedded_broker import EmbeddedBroker
 
@@ -35,7 +36,7 @@ log = logging.getLogger("kconnect.standalone")
 
 EMBEDDED_SESSION_TIMEOUT_MS = 6000
 
-# -- issue 21: safe REST defaults ---------------------------------------------------------
+# -- safe REST defaults -------------------------------------------------------------------
 DEFAULT_LISTENER = "http://127.0.0.1:8083"
 """Where the REST API listens when ``listeners`` is unset: loopback only."""
 
@@ -72,9 +73,6 @@ def _warn_open_rest(url: str, host: str, registry: PluginRegistry) -> None:
     )
 
 
-# -- end issue 21 ---------------------------------------------------------------------------
-
-
 def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
     """Fail fast, with advice, when the brokers cannot be reached. Returns the cluster id."""
     from confluent_kafka.admin import AdminClient
@@ -83,7 +81,9 @@ def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
     settings: dict[str, Any] = {
         "bootstrap.servers": bootstrap,
         "error_cb": lambda e: errors.append(e.str()),
-        "logger": KafkaClientLog("admin client (broker check)"),  # issue 24: no raw lines
+        "logger": KafkaClientLog(
+            "admin client (broker check)"
+        ),  # librdkafka's lines through logging
     }
     admin = AdminClient(settings)
     try:
@@ -129,16 +129,16 @@ class Standalone:
         self.broker: EmbeddedBroker | None = None
         self.schema_registry: SchemaRegistryServer | None = None
         self.worker: Worker | None = None
+        self.herder: StandaloneHerder | DistributedHerder | None = None
         self.rest: RestServer | None = None
         self.spark_engine: SparkEngine | None = None
         self._progress_stop = threading.Event()
-        # -- issue 20: interruptible startup ---------------------------------------------
+        # -- interruptible startup -------------------------------------------------------
         # Set by the CLI's SIGTERM/SIGINT handler (installed before anything starts): startup
         # stops at its next step, and what was started is stopped (offsets committed).
         self.stop_requested = stop_requested or threading.Event()
-        # -- end issue 20 ------------------------------------------------------------------
 
-    # -- issue 20: interruptible startup -------------------------------------------------
+    # -- interruptible startup -----------------------------------------------------------
     def _interrupted(self, step: str) -> bool:
         """Whether a stop was requested; before the worker exists, raise to unwind start()."""
         if not self.stop_requested.is_set():
@@ -148,32 +148,30 @@ class Standalone:
             raise StartupInterrupted(f"stopped during startup, before {step}")
         return True
 
-    # -- end issue 20 ----------------------------------------------------------------------
-
-    def start(self) -> Worker:
+    def start(self) -> StandaloneHerder | DistributedHerder:
         try:
             return self._start()
         except BaseException:
             self.stop()
             raise
 
-    def _start(self) -> Worker:
+    def _start(self) -> StandaloneHerder | DistributedHerder:
         raw_props = self.worker_props
         try:
             providers = ConfigProviders.from_worker_config(self.registry, self.worker_props)
             self.worker_props = providers.resolve(self.worker_props)
-            # issue 21: the worker's own secrets never reach a log line.
+            # The worker's own secrets never reach a log line.
             register_worker_secrets(raw_props, self.worker_props)
             config = parse_worker_config(self.worker_props)
         except ConfigError as exc:
-            # issue 21: the message names the key and the problem, never a secret.
+            # The message names the key and the problem, never a secret.
             secrets = Redactor.for_config(raw_props, self.worker_props)
             safe = secrets.safe_message(str(exc), raw_props)
             error = ConfigError(f"worker config: {safe}", name=exc.name)
             raise error from (exc if safe == str(exc) else None)
         self._check_mode_config(config)
-        _warn_unknown_worker_keys(self.worker_props, bool(config["bootstrap.servers"]))  # issue 24
-        self._interrupted("connecting to Kafka")  # issue 20
+        _warn_unknown_worker_keys(self.worker_props, bool(config["bootstrap.servers"]))
+        self._interrupted("connecting to Kafka")
         session_timeout = config["consumer.session.timeout.ms"]
         servers = config["bootstrap.servers"]
         if servers:
@@ -188,7 +186,7 @@ class Standalone:
             session_timeout = session_timeout or EMBEDDED_SESSION_TIMEOUT_MS
         listeners = config["listeners"]
         if "listeners" not in self.worker_props:
-            # issue 21: unset means loopback only (Kafka's default binds every interface).
+            # Unset means loopback only (Kafka's default binds every interface).
             listeners = [DEFAULT_LISTENER]
             log.info(
                 "listeners is not set: the REST API listens on %s, loopback only; set "
@@ -196,7 +194,7 @@ class Standalone:
                 "rest.basic.auth.user.file and https (see docs/security.md)",
                 DEFAULT_LISTENER,
             )
-        self._interrupted("setting up the stores")  # issue 20
+        self._interrupted("setting up the stores")
         offset_store, control_store = self._stores(config, bootstrap)
         engine: Engine | None = None
         if config["engine"] == "spark":
@@ -207,9 +205,6 @@ class Standalone:
             engine=engine,
             registry=self.registry,
             offset_store=offset_store,
-            control_store=control_store,
-            topic_tracking_enable=config["topic.tracking.enable"],
-            topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
             bootstrap_servers=bootstrap,
             commit_interval_ms=config["offset.flush.interval.ms"],
             flush_timeout_ms=config["offset.flush.timeout.ms"],
@@ -219,6 +214,7 @@ class Standalone:
             topic_creation_enable=config["topic.creation.enable"],
             default_topic_creation=(1, 1) if self.broker is not None else None,
         )
+        herder = self.herder = self._herder(self.worker, control_store, config)
         if listeners:
             users = None
             if config["rest.basic.auth.user.file"]:
@@ -226,12 +222,12 @@ class Standalone:
             key_password = config["listeners.https.ssl.key.password"]
             self.rest = RestServer(
                 create_app(
-                    self._rest_api(self.worker),
+                    herder,
                     kafka_cluster_id=cluster_id,
                     basic_auth_users=users,
-                    cors_allow_origin=config["access.control.allow.origin"],  # issue 24
+                    cors_allow_origin=config["access.control.allow.origin"],
                     cors_allow_methods=config["access.control.allow.methods"],
-                    access_log=config["rest.access.log.enable"],  # issue 24 (helper rest)
+                    access_log=config["rest.access.log.enable"],
                 ),
                 listeners[0],
                 ssl_certificate=config["listeners.https.ssl.certificate.location"],
@@ -240,22 +236,16 @@ class Standalone:
             )
             self.rest.start()
             self.worker.worker_id = f"{self.rest.host}:{self.rest.port}"
-            if users is None and not _is_loopback(self.rest.host):  # issue 21
+            if users is None and not _is_loopback(self.rest.host):
                 _warn_open_rest(self.rest.url, self.rest.host, self.registry)
-        if not self._interrupted("recovering connectors"):  # issue 20
-            self._recover(self.worker)
+        if not self._interrupted("recovering connectors"):
+            self._recover(herder)
         for props in self.connector_configs:
-            if self._interrupted(f"creating connector {props.get('name')!r}"):  # issue 20
+            if self._interrupted(f"creating connector {props.get('name')!r}"):
                 break
-            runtime = self.worker.create_connector(props)
-            log.info(
-                "created connector %s (%s, %d tasks)",
-                runtime.name,
-                runtime.plugin.name,
-                len(runtime.tasks),
-            )
-        self.worker.started.set()
-        return self.worker
+            self._create_connector(herder, props)
+        herder.started.set()
+        return herder
 
     def _start_embedded_registry(self, bootstrap: str) -> None:
         """A schema registry beside the embedded broker, for converters that name none.
@@ -291,14 +281,34 @@ class Standalone:
         """Where offsets and control-plane decisions are kept."""
         path = config["offset.storage.file.filename"]
         if self.broker is not None:
-            _forget_offsets_of_a_gone_broker(path)  # issue 24
+            _forget_offsets_of_a_gone_broker(path)
         return FileOffsetStore(path), MemoryControlStore()
 
-    def _rest_api(self, worker: Worker) -> WorkerApi:
-        """What the REST API talks to: the worker itself (distributed mode: its herder)."""
-        return worker
+    def _herder(
+        self, worker: Worker, control_store: ControlStore, config: Any
+    ) -> StandaloneHerder | DistributedHerder:
+        """What decides what the worker runs, and what the REST API talks to."""
+        return StandaloneHerder(
+            worker,
+            control_store=control_store,
+            topic_tracking_enable=config["topic.tracking.enable"],
+            topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
+        )
 
-    def _recover(self, worker: Worker) -> None:
+    def _create_connector(
+        self, herder: StandaloneHerder | DistributedHerder, props: Mapping[str, str]
+    ) -> None:
+        """A connector from a config file on the command line."""
+        assert isinstance(herder, StandaloneHerder)  # distributed workers take none
+        connector = herder.create_connector(props)
+        log.info(
+            "created connector %s (%s, %d tasks)",
+            connector.name,
+            connector.plugin.name,
+            len(connector.supervised),
+        )
+
+    def _recover(self, herder: StandaloneHerder | DistributedHerder) -> None:
         """Bring back connectors kept by an earlier run (none in standalone mode)."""
 
     def _close_stores(self) -> None:
@@ -312,7 +322,7 @@ class Standalone:
 
     def progress(self) -> dict[str, tuple[str, int, int]]:
         """Per connector: (type, records in, records out) of its tasks in this process."""
-        return self.worker.progress() if self.worker is not None else {}
+        return self.herder.progress() if self.herder is not None else {}
 
     def start_progress_log(self, interval_s: float = 5.0) -> None:
         """Log records moved per connector every ``interval_s`` while they change."""
@@ -320,7 +330,7 @@ class Standalone:
         def report() -> None:
             last: dict[str, Any] = {}
             while not self._progress_stop.wait(interval_s):
-                if self.worker is None:
+                if self.herder is None:
                     continue
                 now = self.progress()
                 if now != last:
@@ -331,7 +341,9 @@ class Standalone:
 
     def stop(self) -> None:
         self._progress_stop.set()
-        if self.worker is not None:
+        if self.herder is not None:
+            self.herder.stop()
+        elif self.worker is not None:
             self.worker.stop()
         if self.spark_engine is not None:
             self.spark_engine.close()
@@ -358,7 +370,7 @@ def describe_progress(progress: Mapping[str, tuple[str, int, int]]) -> str:
     return "; ".join(parts) or "no connectors"
 
 
-# --- issue 24: silent surprises -------------------------------------------------------------
+# -- silent surprises ------------------------------------------------------------------------
 def _warn_unknown_worker_keys(props: Mapping[str, str], has_bootstrap: bool) -> None:
     """A warning per unknown worker key, with the closest known key.
 

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from ._app import create_app
 from ._auth import BasicAuthMiddleware, load_users
-from ._forwarding import NotReadyError, RebalanceInProgressError, forward, path_segment
 from ._prometheus import render_prometheus
 from ._server import RestServer
 
 __all__ = [
     "BasicAuthMiddleware",
-    "NotReadyError",
-    "RebalanceInProgressError",
     "RestServer",
     "create_app",
-    "forward",
     "load_users",
-    "path_segment",
     "render_prometheus",
 ]

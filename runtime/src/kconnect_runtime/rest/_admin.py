@@ -9,8 +9,8 @@ from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse, Response
 
 from kconnect_runtime._version import __version__
+from kconnect_runtime.herder import WorkerApi
 from kconnect_runtime.storage import BadRequestError
-from kconnect_runtime.worker import WorkerApi
 
 from ._loggers import LoggerLevels
 from ._prometheus import render_prometheus
@@ -33,7 +33,7 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
 
     @router.get("/")
     def root() -> dict[str, Any]:
-        # issue 22: clients compare ``version`` with Kafka's to enable features, so it is the
+        # Clients compare ``version`` with Kafka's to enable features, so it is the
         # Kafka Connect version whose REST API this is; kconnect's own is a field of its own.
         return {
             "version": KAFKA_CONNECT_VERSION,
@@ -52,7 +52,7 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
                 },
                 status_code=503,
             )
-        cut_off = _cut_off_tasks(worker)  # issue 24
+        cut_off = _cut_off_tasks(worker)
         if cut_off:
             # Kafka's HealthCheckResource answers 500 with WorkerStatus.unhealthy(details).
             return JSONResponse(
@@ -117,7 +117,7 @@ def admin_router(worker: WorkerApi, *, kafka_cluster_id: str | None) -> APIRoute
 
 
 def _cut_off_tasks(worker: WorkerApi) -> list[str]:
-    """Tasks whose Kafka client has reached no broker for too long (issue 24)."""
+    """Tasks whose Kafka client has reached no broker for too long."""
     try:
         views = worker.task_metrics()
     except Exception:  # a worker stopping: not a health failure of its own

@@ -18,13 +18,13 @@ from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFound
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kconnect_runtime._version import __version__
+from kconnect_runtime.herder import NotReadyError, RebalanceInProgressError, WorkerApi
 from kconnect_runtime.storage import BadRequestError, ForbiddenError
-from kconnect_runtime.worker import WorkerApi
 
 from ._admin import admin_router
 from ._auth import BasicAuthMiddleware
 from ._connectors import connectors_router
-from ._forwarding import ForwardCredentialsMiddleware, NotReadyError, RebalanceInProgressError
+from ._credentials import ForwardCredentialsMiddleware
 from ._middleware import AccessLogMiddleware, RequestShapeMiddleware
 from ._plugins import plugins_router
 from ._ui import add_cors, mount_ui
@@ -70,16 +70,16 @@ def create_app(
     ``rest.access.log.enable``) logs one line per request on ``kconnect.rest.access``.
     """
     app = FastAPI(title="kconnect REST API", version=__version__, docs_url=None, redoc_url=None)
-    app.add_middleware(ForwardCredentialsMiddleware)  # issue 19: forward() reuses them
+    app.add_middleware(ForwardCredentialsMiddleware)  # forwarded requests carry them
     if basic_auth_users is not None:
         app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
-    # issue 22: Jersey's paths (trailing slash, encoded names), 413 and 415; outside basic
+    # Jersey's paths (trailing slash, encoded names), 413 and 415; outside basic
     # auth, so an oversized body is refused before anything reads it.
     app.add_middleware(RequestShapeMiddleware)
-    # issue 24: CORS wraps basic auth (added after it), so preflights need no credentials.
+    # CORS wraps basic auth (added after it), so preflights need no credentials.
     add_cors(app, cors_allow_origin, cors_allow_methods)
     if access_log:
-        app.add_middleware(AccessLogMiddleware)  # issue 24: outermost, sees every answer
+        app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer
 
     # A user's mistake gets Kafka's status code and the error's own message.
     for error_class, status in _USER_ERROR_STATUS:
@@ -119,5 +119,5 @@ def create_app(
     app.include_router(admin_router(worker, kafka_cluster_id=kafka_cluster_id))
     app.include_router(connectors_router(worker))
     app.include_router(plugins_router(worker))
-    mount_ui(app)  # issue 24: the web console at /ui
+    mount_ui(app)  # the web console at /ui
     return app

@@ -75,5 +75,5 @@ class BasicAuthMiddleware(BaseHTTPMiddleware):
             or not hmac.compare_digest(expected.encode(), password.encode())
         ):
             return _unauthorized("User not authorized: wrong user name or password")
-        request.scope[USER_SCOPE_KEY] = user  # issue 24: actions are logged with their user
+        request.scope[USER_SCOPE_KEY] = user  # actions are logged with their user
         return await call_next(request)

@@ -3,7 +3,7 @@
 A ``{name}`` path segment is the connector name percent-encoded (see ``_middleware``), so
 every name that can be created can be read, changed and deleted. Each change a client makes
 (create, config, pause, resume, stop, restart, delete, offsets, topics reset) logs one INFO
-line naming the connector, the action and, with basic auth, the user (issue 24).
+line naming the connector, the action and, with basic auth, the user.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from fastapi.responses import JSONResponse, Response
 from kconnect_sdk import ConfigError, NotFoundError
 from pydantic import BaseModel
 
+from kconnect_runtime.herder import WorkerApi
 from kconnect_runtime.status import TargetState
 from kconnect_runtime.storage import BadRequestError
-from kconnect_runtime.worker import WorkerApi
 
 from ._middleware import connector_name, rest_user
 from ._views import (

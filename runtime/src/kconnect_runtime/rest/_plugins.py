@@ -7,9 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Body
 from kconnect_sdk import ConfigDef, ConfigError, NotFoundError
 
+from kconnect_runtime.herder import WorkerApi
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginKind
 from kconnect_runtime.storage import BadRequestError
-from kconnect_runtime.worker import WorkerApi, plugin_config_keys
+from kconnect_runtime.worker import plugin_config_keys
 
 from ._views import query_flag, string_config
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kconnect_runtime.herder import WorkerApi
 from kconnect_runtime.metrics import (
     SINK_METRICS,
     SOURCE_METRICS,
     TASK_METRICS,
     prometheus_name,
 )
-from kconnect_runtime.worker import WorkerApi
 
 __all__ = ["render_prometheus"]
 
@@ -65,7 +65,7 @@ _TASK_STATES = ("running", "paused", "failed", "unassigned", "restarting", "dest
 
 
 def _state_families(worker: WorkerApi) -> Iterator[tuple[str, str, str, list[tuple[str, float]]]]:
-    """Connector and task counts by state (issue 24), from the connectors' statuses."""
+    """Connector and task counts by state, from the connectors' statuses."""
     statuses: list[tuple[str, str, list[str]]] = []
     for name in worker.connector_names():
         try:

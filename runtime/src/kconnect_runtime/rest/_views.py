@@ -1,7 +1,7 @@
 """REST's own JSON: Kafka's error body, config bodies as strings, configs with secrets hidden.
 
 Every body that can carry a connector's config or a trace goes through the connector's
-:class:`~kconnect_runtime.config.Redactor` (issue 21): secret values show as ``[hidden]``
+:class:`~kconnect_runtime.config.Redactor`: secret values show as ``[hidden]``
 (valid ``${provider:path:key}`` references as written) and no secret string is left in
 free text. A config PUT or PATCHed back with ``[hidden]`` where GET showed it keeps the
 stored value, so a client can read, edit and write a config without retyping its secrets.
@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse
 from kconnect_sdk import ConfigError, NotFoundError
 
 from kconnect_runtime.config import HIDDEN
+from kconnect_runtime.herder import WorkerApi
 from kconnect_runtime.logcontext import scrub_secrets
-from kconnect_runtime.worker import WorkerApi
 
 __all__ = [
     "error",

@@ -153,7 +153,7 @@ class KafkaSchemaLog:
         self._lock = threading.Lock()
 
     def _conf(self) -> dict[str, Any]:
-        return kafka_logging(  # issue 24: librdkafka's lines through logging
+        return kafka_logging(  # librdkafka's lines through logging
             {"bootstrap.servers": self.bootstrap_servers, **self.client_config},
             "schema registry client",
         )

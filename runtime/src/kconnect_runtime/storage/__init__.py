@@ -6,7 +6,14 @@ in Kafka topics whose record keys and values follow Apache Kafka Connect's forma
 
 from __future__ import annotations
 
-from ._control import BadRequestError, ControlStore, ForbiddenError, MemoryControlStore
+from ._control import (
+    BadRequestError,
+    ControlStore,
+    ForbiddenError,
+    MemoryControlStore,
+    connector_status_key,
+    task_status_key,
+)
 from ._kafka import (
     KafkaControlStore,
     KafkaLog,
@@ -34,9 +41,11 @@ __all__ = [
     "OffsetStore",
     "RecoveredConnector",
     "TaskOffsetReader",
+    "connector_status_key",
     "encode_json",
     "offset_key",
     "parse_topic_status_key",
     "replay_configs",
+    "task_status_key",
     "topic_status_key",
 ]

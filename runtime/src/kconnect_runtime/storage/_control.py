@@ -15,7 +15,19 @@ __all__ = [
     "ControlStore",
     "ForbiddenError",
     "MemoryControlStore",
+    "connector_status_key",
+    "task_status_key",
 ]
+
+
+def connector_status_key(name: str) -> str:
+    """Kafka's status key of a connector: ``status-connector-<name>``."""
+    return f"status-connector-{name}"
+
+
+def task_status_key(name: str, index: int) -> str:
+    """Kafka's status key of a task: ``status-task-<name>-<index>``."""
+    return f"status-task-{name}-{index}"
 
 
 class BadRequestError(ConnectError):

@@ -688,7 +688,7 @@ def parse_topic_status_key(key: str) -> tuple[str, str] | None:
 def _status_value(status: Status) -> dict[str, Any]:
     return {
         "state": status.state.value,
-        # issue 21: secrets registered by the worker never reach the status topic.
+        # Secrets registered by the worker never reach the status topic.
         "trace": None if status.trace is None else scrub_secrets(status.trace),
         "worker_id": status.worker_id,
         "generation": status.generation,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._build import build_pipeline
 from ._chain import PLUGIN_VERSION, Converters, TransformChain, build_converters, sink_record
-from ._exactly_once import (  # issue 20
+from ._exactly_once import (
     ExactlyOnceSourcePipeline,
     TransactionBoundary,
     WorkerTransactionContext,

@@ -11,7 +11,7 @@ from kconnect_runtime.status import Status
 from kconnect_runtime.storage import OffsetStore
 
 from ._chain import TransformChain, build_converters
-from ._exactly_once import ExactlyOnceSourcePipeline, exactly_once_enabled  # issue 20
+from ._exactly_once import ExactlyOnceSourcePipeline, exactly_once_enabled
 from ._runner import TaskRunner
 from ._sink import SinkPipeline
 from ._source import SourcePipeline
@@ -58,7 +58,7 @@ def build_pipeline(
         raise
     if isinstance(task, SourceTask):
         runner = TaskRunner(spec, status, task, stop_plugin_on_request=True)
-        # -- issue 20: exactly-once sources (KIP-618) -----------------------------------
+        # -- exactly-once sources (KIP-618) ---------------------------------------------
         if exactly_once_enabled(spec.worker_props):
             return runner, ExactlyOnceSourcePipeline(
                 runner,
@@ -69,7 +69,6 @@ def build_pipeline(
                 known_topics=known_topics,
                 group_id=str(spec.worker_props["group.id"]),
             )
-        # -- end issue 20 -------------------------------------------------------------
         return runner, SourcePipeline(
             runner,
             task,

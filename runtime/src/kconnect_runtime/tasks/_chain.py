@@ -6,7 +6,7 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from kconnect_sdk import (
     ConfigError,
@@ -26,6 +26,7 @@ from kconnect_sdk import (
 )
 
 from kconnect_runtime.config import EMBEDDED_SCHEMA_REGISTRY_URL
+from kconnect_runtime.errors import NamesExecutingClass
 from kconnect_runtime.plugins import PluginKind, PluginRegistry
 
 __all__ = ["Converters", "TransformChain", "build_converters", "gc_paused", "sink_record"]
@@ -101,17 +102,6 @@ class Converters:
             (h.key, self.header.from_connect_header(topic, h.key, h.schema, h.value))
             for h in headers
         ]
-
-    def to_sink_records(self, messages: Sequence[Any]) -> list[SinkRecord]:
-        """Consumed confluent-kafka messages as SinkRecords, converting keys and values in batches."""
-        with gc_paused():
-            keys = self.key.to_connect_batch([(m.topic(), m.key()) for m in messages])
-            values = self.value.to_connect_batch([(m.topic(), m.value()) for m in messages])
-            headers = self.headers_from_kafka
-            return [
-                sink_record(m, key, value, headers(m.topic(), m.headers()))
-                for m, key, value in zip(messages, keys, values, strict=True)
-            ]
 
     def headers_from_kafka(
         self, topic: str, raw: Sequence[tuple[str, bytes | None]] | None
@@ -319,6 +309,15 @@ class TransformChain(Generic[R]):
 _Fused = Callable[[Sequence[Any]], "list[Any] | None"]
 
 
+@runtime_checkable
+class OffersFusedBatch(Protocol):
+    """A transform that can run itself and some of the transforms after it as one loop
+    (kconnect-transforms' do): given the transforms that follow, ``(how many of the run,
+    itself included, the loop covers, the loop)``, or None."""
+
+    def fused_batch(self, following: Sequence[Any]) -> Any: ...
+
+
 def _plan(stages: list[_Stage[R]]) -> list[tuple[list[_Stage[R]], _Fused | None]]:
     """The stages in groups: a run of stages without predicates whose first transform
     offers ``fused_batch`` for itself and the next ones is one group with that loop (one
@@ -327,8 +326,10 @@ def _plan(stages: list[_Stage[R]]) -> list[tuple[list[_Stage[R]], _Fused | None]
     i = 0
     while i < len(stages):
         stage = stages[i]
-        offer = getattr(stage.transform, "fused_batch", None)
-        if stage.predicate is None and callable(offer):
+        offer = (
+            stage.transform.fused_batch if isinstance(stage.transform, OffersFusedBatch) else None
+        )
+        if stage.predicate is None and offer is not None:
             following: list[Transformation[R]] = []
             for later in stages[i + 1 :]:
                 if later.predicate is not None:
@@ -398,7 +399,7 @@ def _stage_error(stage: _Stage[Any], exc: Exception) -> ConnectError:
         error = DataError(f"transform {stage.alias!r} failed: {type(exc).__name__}: {exc}")
     # Which class failed, for the errors log and the DLQ's __connect.errors.class.name.
     cls = type(stage.transform)
-    error.executing_class = f"{cls.__module__}.{cls.__qualname__}"  # type: ignore[attr-defined]  # set on an exception instance
+    cast(NamesExecutingClass, error).executing_class = f"{cls.__module__}.{cls.__qualname__}"
     return error
 
 

@@ -241,7 +241,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
                 self.task_config,
                 TaskOffsetReader(self.offset_store, connector),
                 self.transactions,
-                progress=self.runner.report_progress,  # issue 24
+                progress=self.runner.report_progress,
             )
         )
         self.task.start(self.task_config)

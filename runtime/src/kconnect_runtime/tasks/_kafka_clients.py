@@ -1,8 +1,8 @@
 """A task's Kafka client, watched: librdkafka's logs in the task's context, and dead brokers.
 
-Issue 24: with the brokers gone, librdkafka printed hundreds of raw lines while the task
-stayed RUNNING and ``/health`` healthy. Here each task's main client (a source's producer,
-a sink's consumer) logs through :class:`~kconnect_runtime.logcontext.KafkaClientLog`, and
+With the brokers gone, librdkafka would print hundreds of raw lines while the task stayed
+RUNNING and ``/health`` healthy. So each task's main client (a source's producer, a sink's
+consumer) logs through :class:`~kconnect_runtime.logcontext.KafkaClientLog`, and
 a :class:`BrokerWatch` notices when it has reached no broker for longer than the worker's
 ``broker.unreachable.timeout.ms``: one ERROR line for the task, a trace on its RUNNING
 status, the ``broker-unreachable-seconds`` metric, and ``/health`` answers ``unhealthy``.

@@ -115,13 +115,13 @@ class TaskRunner:
         self._resumed.set()
         self._task_stopped = False
         self._stop_lock = threading.Lock()
-        self._progress_logged = float("-inf")  # issue 24
+        self._progress_logged = float("-inf")
 
     @property
     def name(self) -> str:
         return self.spec.name
 
-    # -- issue 24: progress of long work (snapshots, bulk loads) ------------------------------
+    # -- progress of long work (snapshots, bulk loads) ----------------------------------------
     def report_progress(self, done: int, total: int | None = None) -> None:
         """Record a task's progress: status (``progress``), metrics, and a log line at most
         every :data:`PROGRESS_LOG_INTERVAL_S` (and when the work is done)."""
@@ -245,7 +245,7 @@ class TaskRunner:
 
 
 PROGRESS_LOG_INTERVAL_S = 10.0
-"""At most one progress line per task this often (issue 24)."""
+"""At most one progress line per task this often."""
 
 
 def describe_progress(done: int, total: int | None) -> str:

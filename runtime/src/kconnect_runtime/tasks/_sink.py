@@ -37,11 +37,19 @@ from kconnect_sdk import (
     TopicPartition,
 )
 
-from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name, tolerance_exceeded
-from kconnect_runtime.status import State  # issue 20
+from kconnect_runtime.errors import (
+    ErrorHandler,
+    Failure,
+    Stage,
+    class_name,
+    executing_class,
+    failed_records,
+    tolerance_exceeded,
+)
+from kconnect_runtime.status import State
 
 from ._chain import Converters, TransformChain, sink_record
-from ._kafka_clients import TaskKafkaClient  # issue 24
+from ._kafka_clients import TaskKafkaClient
 from ._runner import TaskRunner
 
 __all__ = ["SinkContext", "SinkPipeline"]
@@ -209,20 +217,19 @@ class SinkPipeline:
         self._batch: list[Any] = []
         self._batch_index: dict[tuple[str | None, int | None, int | None], Any] | None = None
         self._label = f"connector {spec.id.connector!r} task {spec.id.task}"
-        # -- issue 20: a group that never assigns --------------------------------------
+        # -- a group that never assigns ------------------------------------------------
         # When the group gave this member no assignment at all (not even an empty one),
         # since when; None once an assignment arrived or while not subscribed.
         self._unassigned_since: float | None = None
         self._stall_told = False  # the stall was reported; the rejoin comes later
         self._consumer_overrides: Mapping[str, Any] | None = None
-        # -- end issue 20 --------------------------------------------------------------
 
     # -- rebalance callbacks (run inside consumer.consume on the task thread) ----------------
     def on_assign(self, consumer: Consumer, partitions: list[KafkaTopicPartition]) -> None:
         tps = [TopicPartition(p.topic, p.partition) for p in partitions]
         self.assigned.update(tps)
         self.metrics.partition_count = len(self.assigned)
-        if self._unassigned_since is not None:  # issue 20: the group answered (maybe with nothing)
+        if self._unassigned_since is not None:  # the group answered (maybe with nothing)
             self._unassigned_since = None
             status = self.runner.status
             if status.trace and status.state is State.RUNNING:
@@ -260,8 +267,8 @@ class SinkPipeline:
         self.errors: ErrorHandler = self.runner.error_handler(
             str(self.consumer_config["bootstrap.servers"]), self.consumer_config
         )
-        self._consumer_overrides = consumer_overrides  # issue 20: a fresh consumer reuses them
-        self.kafka = TaskKafkaClient(self.runner, "consumer", self.consumer_config)  # issue 24
+        self._consumer_overrides = consumer_overrides  # a fresh consumer reuses them
+        self.kafka = TaskKafkaClient(self.runner, "consumer", self.consumer_config)
         self.consumer = Consumer(
             self.kafka.config({**self.consumer_config, **(consumer_overrides or {})})
         )
@@ -279,9 +286,9 @@ class SinkPipeline:
             on_revoke=self.on_revoke,
             on_lost=self.on_lost,
         )
-        self._unassigned_since = time.monotonic()  # issue 20
+        self._unassigned_since = time.monotonic()
 
-    # -- issue 20: a group that never assigns --------------------------------------------
+    # -- a group that never assigns ------------------------------------------------------
     def unassigned_timeout_s(self) -> float:
         """Twice the consumer's session timeout: how long a join may take before it is told."""
         session_ms = float(self.consumer_config.get("session.timeout.ms") or 45000)
@@ -361,8 +368,6 @@ class SinkPipeline:
                 return True
         return False
 
-    # -- end issue 20 ----------------------------------------------------------------------
-
     def open_partitions(self, partitions: Sequence[TopicPartition]) -> None:
         """Hand the task partitions chosen by the engine (no group): ``SinkTask.open``."""
         self.assigned = set(partitions)
@@ -440,7 +445,7 @@ class SinkPipeline:
         try:
             self.consumer.close()
         finally:
-            self.kafka.close()  # issue 24
+            self.kafka.close()
             self.converters.close()
             self.transforms.close()
             self.errors.close()
@@ -578,7 +583,7 @@ class SinkPipeline:
             try:
                 out.extend(self.errors.retry(Stage.TRANSFORMATION, partial(apply, [record])))
             except Exception as exc:
-                executing = getattr(exc, "executing_class", class_name(TransformChain))
+                executing = executing_class(exc, class_name(TransformChain))
                 message = self._message_for(record)
                 if message is not None:
                     self._message_failed(message, Stage.TRANSFORMATION, executing, exc)
@@ -688,7 +693,7 @@ class SinkPipeline:
 
     def _tolerated_with_records(self, exc: BaseException, stage: Stage) -> bool:
         """An error naming the records it failed on (``records``): report those, go on."""
-        failed = getattr(exc, "records", None)
+        failed = failed_records(exc)
         if not isinstance(exc, ConnectError) or failed is None or not self.errors.tolerate_all:
             return False
         for record in failed:

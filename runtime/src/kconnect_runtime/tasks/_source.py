@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Mapping
 from functools import partial
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException, Producer
 from kconnect_sdk import (
@@ -22,7 +22,7 @@ from kconnect_sdk import (
     RetriableError,
     SourceRecord,
     SourceTask,
-    TransactionContext,  # issue 20
+    TransactionContext,
 )
 
 from kconnect_runtime.errors import (
@@ -30,12 +30,13 @@ from kconnect_runtime.errors import (
     Failure,
     Stage,
     class_name,
+    executing_class,
     source_record_json,
 )
 from kconnect_runtime.storage import OffsetStore, TaskOffsetReader, offset_key
 
 from ._chain import Converters, TransformChain
-from ._kafka_clients import (  # issue 24
+from ._kafka_clients import (
     TOPIC_LOST_ERRORS,
     AckStallWatch,
     TaskKafkaClient,
@@ -86,7 +87,7 @@ class _InFlightBatch:
     def __init__(
         self, count: int, offsets: _PartitionOffsets, polled: int, lost: _LostRecord | None
     ) -> None:
-        self.sent = now()  # issue 24: how long its acknowledgements take
+        self.sent = now()  # how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
         self.remaining = count
         self.offsets = offsets
@@ -150,6 +151,15 @@ def _produced_as(msg: Any, on_delivery: _Ack) -> dict[str, Any]:
     return kwargs
 
 
+@runtime_checkable
+class ForwardsCommitRecord(Protocol):
+    """A task that stands for one in another process (an isolated plugin's proxy): it says
+    whether the task behind it implements ``commit_record``."""
+
+    @property
+    def forwards_commit_record(self) -> bool: ...
+
+
 class SourceContext:
     """The SourceTaskContext a source task gets: its config and its connector's offsets."""
 
@@ -157,8 +167,8 @@ class SourceContext:
         self,
         configs: Mapping[str, str],
         reader: TaskOffsetReader,
-        transactions: TransactionContext | None = None,  # issue 20
-        progress: Any = None,  # issue 24: the runner's report_progress
+        transactions: TransactionContext | None = None,
+        progress: Any = None,  # the runner's report_progress
     ) -> None:
         self._configs = configs
         self._reader = reader
@@ -173,11 +183,11 @@ class SourceContext:
     def offset_storage_reader(self) -> TaskOffsetReader:
         return self._reader
 
-    def transaction_context(self) -> TransactionContext | None:  # issue 20 (KIP-618)
+    def transaction_context(self) -> TransactionContext | None:  # KIP-618
         """Set only with exactly-once enabled and ``transaction.boundary=connector``."""
         return self._transactions
 
-    def report_progress(self, done: int, total: int | None = None) -> None:  # issue 24
+    def report_progress(self, done: int, total: int | None = None) -> None:
         """A snapshot's or bulk load's rows done, of about ``total``: status, metrics, log."""
         if self._progress is not None:
             self._progress(done, total)
@@ -248,7 +258,7 @@ class SourcePipeline:
         self.errors: ErrorHandler = self.runner.error_handler(
             str(self.producer_config["bootstrap.servers"]), self.producer_config
         )
-        self.kafka = TaskKafkaClient(self.runner, "producer", self.producer_config)  # issue 24
+        self.kafka = TaskKafkaClient(self.runner, "producer", self.producer_config)
         self.producer = Producer(self.kafka.config(self.producer_config))
         self.ack_stall = AckStallWatch(self.runner, self.kafka)
         self._sends_again = "transactional.id" not in self.producer_config
@@ -260,7 +270,7 @@ class SourcePipeline:
             SourceContext(
                 self.task_config,
                 TaskOffsetReader(self.offset_store, connector),
-                progress=self.runner.report_progress,  # issue 24
+                progress=self.runner.report_progress,
             )
         )
         self.task.start(self.task_config)
@@ -286,7 +296,7 @@ class SourcePipeline:
         self.producer.poll(timeout_s)
         self._send_lost_again()
         self.collect_acks()
-        # issue 24: warn when acknowledgements stall, say when they flow again
+        # Warn when acknowledgements stall, say when they flow again
         self.ack_stall.observe(
             self._in_flight[0].sent if self._in_flight else None, self.producer, self.active_topics
         )
@@ -548,9 +558,8 @@ class SourcePipeline:
         An isolated task says so for the plugin behind it once its host is running.
         """
         task = self.task
-        forwards = getattr(task, "forwards_commit_record", None)
-        if forwards is not None:
-            return bool(forwards)
+        if isinstance(task, ForwardsCommitRecord):
+            return bool(task.forwards_commit_record)
         return type(task).commit_record is not SourceTask.commit_record
 
     def _record_ack(
@@ -600,7 +609,7 @@ class SourcePipeline:
             try:
                 result = self.errors.retry(Stage.TRANSFORMATION, partial(apply, [record]))
             except Exception as exc:
-                executing = getattr(exc, "executing_class", class_name(TransformChain))
+                executing = executing_class(exc, class_name(TransformChain))
                 self._record_failed(record, Stage.TRANSFORMATION, executing, exc)
                 continue
             if result:
@@ -803,7 +812,7 @@ class SourcePipeline:
                             self._why_not_created_again(),
                         )
                     )
-                raise ConnectError(  # issue 24: never advise dropping records for a timeout
+                raise ConnectError(  # Never advise dropping records for a timeout
                     delivery_failure_message(
                         self._label, str(Stage.KAFKA_PRODUCE), done.error, self.ack_stall.cause
                     )
@@ -884,4 +893,4 @@ class SourcePipeline:
         close = getattr(self.producer, "close", None)
         if close is not None:
             close()
-        self.kafka.close()  # issue 24
+        self.kafka.close()

@@ -1,28 +1,32 @@
-"""The control plane: connectors, their task configs, tasks, states, restarts and offsets."""
+"""The worker: runs connectors and their tasks (one task supervisor), as a herder decides."""
 
 from __future__ import annotations
 
-from ._api import TaskMetricsView, WorkerApi
+from ._supervisor import StatusListener, SupervisedTask, TaskSupervisor
 from ._validation import (
     HIDDEN,
     ConnectorValidation,
     config_infos,
     config_key_info,
+    connector_redactor,
     format_value,
     plugin_config_keys,
     validate_connector,
 )
-from ._worker import ConnectorRuntime, Worker, plugin_version
+from ._worker import ConnectorRuntime, PreparedConnector, Worker, plugin_version
 
 __all__ = [
     "HIDDEN",
     "ConnectorRuntime",
     "ConnectorValidation",
-    "TaskMetricsView",
+    "PreparedConnector",
+    "StatusListener",
+    "SupervisedTask",
+    "TaskSupervisor",
     "Worker",
-    "WorkerApi",
     "config_infos",
     "config_key_info",
+    "connector_redactor",
     "format_value",
     "plugin_config_keys",
     "plugin_version",

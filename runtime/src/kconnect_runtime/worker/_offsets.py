@@ -221,7 +221,7 @@ def _java_text(value: Any) -> str:
     return str(value)
 
 
-# -- issue 22: resetting single sink partitions (Kafka's OffsetDelete, KIP-496) ----------
+# -- resetting single sink partitions (Kafka's OffsetDelete, KIP-496) --------------------
 # confluent-kafka's AdminClient has no delete_consumer_group_offsets, so the request is
 # sent as Kafka's wire protocol: OffsetDelete v0 (API key 47) to the group's coordinator,
 # which AdminClient.describe_consumer_groups names. Plaintext listeners only; anything

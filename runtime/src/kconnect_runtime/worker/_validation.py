@@ -4,7 +4,7 @@
 connector config and of the connector's own ``config()``, each with its errors, and never
 fails for a user's mistake: problems become error messages on the key they concern.
 
-Secrets (issue 21): what is secret is decided by :class:`~kconnect_runtime.config.Redactor`
+Secrets: what is secret is decided by :class:`~kconnect_runtime.config.Redactor`
 from the PASSWORD keys the connector, its converters, transforms and predicates declare
 (:func:`declared_password_keys`) and the client password keys. Validation output shows
 secret values as ``[hidden]``, and no error message carries a secret or a value a config
@@ -30,7 +30,7 @@ from kconnect_sdk import (
     Connector,
     Importance,
     SinkConnector,
-    SourceConnector,  # issue 20
+    SourceConnector,
     Width,
 )
 from kconnect_sdk._config_provider import PLACEHOLDER_PATTERN
@@ -59,8 +59,8 @@ from kconnect_runtime.tasks import (
     PLUGIN_VERSION,
     TransformChain,
     build_converters,
-    exactly_once_enabled,  # issue 20
-    validate_exactly_once,  # issue 20
+    exactly_once_enabled,
+    validate_exactly_once,
 )
 
 __all__ = [
@@ -275,7 +275,7 @@ def connector_redactor(
         providers=providers.providers,
     )
     with _redactors_lock:
-        # Configs change rarely; this only bounds the memory, oldest first (issue 24: a
+        # Configs change rarely; this only bounds the memory, oldest first (a
         # worker that creates and deletes connectors all day kept up to 512 of them).
         while len(_redactors) >= _REDACTORS_KEPT:
             del _redactors[next(iter(_redactors))]
@@ -285,7 +285,7 @@ def connector_redactor(
 
 def shown_name(name: str) -> str:
     """A connector name as messages show it: quoted, and cut short when it is too long to be
-    valid (issue 22: a 2 MiB name must not end up in every log line)."""
+    valid (a 2 MiB name must not end up in every log line)."""
     if len(name) <= CONNECTOR_NAME_MAX_CHARS:
         return repr(name)
     return f"{name[:40]!r}... ({len(name)} characters)"
@@ -882,7 +882,7 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
             values[f"{exc.name}.{PLUGIN_VERSION}"].visible = False
     except Exception as exc:  # a converter's own bug still reads as a validation error
         add_error("value.converter", f"cannot configure the converters: {exc}")
-    _enrich_aliases(registry, props, definitions, values)  # issue 22
+    _enrich_aliases(registry, props, definitions, values)
     enriched_errors = any(
         v.error_messages for k, v in values.items() if k.startswith(("transforms.", "predicates."))
     )
@@ -908,7 +908,7 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
                 values[value.name] = value
     except Exception as exc:  # a connector's bug in validate() must not become a 500
         add_error("connector.class", f"the connector's validate() failed: {exc}")
-    if instance is not None:  # issue 20: exactly-once preflight (KIP-618)
+    if instance is not None:  # Exactly-once preflight (KIP-618)
         for eos_key, messages in _exactly_once_errors(worker_props, props, instance).items():
             for message in messages:
                 add_error(eos_key, message)

@@ -1,21 +1,22 @@
 """The plugin host and its wire codec.
 
-``_plugin_host.py`` runs as a script (``python -I _plugin_host.py``) in a plugin location's venv, so it
-imports only the standard library and ``kconnect_sdk``; the runtime imports the same module
-for the record-batch codec, so both ends of the protocol share one implementation.
+``_plugin_host.py`` runs in a plugin location's venv, so it imports only the standard
+library and ``kconnect_sdk``; ``_codec.py`` is the protocol's wire codec, which the host
+loads beside itself and the runtime imports from here, so both ends of the protocol share
+one implementation.
 """
 
 from __future__ import annotations
 
-from ._plugin_host import (
+from ._codec import (
     PROTOCOL_VERSION,
     pack_records,
     pack_values,
     pack_values_blob,
-    plugin_capabilities,
     unpack_records,
     unpack_values,
 )
+from ._plugin_host import plugin_capabilities
 
 __all__ = [
     "PROTOCOL_VERSION",

@@ -1,9 +1,10 @@
-"""Distributed mode's REST plumbing: requests a worker passes to another, and the errors
-Kafka answers while a worker cannot serve yet (409 during a rebalance, 503 while starting).
+"""What a distributed herder forwards: requests a worker passes to the one that runs the
+connector or task, and the errors Kafka answers while a worker cannot serve yet (409 during
+a rebalance, 503 while starting).
 
 A forwarded request carries the ``Authorization`` header of the request being served, as
 Kafka's ``RestClient`` does, so that forwarding works when every worker requires basic
-authentication (:class:`ForwardCredentialsMiddleware` remembers the header per request).
+authentication (the REST API gives it to :func:`caller_credentials` for each request).
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kconnect_runtime.storage import BadRequestError, ForbiddenError
 
 __all__ = [
-    "ForwardCredentialsMiddleware",
     "NotReadyError",
     "RebalanceInProgressError",
+    "caller_credentials",
     "forward",
     "path_segment",
 ]
@@ -33,26 +35,16 @@ _AUTHORIZATION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 
-class ForwardCredentialsMiddleware:
-    """Keeps the ``Authorization`` header of the request being served, for :func:`forward`
-    (a context variable: handler threads and the threads they start with a copied context
-    see it; it is never logged)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        header = None
-        if scope["type"] == "http":
-            for key, value in scope.get("headers", ()):
-                if key == b"authorization":
-                    header = value.decode("latin-1")
-                    break
-        token = _AUTHORIZATION.set(header)
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            _AUTHORIZATION.reset(token)
+@contextmanager
+def caller_credentials(authorization: str | None) -> Iterator[None]:
+    """The ``Authorization`` header of the request being served, for :func:`forward` (a
+    context variable: handler threads and the threads they start with a copied context see
+    it; it is never logged)."""
+    token = _AUTHORIZATION.set(authorization)
+    try:
+        yield
+    finally:
+        _AUTHORIZATION.reset(token)
 
 
 class RebalanceInProgressError(ConnectError):

@@ -32,27 +32,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from confluent_kafka import KafkaException
-from kconnect_sdk import AlreadyExistsError, ConfigDef, ConfigError, ConnectError, NotFoundError
+from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFoundError
 
-from kconnect_runtime.config import Redactor
-from kconnect_runtime.metrics import TaskMetrics
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginDesc, PluginKind
-from kconnect_runtime.rest import NotReadyError, RebalanceInProgressError, forward, path_segment
-from kconnect_runtime.status import State, Status, TargetState
+from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
 from kconnect_runtime.storage import (
+    ForbiddenError,
     KafkaControlStore,
     KafkaLog,
     KafkaOffsetStore,
     LogTail,
     RecoveredConnector,
+    connector_status_key,
     encode_json,
     parse_topic_status_key,
     replay_configs,
+    task_status_key,
 )
 from kconnect_runtime.tasks import TaskRunner, transactional_id
-from kconnect_runtime.worker import ConnectorRuntime, Worker, plugin_version
+from kconnect_runtime.worker import (
+    ConnectorRuntime,
+    PreparedConnector,
+    StatusListener,
+    SupervisedTask,
+    TaskSupervisor,
+    Worker,
+)
 
 from ._assignment import is_task, plan_connectors_and_tasks, task_unit, unit_label, unit_task
+from ._base import AbstractHerder, version_field
+from ._forwarding import NotReadyError, RebalanceInProgressError, forward, path_segment
 from ._membership import MEMBER_SLOTS, GroupMembership, live_members
 
 __all__ = ["DistributedHerder", "GroupStore"]
@@ -79,26 +88,38 @@ class _HostedTask:
     index: int
     config: dict[str, str]  # as stored (placeholders intact)
     connector_config: dict[str, str]  # the connector config it was started with
-    runtime: ConnectorRuntime  # the connector's plugin and parsed config (never started)
-    runner: TaskRunner | None = None
-    status: Status = field(default_factory=Status)
-    # The target state this task's runner was last given. Its own, not the runtime's: the
-    # runtime may be the connector's running instance here, whose target state the worker
-    # changes first, and the task must still be paused or resumed after it.
-    target: TargetState = TargetState.STARTED
+    supervisor: TaskSupervisor = field(repr=False)
+
+    @property
+    def id(self) -> ConnectorTaskId:
+        return ConnectorTaskId(self.connector, self.index)
 
     @property
     def key(self) -> str:
-        return f"status-task-{self.connector}-{self.index}"
+        return task_status_key(self.connector, self.index)
+
+    @property
+    def task(self) -> SupervisedTask | None:
+        """The task as it runs now (an automatic restart replaces it)."""
+        return self.supervisor.get(self.id)
+
+    @property
+    def runner(self) -> TaskRunner | None:
+        task = self.task
+        return None if task is None else task.runner
+
+    @property
+    def status(self) -> Status | None:
+        task = self.task
+        return None if task is None else task.status
 
 
 class GroupStore:
     """The local worker's control store in distributed mode.
 
     Statuses are stamped with the generation this worker runs under and dropped while it is
-    fenced (a stale worker must not overwrite newer states). While the herder applies an
-    assignment, the configs and target states the worker echoes back are not written again:
-    the config topic already holds them, and rewriting could undo a newer change.
+    fenced (a stale worker must not overwrite newer states); task configs a connector
+    running here generates are written only when they changed.
     """
 
     def __init__(self, store: KafkaControlStore) -> None:
@@ -108,17 +129,6 @@ class GroupStore:
         self.may_write: Callable[[], bool] | None = None
         # The task configs the config topic holds for a connector (written only if changed).
         self.stored_task_configs: Callable[[str], list[dict[str, str]] | None] | None = None
-        self._applying = threading.local()
-
-    def applying(self, on: bool) -> None:
-        self._applying.on = on
-
-    def _is_applying(self) -> bool:
-        return bool(getattr(self._applying, "on", False))
-
-    def connector_config(self, name: str, config: Mapping[str, str] | None) -> None:
-        if not self._is_applying():
-            self.store.connector_config(name, config)
 
     def task_configs(self, name: str, configs: Sequence[Mapping[str, str]]) -> None:
         if self.fenced:
@@ -129,17 +139,11 @@ class GroupStore:
             return  # unchanged: the tasks running elsewhere keep running (as Kafka)
         self.store.task_configs(name, configs)
 
-    def target_state(self, name: str, state: TargetState) -> None:
-        if not self._is_applying():
-            self.store.target_state(name, state)
-
     def status(self, key: str, status: Status | None) -> None:
         # Checked at each write: a task thread that runs on after a pause, before the
         # watchdog stopped it, must not overwrite the state its new owner wrote.
         if self.fenced or (self.may_write is not None and not self.may_write()):
             return
-        if status is None and self._is_applying():
-            return  # a deletion the herder that took the request has already written
         self.store.status(key, status if status is None else self._stamped(status))
 
     def remove_status(self, key: str) -> None:
@@ -160,8 +164,9 @@ class GroupStore:
         )
 
 
-class DistributedHerder:
-    """The :class:`~kconnect_runtime.worker.WorkerApi` of a distributed worker."""
+class DistributedHerder(AbstractHerder):
+    """The :class:`~._api.WorkerApi` of a distributed worker: it decides from the group and
+    the config topic, and forwards what runs on another worker."""
 
     def __init__(
         self,
@@ -179,8 +184,12 @@ class DistributedHerder:
         scheduled_rebalance_max_delay_ms: int,
         url_scheme: str = "http",
         connect_protocol: str = "sessioned",
+        topic_tracking_enable: bool = True,
+        topic_tracking_allow_reset: bool = True,
     ) -> None:
-        self.worker = worker
+        super().__init__(worker)
+        self.topic_tracking_enable = topic_tracking_enable
+        self.topic_tracking_allow_reset = topic_tracking_allow_reset
         self.config_log = config_log
         self.status_log = status_log
         self.members_topic = members_topic
@@ -236,19 +245,16 @@ class DistributedHerder:
         # Tasks that could not start here, with the configs they failed with (not retried
         # until those change or the task is restarted).
         self._start_failed: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
-        self._auto_restarts: dict[str, int] = {}  # task unit -> automatic restarts done
+        # Connector running here -> the task configs it generated last (resolved, stored).
+        self._generated: dict[str, tuple[list[dict[str, str]], list[dict[str, str]]]] = {}
         # KIP-558 in the status topic, as Kafka keeps it: connector -> its active topics
         # (every worker's records), and per task running here the topics it has reported.
         self._topic_status: dict[str, set[str]] = {}
         self._revisions: dict[str, int] = {}  # connector -> config revision applied here
         self._reported: dict[str, set[str]] = {}
-        worker.launch_tasks = False  # tasks are assigned on their own (see _reconcile)
         group_store.stored_task_configs = self._stored_task_configs
         self.membership: GroupMembership | None = None
         self.ready = threading.Event()
-        # Cluster-scoped log levels (KIP-976) read from the config topic are applied through
-        # this, once REST has given it; those written before this worker started are not.
-        self._apply_logger_level: Callable[[str, str], object] | None = None
         self._started_reading = False
         # The whole config topic, to its end, before REST answers anything (never a partial
         # list of connectors after a restart).
@@ -393,10 +399,6 @@ class DistributedHerder:
             return None if entry is None else [dict(c) for c in entry.task_configs]
 
     @property
-    def worker_id(self) -> str:
-        return self.worker.worker_id
-
-    @property
     def url(self) -> str:
         return f"{self.url_scheme}://{self.worker_id}"
 
@@ -518,7 +520,7 @@ class DistributedHerder:
     def _report_topics(self) -> None:
         """Write an active topic record (KIP-558) for each topic a task running here has
         newly used and the status topic does not list yet, as Kafka's WorkerTask does."""
-        if not self.worker.topic_tracking_enable or self.group_store.fenced:
+        if not self.topic_tracking_enable or self.group_store.fenced:
             return
         now_ms = int(time.time() * 1000)
         for unit, hosted in list(self.hosted.items()):
@@ -658,7 +660,7 @@ class DistributedHerder:
         self._stop_tasks(list(self.hosted))
         for name in names:
             try:
-                self.worker.release_connector(name)
+                self._release_connector(name)
             except Exception:
                 log.exception("connector %s: stopping it failed", name)
         self._applied_generation = -1
@@ -786,16 +788,15 @@ class DistributedHerder:
         self.group_store.generation = max(generation, 0)
         self.group_store.fenced = False
         worker = self.worker
-        self.group_store.applying(True)
-        try:
+        with self._run_lock:
             for name in list(worker.connectors):
                 if name not in view:
-                    worker.delete_connector(name)
+                    self._drop_connector(name)
                 elif name not in mine:
                     log.info(
                         "connector %s moves to another worker (generation %d)", name, generation
                     )
-                    worker.release_connector(name)
+                    self._release_connector(name)
             # Tasks that moved, were deleted or stopped, or whose config changed stop first.
             leaving: list[str] = []
             for unit, hosted in list(self.hosted.items()):
@@ -834,9 +835,7 @@ class DistributedHerder:
             for hosted in list(self.hosted.values()):
                 entry = view.get(hosted.connector)
                 if entry is not None:
-                    self._apply_task_target(hosted, entry.target_state)
-        finally:
-            self.group_store.applying(False)
+                    worker.tasks.set_target([hosted.id], entry.target_state)
         if self._applied_generation != generation and generation >= 0:
             self._applied_generation = generation
             self.config_log.send(
@@ -850,31 +849,35 @@ class DistributedHerder:
         runtime = worker.connectors.get(name)
         try:
             if runtime is None:
-                runtime = worker.create_connector(entry.config, initial_state=entry.target_state)
+                runtime = worker.start_connector(
+                    worker.prepare(entry.config),
+                    target_state=entry.target_state,
+                    on_status=self._status_listener(connector_status_key(name)),
+                    on_reconfigure=lambda: self._reconfigure_tasks(name),
+                )
+                self._generate_task_configs(runtime)
                 log.info(
-                    "running connector %s here (%s, target state %s, %d tasks)",
+                    "running connector %s here (%s, target state %s)",
                     name,
                     runtime.plugin.name,
                     entry.target_state.value,
-                    len(runtime.tasks),
                 )
                 self._revisions[name] = entry.revision
                 return
             applied = self._revisions.get(name, entry.revision)
             self._revisions[name] = entry.revision
             if runtime.raw_config != entry.config:
-                worker.put_connector_config(name, entry.config)
+                # A new config: the connector restarts with it, in its target state.
+                prepared = worker.prepare(entry.config)
+                worker.reconfigure(runtime, prepared)
+                runtime.status.set(State.UNASSIGNED)
+                self._start_here(runtime)
             elif entry.revision > applied and entry.target_state is not TargetState.STOPPED:
                 # The same config written again: Kafka's herder restarts the connector (its
                 # tasks only if their configs change).
-                worker.restart_connector(name)
+                self._restart_here(runtime)
             if runtime.target_state is not entry.target_state:
-                if entry.target_state is TargetState.PAUSED:
-                    worker.pause_connector(name)
-                elif entry.target_state is TargetState.STOPPED:
-                    worker.stop_connector(name)
-                else:
-                    worker.resume_connector(name)
+                self._retarget_here(runtime, entry.target_state)
         except (ConfigError, ConnectError) as exc:
             if worker.connectors.get(name) is None:
                 log.error(
@@ -885,9 +888,105 @@ class DistributedHerder:
                     name,
                 )
                 self.group_store.status(
-                    f"status-connector-{name}",
+                    connector_status_key(name),
                     Status(State.FAILED, str(exc), worker_id=self.worker_id),
                 )
+
+    # -- connectors assigned here ------------------------------------------------------------
+    def _status_listener(self, key: str) -> StatusListener:
+        def on_change(status: Status) -> None:
+            self.group_store.status(key, status)
+
+        return on_change
+
+    def _start_here(self, runtime: ConnectorRuntime) -> None:
+        """Start the connector's instance as its target state says, then its task configs."""
+        if runtime.target_state is TargetState.STOPPED:
+            self._generated.pop(runtime.name, None)
+        start_if_paused = bool(self._generated.get(runtime.name, ([], []))[0])
+        self.worker.start_instance(runtime, start_if_paused=start_if_paused)
+        self._generate_task_configs(runtime)
+
+    def _generate_task_configs(self, runtime: ConnectorRuntime) -> None:
+        """The connector running here generates its tasks' configs; the config topic gets
+        them (when they changed), and the workers given its tasks run them from there."""
+        if not runtime.started:
+            return
+        try:
+            configs = self.worker.task_configs(runtime)
+        except Exception as exc:
+            self.worker.failed_to_start(runtime, exc)
+            return
+        providers = self.worker.config_providers
+        stored = [providers.unresolve(runtime.raw_config, runtime.config, c) for c in configs]
+        self._generated[runtime.name] = ([dict(c) for c in configs], stored)
+        self.group_store.task_configs(runtime.name, stored)
+
+    def _reconfigure_tasks(self, name: str) -> None:
+        """The connector asked: its task configs again, stored if they changed."""
+        with self._run_lock:
+            runtime = self.worker.connectors.get(name)
+            if runtime is None or runtime.target_state is TargetState.STOPPED:
+                return
+            generated = self._generated.get(name, ([], []))[0]
+            if self.worker.task_configs(runtime) != generated:
+                self._generate_task_configs(runtime)
+
+    def _restart_here(self, runtime: ConnectorRuntime, *, announce: bool = False) -> None:
+        """Stop the connector (UNASSIGNED) and start it again, as Kafka's herder does; a
+        restart request (``announce``, KIP-745) shows RESTARTING in between."""
+        if runtime.target_state is TargetState.STOPPED:
+            if announce:  # Kafka restarts a stopped connector too: it comes back STOPPED
+                for state in (State.UNASSIGNED, State.RESTARTING, State.STOPPED):
+                    runtime.status.set(state)
+            return
+        self.worker.stop_instance(runtime)
+        runtime.status.set(State.UNASSIGNED)
+        if announce:
+            runtime.status.set(State.RESTARTING)
+        self.worker.replace_instance(runtime)
+        self._start_here(runtime)
+
+    def _retarget_here(self, runtime: ConnectorRuntime, target: TargetState) -> None:
+        """The connector's new target state (its tasks follow it wherever they run)."""
+        previous = runtime.target_state
+        if target is TargetState.STOPPED:
+            runtime.target_state = target
+            self.worker.stop_instance(runtime)
+            self._generated.pop(runtime.name, None)
+            runtime.status.set(State.STOPPED)  # from any state, FAILED included (as Kafka)
+            return
+        runtime.target_state = target
+        if previous is TargetState.STOPPED:
+            self.worker.replace_instance(runtime)
+            self._start_here(runtime)
+        elif target is TargetState.PAUSED:
+            if runtime.status.state is not State.FAILED:
+                runtime.status.set(State.PAUSED)
+        elif not runtime.started and runtime.status.state is State.PAUSED:
+            self._start_here(runtime)  # created PAUSED: it starts only now
+        elif runtime.status.state is State.PAUSED:
+            runtime.status.set(State.RUNNING)
+
+    def _release_connector(self, name: str) -> None:
+        """Stop a connector here because it was assigned elsewhere: its config stays, its
+        status shows UNASSIGNED, and offsets are flushed so that the next owner starts
+        where this one stopped."""
+        runtime = self.worker.connectors.get(name)
+        if runtime is None:
+            return
+        self.worker.stop_instance(runtime)
+        runtime.status.set(State.UNASSIGNED)
+        self.worker.remove_connector(name)
+        self._generated.pop(name, None)
+        self.worker.offset_store.flush()
+
+    def _drop_connector(self, name: str) -> None:
+        """Stop a deleted connector here (the herder that took the request wrote its end)."""
+        runtime = self.worker.remove_connector(name)
+        self._generated.pop(name, None)
+        if runtime is not None:
+            self.worker.stop_instance(runtime)
 
     # -- tasks assigned here ---------------------------------------------------------------
     @staticmethod
@@ -901,31 +1000,19 @@ class DistributedHerder:
             and dict(entry.config) == hosted.connector_config
         )
 
-    def _task_runtime(self, name: str, entry: RecoveredConnector) -> ConnectorRuntime:
+    def _task_connector(self, name: str, entry: RecoveredConnector) -> PreparedConnector:
         """The connector's plugin and parsed config, to build its tasks' specs from."""
-        worker = self.worker
-        running = worker.connectors.get(name)
+        running = self.worker.connectors.get(name)
         if running is not None and running.raw_config == entry.config:
             return running
-        _, resolved, plugin, instance, parsed = worker._prepare(entry.config)
-        runtime = ConnectorRuntime(
-            name,
-            resolved,
-            dict(entry.config),
-            plugin,
-            instance,
-            Status(worker_id=self.worker_id, version=plugin_version(instance)),
-        )
-        runtime.parsed_config = parsed
-        return runtime
+        return self.worker.prepare(entry.config)
 
     def _start_task(self, name: str, index: int, entry: RecoveredConnector) -> None:
         worker = self.worker
         stored = dict(entry.task_configs[index])
-        key = f"status-task-{name}-{index}"
+        key = task_status_key(name, index)
         try:
-            runtime = self._task_runtime(name, entry)
-            runtime.target_state = entry.target_state
+            connector = self._task_connector(name, entry)
             config = worker.config_providers.resolve(stored)
         except (ConfigError, ConnectError) as exc:
             log.error("task %s-%d cannot start here: %s", name, index, exc)
@@ -933,7 +1020,7 @@ class DistributedHerder:
             self._start_failed[task_unit(name, index)] = (stored, dict(entry.config))
             return
         own_topic = str(entry.config.get("offsets.storage.topic") or "").strip()
-        if own_topic and runtime.plugin.kind is PluginKind.SOURCE:
+        if own_topic and connector.plugin.kind is PluginKind.SOURCE:
             try:
                 self.offset_store.read_connector_topic(own_topic)
             except Exception as exc:
@@ -955,86 +1042,17 @@ class DistributedHerder:
                 self._start_failed[task_unit(name, index)] = (stored, dict(entry.config))
                 return
         self._start_failed.pop(task_unit(name, index), None)
-        hosted = _HostedTask(name, index, stored, dict(entry.config), runtime)
-        hosted.target = entry.target_state
-        hosted.status = Status(worker_id=self.worker_id, version=plugin_version(runtime.instance))
-        hosted.status.listener = self._task_listener(hosted)
-        self.hosted[task_unit(name, index)] = hosted
-        log.info("running task %s-%d here (generation %d)", name, index, self.generation)
-        try:
-            hosted.runner = worker.engine.start_task(
-                worker._task_spec(runtime, index, config), hosted.status
-            )
-        except Exception as exc:
-            log.error("task %s-%d failed to start", name, index, exc_info=exc)
-            hosted.status.set(State.FAILED, exc)
-
-    def _task_listener(self, hosted: _HostedTask) -> Callable[[Status], None]:
-        def on_change(status: Status) -> None:
-            if status.state is State.RUNNING and hosted.target is TargetState.PAUSED:
-                if hosted.runner is not None:
-                    hosted.runner.pause()
-                else:
-                    status.set(State.PAUSED)
-                return
-            self.group_store.status(hosted.key, status)
-            if status.state is State.FAILED:
-                self._schedule_auto_restart(hosted)
-
-        return on_change
-
-    def _schedule_auto_restart(self, hosted: _HostedTask) -> None:
-        """``errors.restart.*``: restart a FAILED task here after an exponential backoff."""
-        policy = hosted.runtime.parsed_config
-        if "errors.restart.max.attempts" not in policy or self._stop.is_set():
-            return
-        unit = task_unit(hosted.connector, hosted.index)
-        max_attempts: int = policy["errors.restart.max.attempts"]
-        attempts = self._auto_restarts.get(unit, 0)
-        if max_attempts == 0 or 0 < max_attempts <= attempts:
-            if max_attempts > 0:
-                log.error(
-                    "task %s-%d FAILED again after %d automatic restarts "
-                    "(errors.restart.max.attempts=%d); it stays FAILED until restarted through "
-                    "POST /connectors/%s/tasks/%d/restart",
-                    hosted.connector,
-                    hosted.index,
-                    attempts,
-                    max_attempts,
-                    hosted.connector,
-                    hosted.index,
-                )
-            return
-        initial: int = policy["errors.restart.backoff.initial.ms"]
-        ceiling: int = policy["errors.restart.backoff.max.ms"]
-        delay_ms = min(initial * (2**attempts), ceiling)
-        self._auto_restarts[unit] = attempts + 1
-        log.warning(
-            "task %s-%d FAILED; restarting it automatically in %d ms (attempt %d)",
-            hosted.connector,
-            hosted.index,
-            delay_ms,
-            attempts + 1,
+        self.hosted[task_unit(name, index)] = _HostedTask(
+            name, index, stored, dict(entry.config), worker.tasks
         )
-
-        def restart() -> None:
-            with self._run_lock:
-                current = self.hosted.get(unit)
-                if current is hosted and hosted.status.state is State.FAILED:
-                    self._restart_hosted_locked(unit)
-
-        timer = threading.Timer(delay_ms / 1000, restart)
-        timer.daemon = True
-        timer.start()
-
-    def _apply_task_target(self, hosted: _HostedTask, target: TargetState) -> None:
-        if hosted.target is target or hosted.runner is None:
-            return
-        hosted.target = target
-        if target is TargetState.PAUSED:
-            hosted.runner.pause()
-        elif target is TargetState.STARTED:
-            hosted.runner.resume()
+        log.info("running task %s-%d here (generation %d)", name, index, self.generation)
+        worker.start_task(
+            connector,
+            index,
+            config,
+            target=entry.target_state,
+            on_status=self._status_listener(key),
+        )
 
     def _stop_tasks(
         self,
@@ -1049,17 +1067,10 @@ class DistributedHerder:
         stopping = [self.hosted.pop(u) for u in units if u in self.hosted]
         for unit in units:
             self._reported.pop(unit, None)
+        # A shutdown is no state change (statuses kept); otherwise the one status the stop
+        # leaves is written below, as Kafka writes one UNASSIGNED per stop.
+        self.worker.tasks.stop([hosted.id for hosted in stopping])
         for hosted in stopping:
-            # A shutdown is no state change (statuses kept); otherwise the one status the
-            # stop leaves is written below, as Kafka writes one UNASSIGNED per stop.
-            hosted.status.listener = None
-            if hosted.runner is not None:
-                hosted.runner.stop()
-        for hosted in stopping:
-            runner = hosted.runner
-            if runner is not None:
-                self.worker.engine.stop_task(runner, self.worker.shutdown_timeout_s)
-            hosted.status.listener = None
             if shutdown:
                 continue
             entry = (view or {}).get(hosted.connector)
@@ -1103,7 +1114,6 @@ class DistributedHerder:
             raise NotFoundError(f"Task {unit_label(unit)} is not running on this worker")
         with self._lock:
             entry = self.view.get(hosted.connector)
-        hosted.status.listener = None
         self._stop_tasks([unit], shutdown=True)
         for state in (State.UNASSIGNED, State.RESTARTING) if announce else (State.UNASSIGNED,):
             self.group_store.status(hosted.key, Status(state, worker_id=self.worker_id))
@@ -1120,6 +1130,11 @@ class DistributedHerder:
         self._threads = []
         with self._run_lock:
             self._stop_tasks(list(self.hosted), shutdown=True)
+
+    def stop(self) -> None:
+        """Stop applying assignments, then everything that runs here."""
+        self.halt()
+        self.worker.stop()
 
     def close(self) -> None:
         """Leave the group (the others rebalance at once) and release the clients."""
@@ -1187,7 +1202,7 @@ class DistributedHerder:
         return name in self.worker.connectors and self._owner(name) == self.worker_id
 
     def is_started(self) -> bool:
-        return self.ready.is_set() and self.worker.is_started()
+        return self.ready.is_set() and self.started.is_set()
 
     def connector_names(self) -> list[str]:
         self._read_barrier()
@@ -1198,6 +1213,13 @@ class DistributedHerder:
         return self.worker.registry.resolve(
             entry.config.get("connector.class", ""), *CONNECTOR_KINDS, key="connector.class"
         )
+
+    def _config_of(self, name: str) -> Mapping[str, str]:
+        running = self.worker.connectors.get(name)
+        return running.raw_config if running is not None else self._entry(name).config
+
+    def _shown_task_configs(self, name: str) -> list[dict[str, str]]:
+        return _tasks_of(self._entry(name))
 
     def _type(self, entry: RecoveredConnector) -> str:
         try:
@@ -1214,23 +1236,6 @@ class DistributedHerder:
             "type": self._type(entry),
         }
 
-    def password_keys(self, name: str) -> set[str]:
-        if name in self.worker.connectors:
-            return self.worker.password_keys(name)
-        entry = self._entry(name)
-        try:
-            definition = self._plugin(entry).load()().config()
-        except Exception:  # a broken plugin must not break status pages
-            return set()
-        from kconnect_sdk import ConfigType
-
-        return {k for k, d in definition.config_keys.items() if d.type is ConfigType.PASSWORD}
-
-    def redactor(self, name: str) -> Redactor:
-        if name in self.worker.connectors:
-            return self.worker.redactor(name)
-        return self.worker.config_redactor(self._entry(name).config)
-
     def _write_connector(
         self,
         name: str,
@@ -1238,7 +1243,7 @@ class DistributedHerder:
         created: bool,
         initial_state: TargetState | None,
     ) -> None:
-        self.worker.check_connector_config(config)
+        self.worker.prepare(config)  # validated here; run where the group assigns it
         store = self.group_store.store
         if created and initial_state is not None:
             # As Kafka: a target state only when the request gives one (no record means
@@ -1290,8 +1295,8 @@ class DistributedHerder:
         self.sync()
         # The statuses go with the connector (its worker may already have stopped it): as
         # Kafka leaves them, UNASSIGNED by the shutdown, then the tombstones of its deletion.
-        keys = [f"status-connector-{name}"]
-        keys += [f"status-task-{name}-{index}" for index in range(len(entry.task_configs))]
+        keys = [connector_status_key(name)]
+        keys += [task_status_key(name, index) for index in range(len(entry.task_configs))]
         for key in keys:
             self.group_store.status(key, Status(State.UNASSIGNED, worker_id=self.worker_id))
         for key in keys:
@@ -1319,7 +1324,10 @@ class DistributedHerder:
 
     def _restart_connector_only(self, name: str) -> None:
         if self._local(name):
-            self.worker.restart_connector(name)
+            with self._run_lock:
+                runtime = self.worker.connectors.get(name)
+                if runtime is not None:
+                    self._restart_here(runtime)
         else:
             self._forward(name, "POST", f"/connectors/{path_segment(name)}/restart")
 
@@ -1372,15 +1380,15 @@ class DistributedHerder:
 
         def run() -> None:
             try:
-                runtime = self.worker.connectors.get(name)
-                if runtime is not None and (not only_failed or failed(runtime.status)):
-                    # The tasks run on their own here: the worker restarts the connector only.
-                    self.worker.restart_connector(name, include_tasks=True)
+                with self._run_lock:
+                    runtime = self.worker.connectors.get(name)
+                    if runtime is not None and (not only_failed or failed(runtime.status)):
+                        # Its tasks restart on their own workers, each reading this request.
+                        self._restart_here(runtime, announce=True)
                 if not include_tasks:
                     return
                 for unit, hosted in list(self.hosted.items()):
                     if hosted.connector == name and (not only_failed or failed(hosted.status)):
-                        self._auto_restarts.pop(unit, None)  # a manual restart resets it
                         self._restart_hosted(unit, announce=True)
                 with self._run_lock:  # tasks that could not start here: the next round again
                     again = [u for u in self._start_failed if unit_task(u)[0] == name]
@@ -1399,46 +1407,32 @@ class DistributedHerder:
         entry = self._entry(name)
         running = self.worker.connectors.get(name) if self._local(name) else None
         with self._lock:
-            stored = dict(self.statuses.get(f"status-connector-{name}") or {})
+            stored = dict(self.statuses.get(connector_status_key(name)) or {})
             stored_tasks = [
-                dict(self.statuses.get(f"status-task-{name}-{i}") or {})
+                dict(self.statuses.get(task_status_key(name, i)) or {})
                 for i in range(len(_tasks_of(entry)))
             ]
         if running is not None:
-            connector = {**running.status.to_rest(), **_version(running.instance)}
+            connector = {**running.status.to_rest(), **version_field(running.instance)}
         else:
             connector = _rest_status(stored, self._owner(name) or "")
         tasks = []
         for index, stored_task in enumerate(stored_tasks):
             unit = task_unit(name, index)
             hosted = self.hosted.get(unit)
-            if hosted is not None and hosted.runner is not None:
-                state = hosted.runner.status.to_rest()
-                tasks.append({"id": index, **state, **_version(hosted.runner.task)})
+            runner = None if hosted is None else hosted.runner
+            if runner is not None:
+                state = runner.status.to_rest()
+                tasks.append({"id": index, **state, **version_field(runner.task)})
             else:
                 tasks.append({"id": index, **_rest_status(stored_task, self._owner(unit) or "")})
         return {"name": name, "connector": connector, "tasks": tasks, "type": self._type(entry)}
-
-    def task_status(self, name: str, task: int) -> dict[str, Any]:
-        tasks = self.connector_status(name)["tasks"]
-        if not 0 <= task < len(tasks):
-            raise NotFoundError(f"Task {name}-{task} not found")
-        result: dict[str, Any] = tasks[task]
-        return result
-
-    def task_list(self, name: str) -> list[dict[str, Any]]:
-        entry = self._entry(name)
-        return [
-            {"id": {"connector": name, "task": i}, "config": dict(c)}
-            for i, c in enumerate(_tasks_of(entry))
-        ]
 
     def restart_task(self, name: str, task: int) -> None:
         entry = self._entry(name)
         if not 0 <= task < len(_tasks_of(entry)):
             raise NotFoundError(f"Task {name}-{task} not found")
         unit = task_unit(name, task)
-        self._auto_restarts.pop(unit, None)  # a manual restart resets the count (as Kafka)
         if self._owner(unit) == self.worker_id:
             with self._run_lock:  # after any start or restart in progress here
                 if unit in self.hosted:
@@ -1452,50 +1446,23 @@ class DistributedHerder:
             )
         self._forward(unit, "POST", f"/connectors/{path_segment(name)}/tasks/{task}/restart")
 
-    def task_metrics(self) -> list[tuple[str, int, str, TaskMetrics, str]]:
-        out = list(self.worker.task_metrics())
-        for hosted in list(self.hosted.values()):
-            runner = hosted.runner
-            if runner is not None:
-                out.append(
-                    (
-                        hosted.connector,
-                        hosted.index,
-                        runner.kind,
-                        runner.metrics,
-                        runner.status.state.value,
-                    )
-                )
-        return out
-
-    def progress(self) -> dict[str, tuple[str, int, int]]:
-        """Per connector: (type, records in, records out) of its tasks running here."""
-        out: dict[str, tuple[str, int, int]] = {}
-        for hosted in list(self.hosted.values()):
-            runner = hosted.runner
-            if runner is None:
-                continue
-            kind, seen_in, seen_out = out.get(hosted.connector, (runner.kind, 0, 0))
-            out[hosted.connector] = (
-                kind,
-                seen_in + runner.records_in,
-                seen_out + runner.records_out,
-            )
-        return out
-
     def connector_topics(self, name: str) -> list[str]:
         """The connector's active topics (KIP-558): the status topic's records, which every
         worker reads, and what its tasks running here have just reported."""
         self._entry(name)
-        if not self.worker.topic_tracking_enable:
-            return self.worker.connector_topics(name)  # raises Kafka's 403
+        if not self.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled (topic.tracking.enable=false).")
         with self._lock:
             return sorted(self._topic_status.get(name, ()))
 
     def reset_topics(self, name: str) -> None:
         self._entry(name)
-        if not self.worker.topic_tracking_enable or not self.worker.topic_tracking_allow_reset:
-            self.worker.reset_topics(name)  # raises Kafka's 403
+        if not self.topic_tracking_enable:
+            raise ForbiddenError("Topic tracking is disabled (topic.tracking.enable=false).")
+        if not self.topic_tracking_allow_reset:
+            raise ForbiddenError(
+                "Topic tracking reset is disabled (topic.tracking.allow.reset=false)."
+            )
         # As Kafka: a tombstone for each active topic record; the tasks name a topic again
         # with their next record to it (a sink's: with its next assignment).
         with self._lock:
@@ -1509,8 +1476,6 @@ class DistributedHerder:
             return
         for topic in topics:
             self.group_store.store.topic_status(name, topic, None, None)
-        if name in self.worker.connectors:
-            self.worker.reset_topics(name)
 
     def connector_offsets(self, name: str) -> list[dict[str, Any]]:
         self._entry(name)
@@ -1539,9 +1504,6 @@ class DistributedHerder:
         _, body = self._forward(name, "DELETE", f"/connectors/{path_segment(name)}/offsets")
         return str(body.get("message", "")) if isinstance(body, dict) else ""
 
-    def follow_cluster_logger_levels(self, apply: Callable[[str, str], object]) -> None:
-        self._apply_logger_level = apply
-
     def set_cluster_logger_level(self, namespace: str, level: str) -> None:
         # Kafka's KafkaConfigBackingStore.putLoggerLevel: any worker writes it, at once.
         self.config_log.send(
@@ -1551,17 +1513,6 @@ class DistributedHerder:
         self.config_log.flush()
         self.sync()  # applied here before the answer, as a Java worker's reader does at once
 
-    def plugins(self, *kinds: PluginKind) -> list[PluginDesc]:
-        return self.worker.plugins(*kinds)
-
-    def plugin_config(
-        self, plugin: str, kinds: Sequence[PluginKind], version: str | None = None
-    ) -> ConfigDef:
-        return self.worker.plugin_config(plugin, kinds, version)
-
-    def validate_connector_config(self, plugin: str, props: Mapping[str, str]) -> dict[str, Any]:
-        return self.worker.validate_connector_config(plugin, props)
-
 
 def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
     """The task configs REST shows: none while the connector is STOPPED (as Kafka, whose
@@ -1569,12 +1520,6 @@ def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
     if entry.target_state is TargetState.STOPPED:
         return []
     return [dict(c) for c in entry.task_configs]
-
-
-def _version(plugin: object) -> dict[str, str]:
-    """``{"version": …}`` as the plugin reports it (KIP-891), or nothing."""
-    version = plugin_version(plugin)
-    return {"version": version} if version else {}
 
 
 def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The one interface the REST API uses to ask the worker anything (Kafka's ``Herder``)."""
+"""The one interface the REST API uses to ask a worker anything (Kafka's ``Herder``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ TaskMetricsView = tuple[str, int, str, TaskMetrics, str]
 
 
 class WorkerApi(Protocol):
-    """What the REST API may ask of a worker; :class:`~kconnect_runtime.worker.Worker` is one.
+    """What the REST API may ask of a worker; each herder implements it once.
 
     Every method is safe to call from REST handler threads. Errors a user can cause are
     ``NotFoundError`` (404), ``AlreadyExistsError`` (409), ``ConfigError`` and
@@ -47,7 +47,7 @@ class WorkerApi(Protocol):
         ...
 
     def redactor(self, name: str) -> Redactor:
-        """What is secret in the connector's config (issue 21): REST's bodies go through it."""
+        """What is secret in the connector's config: REST's bodies go through it."""
         ...
 
     def create_connector(

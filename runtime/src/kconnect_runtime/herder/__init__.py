@@ -1,0 +1,35 @@
+"""The herders: what a worker runs, decided once for REST (Kafka's ``Herder``).
+
+REST talks only to :class:`WorkerApi`. The standalone herder decides locally; the
+distributed herder decides from the group and the config topic, and forwards what runs on
+another worker. Both have a :class:`~kconnect_runtime.worker.Worker` run what they decide.
+"""
+
+from __future__ import annotations
+
+from ._api import TaskMetricsView, WorkerApi
+from ._distributed import DistributedHerder, GroupStore
+from ._forwarding import (
+    NotReadyError,
+    RebalanceInProgressError,
+    caller_credentials,
+    forward,
+    path_segment,
+)
+from ._membership import MEMBER_SLOTS
+from ._standalone import StandaloneConnector, StandaloneHerder
+
+__all__ = [
+    "MEMBER_SLOTS",
+    "DistributedHerder",
+    "GroupStore",
+    "NotReadyError",
+    "RebalanceInProgressError",
+    "StandaloneConnector",
+    "StandaloneHerder",
+    "TaskMetricsView",
+    "WorkerApi",
+    "caller_credentials",
+    "forward",
+    "path_segment",
+]
