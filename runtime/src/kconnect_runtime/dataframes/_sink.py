@@ -37,6 +37,7 @@ from kconnect_sdk import (
     SinkTask,
     TimestampType,
     TopicPartition,
+    record_maker,
 )
 
 from kconnect_runtime.errors import ErrorHandler, Failure, Stage, class_name, failed_records
@@ -336,34 +337,8 @@ class _Decoder:
         return records, bad, _positions(topics, partitions, offsets)
 
 
-_SINK_FIELDS = (
-    "topic",
-    "kafka_partition",
-    "key_schema",
-    "key",
-    "value_schema",
-    "value",
-    "timestamp",
-    "headers",
-    "kafka_offset",
-    "timestamp_type",
-    "original_topic",
-    "original_kafka_partition",
-    "original_kafka_offset",
-)
-
-
-def _new_sink_record_slow(fields: tuple[Any, ...]) -> SinkRecord:
-    return SinkRecord(**dict(zip(_SINK_FIELDS, fields, strict=True)))
-
-
-# SinkRecord is a NamedTuple: with the field order above, a row's tuple is the record. The
-# keyword constructor serves an SDK whose layout differs.
-_new_sink_record: Any = (
-    functools.partial(tuple.__new__, SinkRecord)
-    if SinkRecord._fields == _SINK_FIELDS
-    else _new_sink_record_slow
-)
+# A row's tuple, in the order of SinkRecord's fields, is the record.
+_new_sink_record: Any = record_maker(SinkRecord)
 
 
 def _positions(

@@ -15,7 +15,18 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-from kconnect_sdk import DataError, Date, Schema, SchemaBuilder, Struct, Time, Timestamp, Type
+from kconnect_sdk import (
+    DataError,
+    Date,
+    Schema,
+    SchemaBuilder,
+    Struct,
+    Time,
+    Timestamp,
+    Type,
+    struct_maker,
+    struct_values,
+)
 from kconnect_sdk import Decimal as ConnectDecimal
 
 __all__ = [
@@ -211,7 +222,7 @@ def _field_values(value: Any, schema: Schema) -> Sequence[Any]:
         )
     # The values as put, in field order: one slice instead of a get() per field (the
     # batch's hot loop). Defaults are applied per column by the caller.
-    return value._values  # read-only view of the SDK's own struct
+    return struct_values(value)
 
 
 def project_array(array: pa.Array, target: pa.DataType) -> pa.Array:
@@ -304,20 +315,16 @@ def connect_builder(schema: Schema, arrow: pa.DataType) -> _ToConnect:
         fields = schema.fields
         children = [connect_builder(f.schema, arrow.field(f.name).type) for f in fields]
 
+        make = struct_maker(schema)
+
         def to_structs(array: pa.Array) -> list[Any]:
             columns = [child(array.field(i)) for i, child in enumerate(children)]
             valid = array.is_valid().to_pylist()
-            out: list[Any] = []
-            for i, ok in enumerate(valid):
-                if not ok:
-                    out.append(None)
-                    continue
-                struct = Struct(schema)
-                values = struct._values  # filling a fresh struct in bulk
-                for j in range(len(fields)):
-                    values[j] = columns[j][i]
-                out.append(struct)
-            return out
+            # A row's values, one per field from the columns the Arrow types were read into.
+            return [
+                make([column[i] for column in columns]) if ok else None
+                for i, ok in enumerate(valid)
+            ]
 
         return to_structs
     if (

@@ -35,6 +35,7 @@ from kconnect_sdk import (
     SinkTask,
     TimestampType,
     TopicPartition,
+    record_maker,
 )
 
 from kconnect_runtime.errors import (
@@ -76,6 +77,9 @@ _timestamp = Message.timestamp
 _is_none = partial(operator.is_, None)
 
 # Message.timestamp()'s type code -> the record's TimestampType (as _chain.sink_record).
+# Records made field by field from a consumed batch's columns (the order of SinkRecord's
+# fields), without keyword parsing per record.
+_make_sink_record = record_maker(SinkRecord)
 _TIMESTAMP_TYPES = {
     0: TimestampType.NO_TIMESTAMP_TYPE,
     1: TimestampType.CREATE_TIME,
@@ -535,12 +539,9 @@ class SinkPipeline:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
         types, untyped = _TIMESTAMP_TYPES, TimestampType.NO_TIMESTAMP_TYPE
-        new, cls = tuple.__new__, SinkRecord
+        make = _make_sink_record
         return [
-            new(
-                cls,
-                (t, p, ks, k, vs, v, ts if tt else None, h, o, types.get(tt, untyped), t, p, o),
-            )
+            make((t, p, ks, k, vs, v, ts if tt else None, h, o, types.get(tt, untyped), t, p, o))
             for t, p, (ks, k), (vs, v), (tt, ts), h, o in zip(
                 topics,
                 map(_partition, messages),

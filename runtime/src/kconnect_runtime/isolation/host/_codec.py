@@ -29,7 +29,6 @@ import base64
 import json
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
 from itertools import repeat
 from typing import IO, Any
 
@@ -43,6 +42,9 @@ from kconnect_sdk import (
     Struct,
     TimestampType,
     Type,
+    record_maker,
+    struct_maker,
+    struct_values,
 )
 from kconnect_sdk.plain import schema_from_plain, schema_to_plain, value_from_plain, value_to_plain
 
@@ -234,7 +236,7 @@ def _encoder() -> Callable[[Any, Schema | None], Any]:
         if not known[1]:
             return value_to_plain(value, schema)
         if kind is Struct and value.schema is schema:
-            return list(value._values)
+            return list(struct_values(value))
         return {"$plain": value_to_plain(value, schema)}
 
     return encode
@@ -244,13 +246,11 @@ def _decoder_for(schema: Schema | None) -> Callable[[Any], Any]:
     """The decoder of values written by :func:`_encoder` for ``schema`` (chosen once per frame)."""
     if schema is not None and _flat_struct(schema):
         size = len(schema.fields)
+        make = struct_maker(schema)
 
         def flat_struct(data: Any) -> Any:
             if type(data) is list and len(data) == size:
-                struct = Struct.__new__(Struct)
-                struct.schema = schema
-                struct._values = data  # a fresh list from the frame: the struct owns it
-                return struct
+                return make(data)  # a fresh list from the frame: the struct owns it
             if type(data) in _SCALARS:
                 return data
             return value_from_plain(data["$plain"], schema)
@@ -467,16 +467,13 @@ def unpack_records(batch: Mapping[str, Any]) -> list[Any]:
         _expand(batch["timestamp"], count),
         headers,
     )
-    new = tuple.__new__
     if batch["kind"] == "source":
         partitions = [_offset_from_plain(p) for p in _expand(batch["source_partition"], count)]
         offsets = [_offset_from_plain(o) for o in _expand(batch["source_offset"], count)]
-        return [
-            new(SourceRecord, fields) for fields in zip(*common, partitions, offsets, strict=True)
-        ]
+        return list(map(_make_source, zip(*common, partitions, offsets, strict=True)))
     ts_types = [TimestampType(t) for t in _expand(batch["timestamp_type"], count)]
     return [
-        new(SinkRecord, fields)
+        _make_sink(fields)
         for fields in zip(
             *common,
             _expand(batch["offset"], count),
@@ -512,7 +509,9 @@ def pack_values(items: Iterable[tuple[Schema | None, Any]]) -> dict[str, Any]:
 
 _RAW_SCALAR_TYPES = frozenset({str, int, bool, type(None)})
 # SchemaAndValue(schema, value) for each (schema, value) tuple, without a Python call each.
-_schema_and_value = partial(tuple.__new__, SchemaAndValue)
+_schema_and_value = record_maker(SchemaAndValue)
+_make_source = record_maker(SourceRecord)
+_make_sink = record_maker(SinkRecord)
 
 
 def _raw_item(value: Any) -> bool:
