@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, Schema
+from kconnect_sdk.java import EPOCH_DATETIME
 
 __all__ = ["CONNECT_LOGICAL", "GRANULARITIES", "Granularity", "granularity"]
 
-_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ONE_US: Final = dt.timedelta(microseconds=1)
 _LONG_TEXT: Final = re.compile(r"[+-]?[0-9]+")
 _ISO: Final = {
@@ -49,11 +49,11 @@ class Granularity:
 def _micros(value: dt.datetime) -> int:
     if value.tzinfo is None:
         value = value.replace(tzinfo=dt.UTC)
-    return (value - _EPOCH) // _ONE_US
+    return (value - EPOCH_DATETIME) // _ONE_US
 
 
 def _from_micros(micros: int) -> dt.datetime:
-    return _EPOCH + dt.timedelta(microseconds=micros)
+    return EPOCH_DATETIME + dt.timedelta(microseconds=micros)
 
 
 def _iso(value: dt.datetime, zone: dt.tzinfo) -> str:

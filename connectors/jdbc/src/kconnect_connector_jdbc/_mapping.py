@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from kconnect_sdk import DataError, Date, Decimal, Schema, SchemaBuilder, Time, Timestamp
+from kconnect_sdk.java import EPOCH_DATE, MILLIS_PER_DAY
 
 from ._column import SCALE_UNSET, Column, SqlType
 from ._granularity import CONNECT_LOGICAL, Granularity
@@ -42,7 +43,6 @@ _EXACT: Final = decimal.Context(
     Emin=decimal.MIN_EMIN,
     rounding=decimal.ROUND_HALF_UP,
 )
-_EPOCH_DAY: Final = dt.date(1970, 1, 1)
 
 Converter = Callable[[Any], Any]
 
@@ -292,18 +292,18 @@ def _time_converter(zone: dt.tzinfo) -> Converter:
         if isinstance(v, dt.timedelta):
             # MySQL TIME is a duration; only a time of day fits Connect's Time.
             seconds = v.total_seconds()
-            if not 0 <= seconds < 86400:
+            if not 0 <= seconds < MILLIS_PER_DAY / 1000:
                 raise DataError(f"TIME value {v} is not a time of day")
             v = (dt.datetime.min + v).time()
         elif isinstance(v, str):
             v = dt.time.fromisoformat(v)
         if v.tzinfo is not None:
             offset = v.utcoffset() or dt.timedelta()
-            moment = dt.datetime.combine(_EPOCH_DAY, v.replace(tzinfo=None)) - offset
+            moment = dt.datetime.combine(EPOCH_DATE, v.replace(tzinfo=None)) - offset
             return moment.time()
         if utc:
             return v  # type: ignore[no-any-return]
-        moment = dt.datetime.combine(_EPOCH_DAY, v, tzinfo=zone).astimezone(dt.UTC)
+        moment = dt.datetime.combine(EPOCH_DATE, v, tzinfo=zone).astimezone(dt.UTC)
         return moment.time().replace(tzinfo=None)
 
     return convert

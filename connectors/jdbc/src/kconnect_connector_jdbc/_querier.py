@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, DataError, Schema, SchemaBuilder, SourceRecord, struct_maker
+from kconnect_sdk.java import EPOCH_DATETIME
 
 from ._column import Column
 from ._config import (
@@ -39,7 +40,6 @@ PROTOCOL_V1: Final = "1"
 QUERY_NAME_KEY: Final = "query"
 QUERY_NAME_VALUE: Final = "query"
 
-_EPOCH: Final = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ONE_US: Final = dt.timedelta(microseconds=1)
 
 
@@ -50,14 +50,14 @@ def timestamp_to_offset(value: dt.datetime) -> tuple[int, int]:
     """
     if value.tzinfo is None:
         value = value.replace(tzinfo=dt.UTC)
-    micros = (value - _EPOCH) // _ONE_US
+    micros = (value - EPOCH_DATETIME) // _ONE_US
     return micros // 1000, (micros % 1_000_000) * 1000
 
 
 def offset_to_timestamp(millis: int, nanos: int | None) -> dt.datetime:
     seconds = millis // 1000
     micros = (millis % 1000) * 1000 if nanos is None else int(nanos) // 1000
-    return _EPOCH + dt.timedelta(seconds=seconds, microseconds=micros)
+    return EPOCH_DATETIME + dt.timedelta(seconds=seconds, microseconds=micros)
 
 
 def _as_long(value: Any, what: str) -> int | None:
@@ -334,7 +334,7 @@ class Querier:
 
     def _parameters(self, conn: Any) -> list[Any]:
         ts_column = self._ts_columns[0] if self._ts_columns else None
-        begin = self.last_timestamp or _EPOCH
+        begin = self.last_timestamp or EPOCH_DATETIME
         inc = self.last_incrementing if self.last_incrementing is not None else -1
         if self.mode == MODE_INCREMENTING:
             return [inc]
@@ -510,7 +510,7 @@ class Querier:
                 if ts is None or following is None or ts < following:
                     self._committable = ts
                 self.last_timestamp = self._committable
-                ms, ns = timestamp_to_offset(self._committable or _EPOCH)
+                ms, ns = timestamp_to_offset(self._committable or EPOCH_DATETIME)
                 offset = {TIMESTAMP_FIELD: ms, TIMESTAMP_NANOS_FIELD: ns}
             else:
                 self.last_timestamp = ts

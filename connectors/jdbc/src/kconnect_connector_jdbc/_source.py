@@ -25,6 +25,7 @@ from kconnect_sdk import (
     SourceRecord,
     SourceTask,
 )
+from kconnect_sdk.java import EPOCH_DATETIME
 
 from . import _config as c
 from ._dialect import Dialect, TableId, dialect_for, to_sqlalchemy_url
@@ -568,9 +569,7 @@ class JdbcSourceTask(SourceTask):
                     initial = int(now.timestamp() * 1000)
                 for q in self._queriers:
                     if q.last_timestamp is None:
-                        q.last_timestamp = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
-                            milliseconds=initial
-                        )
+                        q.last_timestamp = EPOCH_DATETIME + dt.timedelta(milliseconds=initial)
                         q._committable = q.last_timestamp
         finally:
             settings.dialect.close(conn)
