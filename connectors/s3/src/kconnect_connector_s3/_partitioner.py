@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kconnect_sdk import ConfigError, DataError, Schema, SinkRecord, Struct, Timestamp, Type
+from kconnect_sdk.java import MILLIS_PER_DAY
 
 from ._config import S3SinkSettings
 from ._joda import compile_pattern
@@ -19,7 +20,6 @@ from ._joda import compile_pattern
 __all__ = ["Partitioner", "TimestampExtractor", "new_partitioner"]
 
 _NUMERIC: Final = re.compile(r"^-?[0-9]{1,19}$")
-_DAY_MS: Final = 24 * 3600 * 1000
 _HOUR_MS: Final = 3600 * 1000
 
 TimestampExtractor = Callable[[SinkRecord, int], "int | None"]
@@ -276,7 +276,7 @@ class TimeBasedPartitioner(Partitioner):
 class DailyPartitioner(TimeBasedPartitioner):
     def _shape(self, settings: S3SinkSettings) -> tuple[int, str]:
         d = settings.dir_delim
-        return _DAY_MS, f"'year'=YYYY{d}'month'=MM{d}'day'=dd"
+        return MILLIS_PER_DAY, f"'year'=YYYY{d}'month'=MM{d}'day'=dd"
 
 
 class HourlyPartitioner(TimeBasedPartitioner):
