@@ -9,12 +9,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from kconnect_sdk import Schema, Struct, Type, Values
+from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME, MILLIS_PER_DAY
 
 __all__ = ["java_date_text", "java_text"]
 
-_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_MS_PER_DAY: Final = 86_400_000
 # java.util.Date counts days in the Julian calendar before the Gregorian reform took
 # effect, 1582-10-15 (GregorianCalendar's default cutover), as this instant.
 _GREGORIAN_CUTOVER_MS: Final = -12_219_292_800_000
@@ -49,13 +47,13 @@ def _julian(jdn: int) -> tuple[int, int, int]:
 def java_date_text(millis: int) -> str:
     """``java.util.Date.toString()`` of epoch ``millis`` in a JVM whose time zone is UTC:
     ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15."""
-    days, rest = divmod(millis, _MS_PER_DAY)
+    days, rest = divmod(millis, MILLIS_PER_DAY)
     seconds = rest // 1000
     jdn = _EPOCH_JDN + days
     if millis < _GREGORIAN_CUTOVER_MS:
         year, month, day = _julian(jdn)
     else:
-        date = _EPOCH_DATE + _dt.timedelta(days=days)
+        date = EPOCH_DATE + _dt.timedelta(days=days)
         year, month, day = date.year, date.month, date.day
     clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     # Era years: 1 BC is year 1 again, as Java prints it.
@@ -66,9 +64,9 @@ def java_date_text(millis: int) -> str:
 def _millis(value: _dt.date | _dt.time) -> int:
     if isinstance(value, _dt.datetime):
         aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
-        return (aware - _EPOCH) // _dt.timedelta(milliseconds=1)
+        return (aware - EPOCH_DATETIME) // _dt.timedelta(milliseconds=1)
     if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * _MS_PER_DAY
+        return (value - EPOCH_DATE).days * MILLIS_PER_DAY
     offset = value.utcoffset() or _dt.timedelta(0)
     since_midnight = _dt.timedelta(
         hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
