@@ -90,7 +90,7 @@ class ScriptedSourceContext:
     configs: Mapping[str, str] = field(default_factory=dict)
     offset_storage_reader: InMemoryOffsetStore = field(default_factory=InMemoryOffsetStore)
 
-    def transaction_context(self) -> None:  # issue 20: no transactions in the test double
+    def transaction_context(self) -> None:  # the test double runs no transactions
         """None: the task runs without connector-defined transaction boundaries."""
         return None
 
