@@ -51,6 +51,18 @@ BENCHES: dict[str, list[str]] = {
     "bench_cdc.py": ["--rows", "2000", "--bootstrap-servers", BOOTSTRAP],
     "bench_exactly_once.py": ["--rows", "2000", "--bootstrap-servers", BOOTSTRAP],
     "bench_spark_df.py": ["--rows", "2000", "--jdbc-rows", "2000", "--mariadb", MARIADB],
+    "bench_mirror.py": [
+        "--mb",
+        "0.5",
+        "--partitions",
+        "2",
+        "--tasks",
+        "1",
+        "--source",  # one cluster as both sides: each flow's alias keeps its topics apart
+        BOOTSTRAP,
+        "--target",
+        BOOTSTRAP,
+    ],
     "bench_distributed.py": [
         "--rows",
         "600",

@@ -8,6 +8,7 @@ another worker. Both have a :class:`~kconnect_runtime.worker.Worker` run what th
 from __future__ import annotations
 
 from ._api import TaskMetricsView, WorkerApi
+from ._base import named_config
 from ._distributed import DistributedHerder, GroupStore
 from ._forwarding import (
     NotReadyError,
@@ -31,5 +32,6 @@ __all__ = [
     "WorkerApi",
     "caller_credentials",
     "forward",
+    "named_config",
     "path_segment",
 ]

@@ -24,6 +24,18 @@ from ._api import TaskMetricsView
 __all__ = ["AbstractHerder", "task_state", "version_field"]
 
 
+def named_config(name: str, config: Mapping[str, str]) -> dict[str, str]:
+    """``config`` for the connector ``name``: a ``name`` in the body must be the one in the
+    URL (Kafka's message), and a body without one takes it."""
+    if config.get("name", name) != name:
+        raise ConfigError(
+            f"Connector name configuration ({config['name']}) doesn't match connector name "
+            f"in the URL ({name})",
+            name="name",
+        )
+    return {**config, "name": name}
+
+
 class AbstractHerder:
     """The parts of :class:`~._api.WorkerApi` that do not depend on where decisions are made
     (Kafka's ``AbstractHerder``): it holds the :class:`~kconnect_runtime.worker.Worker` that

@@ -60,7 +60,7 @@ from kconnect_runtime.worker import (
 )
 
 from ._assignment import is_task, plan_connectors_and_tasks, task_unit, unit_label, unit_task
-from ._base import AbstractHerder, version_field
+from ._base import AbstractHerder, named_config, version_field
 from ._forwarding import NotReadyError, RebalanceInProgressError, forward, path_segment
 from ._membership import MEMBER_SLOTS, GroupMembership, live_members
 
@@ -1266,14 +1266,7 @@ class DistributedHerder(AbstractHerder):
 
     def put_connector_config(self, name: str, config: Mapping[str, str]) -> tuple[bool, object]:
         self._require_ready()
-        config = dict(config)
-        if config.get("name", name) != name:
-            raise ConfigError(
-                f"Connector name configuration ({config['name']}) doesn't match connector name "
-                f"in the URL ({name})",
-                name="name",
-            )
-        config["name"] = name
+        config = named_config(name, config)
         with self._lock:
             created = name not in self.view
         self._write_connector(name, config, created, None)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect_sdk import AlreadyExistsError, ConfigError, NotFoundError
+from kconnect_sdk import AlreadyExistsError, NotFoundError
 
 from kconnect_runtime.plugins import PluginDesc
 from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
@@ -30,7 +30,7 @@ from kconnect_runtime.worker import (
     Worker,
 )
 
-from ._base import AbstractHerder, task_state, version_field
+from ._base import AbstractHerder, named_config, task_state, version_field
 
 __all__ = ["StandaloneConnector", "StandaloneHerder"]
 
@@ -245,14 +245,7 @@ class StandaloneHerder(AbstractHerder):
         A replaced connector restarts with the new config and keeps its target state.
         The new config is validated before the running connector is touched.
         """
-        config = dict(config)
-        if config.get("name", name) != name:
-            raise ConfigError(
-                f"Connector name configuration ({config['name']}) doesn't match connector name "
-                f"in the URL ({name})",
-                name="name",
-            )
-        config["name"] = name
+        config = named_config(name, config)
         with self._lock:
             existing = self.connectors.get(name)
             if existing is None:

@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from kconnect_sdk import ConfigError, NotFoundError
 from pydantic import BaseModel
 
-from kconnect_runtime.herder import WorkerApi
+from kconnect_runtime.herder import WorkerApi, named_config
 from kconnect_runtime.status import TargetState
 from kconnect_runtime.storage import BadRequestError
 
@@ -123,13 +123,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         name = request.name.strip()
         if not name:
             raise ConfigError("Connector name must not be empty", name="name")
-        if config.get("name", name) != name:
-            raise ConfigError(
-                f"Connector name configuration ({config['name']}) doesn't match connector name "
-                f"in the URL ({name})",
-                name="name",
-            )
-        config["name"] = name
+        config = named_config(name, config)
         config = restore_hidden(worker, name, config)  # refuses a stray [hidden]
         if request.initial_state is None:
             # Kafka stores no target state for a connector created without one.
