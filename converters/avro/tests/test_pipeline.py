@@ -166,7 +166,7 @@ def test_incompatible_schema_is_refused_and_errors_tolerance_applies(
 
     name = f"bad-{topic}"
     with standalone(props, source(name, topic, "incompatible", 10)) as app:
-        status = app.worker.connector_status  # type: ignore[union-attr]
+        status = app.herder.connector_status  # type: ignore[union-attr]
         wait_for(lambda: status(name)["tasks"][0]["state"] == "FAILED", 30, "the task to fail")
         trace = status(name)["tasks"][0]["trace"]
     assert "incompatible" in trace
@@ -177,7 +177,7 @@ def test_incompatible_schema_is_refused_and_errors_tolerance_applies(
         # The refused records are skipped; the worker keeps going and a good connector
         # after it still writes.
         messages = read_all(kc_kafka, topic, 20)
-        status = app.worker.connector_status  # type: ignore[union-attr]
+        status = app.herder.connector_status  # type: ignore[union-attr]
         assert status(f"tolerant-{topic}")["tasks"][0]["state"] == "RUNNING"
     with SchemaRegistryClient({"url": url}) as client:
         assert client.get_versions(f"{topic}-value") == [1, 2]
