@@ -242,6 +242,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
                 TaskOffsetReader(self.offset_store, connector),
                 self.transactions,
                 progress=self.runner.report_progress,
+                plugin_metrics=self.runner.plugin_metrics,
             )
         )
         self.task.start(self.task_config)
