@@ -11,11 +11,17 @@ from kconnect_sdk.java import (
     EPOCH_DATE,
     EPOCH_DATETIME,
     EPOCH_ORDINAL,
+    GREGORIAN_CUTOVER_DAY,
     MICROS_PER_DAY,
     MILLIS_PER_DAY,
+    JavaDateFormat,
+    date_pattern_tokens,
     double_to_string,
     float_to_string,
+    gregorian_epoch_day,
     hashmap_order,
+    java_calendar_date,
+    julian_epoch_day,
     retry_with_backoff,
     string_hash,
 )
@@ -154,3 +160,44 @@ def test_retry_with_backoff_lets_other_errors_through_at_once() -> None:
 
     with pytest.raises(ValueError, match="bad config"):
         retry_with_backoff(broken, attempts=None, backoff_s=1.0, retry_on=OSError, sleep=print)
+
+
+# -- GregorianCalendar's days ----------------------------------------------------------------
+
+
+def test_calendar_dates_are_gregorian_from_the_cutover_on() -> None:
+    for day in (GREGORIAN_CUTOVER_DAY, -1, 0, 59, 10_957, 2_932_896):
+        date = EPOCH_DATE + dt.timedelta(days=day)
+        assert java_calendar_date(day) == (date.year, date.month, date.day)
+        assert gregorian_epoch_day(date.year, date.month, date.day) == day
+    assert gregorian_epoch_day(10_000, 1, 1) == 2_932_897  # past Python's dates
+
+
+def test_calendar_dates_before_the_cutover_are_julian() -> None:
+    # Java 17: new Date(-12219292800001L) is 1582-10-04 in UTC; 1 AD Jan 1 (Julian) is
+    # Gregorian 0000-12-30.
+    assert java_calendar_date(GREGORIAN_CUTOVER_DAY - 1) == (1582, 10, 4)
+    assert julian_epoch_day(1582, 10, 4) == GREGORIAN_CUTOVER_DAY - 1
+    assert java_calendar_date(julian_epoch_day(1, 1, 1)) == (1, 1, 1)
+    assert julian_epoch_day(1, 1, 1) == gregorian_epoch_day(0, 12, 30)
+    assert java_calendar_date(julian_epoch_day(-43, 3, 15)) == (-43, 3, 15)  # 44 BC
+
+
+def test_date_pattern_tokens() -> None:
+    assert date_pattern_tokens("yyyy-MM-dd'T'HH''x") == [
+        ("y", 4),
+        "-",
+        ("M", 2),
+        "-",
+        ("d", 2),
+        "T",
+        ("H", 2),
+        "'",
+        ("x", 1),
+    ]
+    with pytest.raises(ValueError, match="Unterminated quote"):
+        date_pattern_tokens("yyyy 'open")
+
+
+def test_java_date_format_formats_julian_days() -> None:
+    assert JavaDateFormat("yyyy-MM-dd EEE").format_millis(-12_219_292_800_001) == "1582-10-04 Thu"

@@ -6,42 +6,19 @@ import datetime as _dt
 import decimal as _decimal
 import struct
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from kconnect_sdk import Schema, Struct, Type, Values
-from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME, MILLIS_PER_DAY
-
-__all__ = ["java_date_text", "java_text"]
-
-# java.util.Date counts days in the Julian calendar before the Gregorian reform took
-# effect, 1582-10-15 (GregorianCalendar's default cutover), as this instant.
-_GREGORIAN_CUTOVER_MS: Final = -12_219_292_800_000
-# Julian Day Number of 1970-01-01.
-_EPOCH_JDN: Final = 2_440_588
-_DAYS: Final = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
-_MONTHS: Final = (
-    "Jan",
-    "Feb",
-    "Mar",
-    "Apr",
-    "May",
-    "Jun",
-    "Jul",
-    "Aug",
-    "Sep",
-    "Oct",
-    "Nov",
-    "Dec",
+from kconnect_sdk.java import (
+    DAY_NAMES,
+    EPOCH_DATE,
+    EPOCH_DATETIME,
+    MILLIS_PER_DAY,
+    MONTH_NAMES,
+    java_calendar_date,
 )
 
-
-def _julian(jdn: int) -> tuple[int, int, int]:
-    """The Julian calendar's (year, month, day) of a Julian Day Number."""
-    c = jdn + 32082
-    d = (4 * c + 3) // 1461
-    e = c - (1461 * d) // 4
-    m = (5 * e + 2) // 153
-    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+__all__ = ["java_date_text", "java_text"]
 
 
 def java_date_text(millis: int) -> str:
@@ -49,16 +26,11 @@ def java_date_text(millis: int) -> str:
     ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15."""
     days, rest = divmod(millis, MILLIS_PER_DAY)
     seconds = rest // 1000
-    jdn = _EPOCH_JDN + days
-    if millis < _GREGORIAN_CUTOVER_MS:
-        year, month, day = _julian(jdn)
-    else:
-        date = EPOCH_DATE + _dt.timedelta(days=days)
-        year, month, day = date.year, date.month, date.day
+    year, month, day = java_calendar_date(days)
     clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     # Era years: 1 BC is year 1 again, as Java prints it.
     shown_year = year if year > 0 else 1 - year
-    return f"{_DAYS[(jdn + 1) % 7]} {_MONTHS[month - 1]} {day:02d} {clock} UTC {shown_year}"
+    return f"{DAY_NAMES[(days + 3) % 7][:3]} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} UTC {shown_year}"
 
 
 def _millis(value: _dt.date | _dt.time) -> int:
