@@ -1459,7 +1459,7 @@ class DistributedHerder(AbstractHerder):
                 for i in range(len(_tasks_of(entry)))
             ]
         if running is not None:
-            connector = {**running.status.to_rest(), **version_field(running.instance)}
+            connector = _with_version(running.status.to_rest(), running.instance)
         else:
             connector = _rest_status(stored, self._owner(name) or "")
         tasks = []
@@ -1468,8 +1468,7 @@ class DistributedHerder(AbstractHerder):
             hosted = self.hosted.get(unit)
             runner = None if hosted is None else hosted.runner
             if runner is not None:
-                state = runner.status.to_rest()
-                tasks.append({"id": index, **state, **version_field(runner.task)})
+                tasks.append({"id": index, **_with_version(runner.status.to_rest(), runner.task)})
             else:
                 tasks.append({"id": index, **_rest_status(stored_task, self._owner(unit) or "")})
         return {"name": name, "connector": connector, "tasks": tasks, "type": self._type(entry)}
@@ -1568,13 +1567,29 @@ def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
     return [dict(c) for c in entry.task_configs]
 
 
+# A status the plugin did not reach itself carries no version (as its status record).
+_UNVERSIONED_STATES = frozenset({State.UNASSIGNED.value, State.RESTARTING.value})
+
+
+def _with_version(status: dict[str, Any], plugin: object) -> dict[str, Any]:
+    """A status running here with the plugin's version (KIP-891), as the status record that
+    every other worker reads it from carries it."""
+    if status["state"] in _UNVERSIONED_STATES:
+        return status
+    return {**status, **version_field(plugin)}
+
+
 def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """A status of a connector or task running on another worker, from its status record:
+    Kafka's ``ConnectorStateInfo`` state, with the version the record carries."""
     out: dict[str, Any] = {
         "state": str(stored.get("state") or State.UNASSIGNED.value),
         "worker_id": str(stored.get("worker_id") or owner),
     }
     if stored.get("trace"):
         out["trace"] = stored["trace"]
+    if stored.get("version") and out["state"] not in _UNVERSIONED_STATES:
+        out["version"] = str(stored["version"])
     return out
 
 
