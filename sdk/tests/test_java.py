@@ -162,6 +162,32 @@ def test_retry_with_backoff_lets_other_errors_through_at_once() -> None:
         retry_with_backoff(broken, attempts=None, backoff_s=1.0, retry_on=OSError, sleep=print)
 
 
+def test_retry_with_backoff_grows_by_a_step() -> None:
+    pauses: list[float] = []
+    retry_with_backoff(
+        _Flaky(4),
+        attempts=None,
+        backoff_s=0.2,
+        increment_s=0.2,
+        max_backoff_s=0.5,
+        sleep=pauses.append,
+    )
+    assert pauses == pytest.approx([0.2, 0.4, 0.5, 0.5])
+
+
+def test_retry_with_backoff_gives_up_at_once_on_an_error_not_worth_retrying() -> None:
+    call = _Flaky(3)
+    with pytest.raises(ConnectionError, match="attempt 2"):
+        retry_with_backoff(
+            call,
+            attempts=None,
+            backoff_s=1.0,
+            retry_if=lambda exc: str(exc) != "attempt 2",
+            sleep=lambda _: None,
+        )
+    assert call.calls == 2
+
+
 # -- GregorianCalendar's days ----------------------------------------------------------------
 
 

@@ -22,8 +22,10 @@ __all__ = [
     "MONTH_NAMES",
     "JavaDateFormat",
     "date_pattern_tokens",
+    "gregorian_date",
     "gregorian_epoch_day",
     "java_calendar_date",
+    "julian_date",
     "julian_epoch_day",
 ]
 
@@ -68,7 +70,8 @@ def gregorian_epoch_day(year: int, month: int, day: int) -> int:
     return jdn - _EPOCH_JDN
 
 
-def _julian_date(epoch_day: int) -> tuple[int, int, int]:
+def julian_date(epoch_day: int) -> tuple[int, int, int]:
+    """The Julian calendar's (year, month, day) of an epoch day (year 0 is 1 BC)."""
     c = epoch_day + _EPOCH_JDN + 32082
     d = (4 * c + 3) // 1461
     e = c - 1461 * d // 4
@@ -76,8 +79,10 @@ def _julian_date(epoch_day: int) -> tuple[int, int, int]:
     return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
 
 
-def _gregorian_date(epoch_day: int) -> tuple[int, int, int]:
-    # Years counted from March, so the leap day ends a year (as LocalDate.ofEpochDay).
+def gregorian_date(epoch_day: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian (year, month, day) of an epoch day, for any day (as
+    ``LocalDate.ofEpochDay``; Python's ``date`` stops at years 1 and 9999)."""
+    # Years counted from March, so the leap day ends a year.
     z = epoch_day + CIVIL_EPOCH_DAY
     era = z // 146_097
     doe = z - era * 146_097
@@ -93,8 +98,8 @@ def java_calendar_date(epoch_day: int) -> tuple[int, int, int]:
     """``GregorianCalendar``'s (year, month, day) of an epoch day: Julian before
     1582-10-15, Gregorian from it. Year 0 is 1 BC (Java shows it as year 1 of era BC)."""
     if epoch_day < GREGORIAN_CUTOVER_DAY:
-        return _julian_date(epoch_day)
-    return _gregorian_date(epoch_day)
+        return julian_date(epoch_day)
+    return gregorian_date(epoch_day)
 
 
 Token = tuple[str, int] | str
@@ -181,7 +186,7 @@ class _JulianMoment:
 
     def __init__(self, moment: dt.datetime) -> None:
         self.epoch_day = moment.toordinal() - EPOCH_ORDINAL
-        self.year, self.month, self.day = _julian_date(self.epoch_day)
+        self.year, self.month, self.day = julian_date(self.epoch_day)
         self.hour, self.minute, self.second = moment.hour, moment.minute, moment.second
         self.microsecond = moment.microsecond
 

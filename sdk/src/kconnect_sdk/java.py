@@ -33,8 +33,10 @@ from ._java_time import (
     MONTH_NAMES,
     JavaDateFormat,
     date_pattern_tokens,
+    gregorian_date,
     gregorian_epoch_day,
     java_calendar_date,
+    julian_date,
     julian_epoch_day,
 )
 
@@ -52,9 +54,11 @@ __all__ = [
     "date_pattern_tokens",
     "double_to_string",
     "float_to_string",
+    "gregorian_date",
     "gregorian_epoch_day",
     "hashmap_order",
     "java_calendar_date",
+    "julian_date",
     "julian_epoch_day",
     "retry_with_backoff",
     "string_hash",

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct, struct_maker
-from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME, MICROS_PER_DAY, MILLIS_PER_DAY
+from kconnect_sdk.java import (
+    EPOCH_DATE,
+    EPOCH_DATETIME,
+    MICROS_PER_DAY,
+    MILLIS_PER_DAY,
+    gregorian_date,
+)
 
 from ._decoder import _civil_days
 
@@ -746,19 +752,6 @@ def _adjusted(convert: Converter) -> Converter:
     return adjusted
 
 
-def _civil_from_days(days: int) -> tuple[int, int, int]:
-    """The proleptic Gregorian (year, month, day) ``days`` after 1970-01-01."""
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (month <= 2), month, day
-
-
 def _fast_fix(unit: int, adjust: bool, fallback: Any) -> Converter:
     """What follows the decoders' direct path (days, or epoch ms/us, of a DATE/DATETIME;
     None for a zero date) to give Debezium's value: the fallback for a zero date, and years
@@ -771,7 +764,7 @@ def _fast_fix(unit: int, adjust: bool, fallback: Any) -> Converter:
         if v >= limit:
             return v
         days, rest = divmod(v, unit)
-        year, month, day = _civil_from_days(days)
+        year, month, day = gregorian_date(days)
         if year < 1:
             return fallback
         if adjust:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, optional_speedups
-from kconnect_sdk.java import EPOCH_DATETIME
+from kconnect_sdk.java import CIVIL_EPOCH_DAY, EPOCH_DATETIME
 
 __all__ = ["RowDecoder", "build_decoder"]
 
@@ -207,7 +207,7 @@ def _civil_days(y: int, m: int, d: int) -> int:
     era = y // 400
     yoe = y - era * 400
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - CIVIL_EPOCH_DAY
 
 
 # Days since the epoch of the dates seen, by their binlog packing (DATE's ``y << 9 | m << 5 | d``
