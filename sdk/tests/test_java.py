@@ -16,6 +16,7 @@ from kconnect_sdk.java import (
     MILLIS_PER_DAY,
     JavaDateFormat,
     date_pattern_tokens,
+    date_to_string,
     double_to_string,
     float_to_string,
     gregorian_epoch_day,
@@ -227,3 +228,20 @@ def test_date_pattern_tokens() -> None:
 
 def test_java_date_format_formats_julian_days() -> None:
     assert JavaDateFormat("yyyy-MM-dd EEE").format_millis(-12_219_292_800_001) == "1582-10-04 Thu"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        # What Java 17's new Date(millis).toString() prints with TZ=UTC.
+        (0, "Thu Jan 01 00:00:00 UTC 1970"),
+        (-12_219_379_200_000, "Thu Oct 04 00:00:00 UTC 1582"),
+        (-62_135_769_600_000, "Sat Jan 01 00:00:00 UTC 1"),
+        (253_433_923_200_000, "Mon Jan 01 00:00:00 UTC 10001"),
+        (dt.date(1582, 10, 14), "Thu Oct 04 00:00:00 UTC 1582"),  # Gregorian in, Julian out
+        (dt.datetime(2024, 2, 29, 23, 59, 59, 999_000), "Thu Feb 29 23:59:59 UTC 2024"),
+        (dt.time(1, 30, tzinfo=dt.timezone(dt.timedelta(hours=1))), "Thu Jan 01 00:30:00 UTC 1970"),
+    ],
+)
+def test_date_to_string_is_javas(value: int | dt.date | dt.time, text: str) -> None:
+    assert date_to_string(value) == text

@@ -22,6 +22,7 @@ __all__ = [
     "MONTH_NAMES",
     "JavaDateFormat",
     "date_pattern_tokens",
+    "date_to_string",
     "gregorian_date",
     "gregorian_epoch_day",
     "java_calendar_date",
@@ -100,6 +101,40 @@ def java_calendar_date(epoch_day: int) -> tuple[int, int, int]:
     if epoch_day < GREGORIAN_CUTOVER_DAY:
         return julian_date(epoch_day)
     return gregorian_date(epoch_day)
+
+
+def date_to_string(value: int | dt.date | dt.time) -> str:
+    """Java's ``java.util.Date.toString()`` in a JVM whose time zone is UTC, as Kafka's
+    StringConverter and FileStream sink write a Date, Time or Timestamp value:
+    ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15, 1 BC as
+    year 1 (Java's era year).
+
+    Args:
+        value: epoch milliseconds, or a Connect Date (``date``, midnight UTC), Time
+            (``time`` of day, UTC unless it has an offset) or Timestamp (``datetime``, UTC
+            when naive).
+    """
+    millis = value if isinstance(value, int) else _epoch_millis(value)
+    days, rest = divmod(millis, MILLIS_PER_DAY)
+    seconds = rest // 1000
+    year, month, day = java_calendar_date(days)
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    weekday = DAY_NAMES[(days + 3) % 7][:3]  # 1970-01-01 was a Thursday
+    era_year = year if year > 0 else 1 - year
+    return f"{weekday} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} UTC {era_year}"
+
+
+def _epoch_millis(value: dt.date | dt.time) -> int:
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+        return (aware - EPOCH_DATETIME) // dt.timedelta(milliseconds=1)
+    if isinstance(value, dt.date):
+        return (value.toordinal() - EPOCH_ORDINAL) * MILLIS_PER_DAY
+    offset = value.utcoffset() or dt.timedelta(0)
+    since_midnight = dt.timedelta(
+        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
+    )
+    return (since_midnight - offset) // dt.timedelta(milliseconds=1)
 
 
 Token = tuple[str, int] | str

@@ -9,41 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect_sdk import Schema, Struct, Type, Values
-from kconnect_sdk.java import (
-    DAY_NAMES,
-    EPOCH_DATE,
-    EPOCH_DATETIME,
-    MILLIS_PER_DAY,
-    MONTH_NAMES,
-    java_calendar_date,
-)
+from kconnect_sdk.java import date_to_string
 
-__all__ = ["java_date_text", "java_text"]
-
-
-def java_date_text(millis: int) -> str:
-    """``java.util.Date.toString()`` of epoch ``millis`` in a JVM whose time zone is UTC:
-    ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15."""
-    days, rest = divmod(millis, MILLIS_PER_DAY)
-    seconds = rest // 1000
-    year, month, day = java_calendar_date(days)
-    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    # Era years: 1 BC is year 1 again, as Java prints it.
-    shown_year = year if year > 0 else 1 - year
-    return f"{DAY_NAMES[(days + 3) % 7][:3]} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} UTC {shown_year}"
-
-
-def _millis(value: _dt.date | _dt.time) -> int:
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
-        return (aware - EPOCH_DATETIME) // _dt.timedelta(milliseconds=1)
-    if isinstance(value, _dt.date):
-        return (value - EPOCH_DATE).days * MILLIS_PER_DAY
-    offset = value.utcoffset() or _dt.timedelta(0)
-    since_midnight = _dt.timedelta(
-        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
-    )
-    return (since_midnight - offset) // _dt.timedelta(milliseconds=1)
+__all__ = ["java_text"]
 
 
 def _float32(value: float) -> float:
@@ -80,7 +48,7 @@ def java_text(value: Any, schema: Schema | None = None) -> str:
         # Python's to-sci-string and BigDecimal.toString follow the same rules.
         return str(value)
     if isinstance(value, _dt.date | _dt.time):
-        return java_date_text(_millis(value))
+        return date_to_string(value)
     if isinstance(value, Struct):
         shown = [
             f"{f.name}={java_text(v, f.schema)}"
