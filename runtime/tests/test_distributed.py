@@ -342,3 +342,79 @@ def test_config_topic_with_many_partitions_is_refused(kafka: str) -> None:
     ).ensure_topic()
     with pytest.raises(ConnectError, match="must have a single partition"):
         Distributed({**_worker_props_dict(kafka, group), "listeners": ""}).start()
+
+
+def _config_record(key: str, value: dict[str, Any] | None) -> tuple[bytes, bytes | None]:
+    raw = None if value is None else json.dumps(value).encode()
+    return key.encode(), raw
+
+
+def test_a_deleted_connectors_records_are_forgotten_without_changing_the_replay() -> None:
+    from kconnect_runtime.herder._distributed import without_connector_records
+    from kconnect_runtime.storage import replay_configs
+
+    source = {"connector.class": "FileStreamSource", "topic": "t"}
+    records = [
+        _config_record("target-state-early", {"state": "PAUSED"}),  # before any config
+        _config_record("connector-gone", {"properties": source}),
+        _config_record("connector-gone-1", {"properties": source}),
+        _config_record("task-gone-0", {"properties": source}),
+        _config_record("task-gone-1-0", {"properties": source}),
+        _config_record("commit-gone", {"tasks": 1}),
+        _config_record("commit-gone-1", {"tasks": 1}),
+        _config_record("target-state-gone", {"state": "PAUSED", "state.v2": "STOPPED"}),
+        _config_record("tasks-fencing-gone", {"task-count": 1}),
+        _config_record("connector-gone", {"properties": {**source, "topic": "u"}}),
+    ]
+    tombstone = _config_record("connector-gone", None)
+    kept = without_connector_records(records, "gone")
+    assert kept is not None
+    assert [k for k, _ in kept] == [
+        b"target-state-early",
+        b"connector-gone-1",
+        b"task-gone-1-0",
+        b"commit-gone-1",
+    ]
+    assert replay_configs(kept) == replay_configs([*records, tombstone])
+    # The connector comes back under its name: as if it had never been there.
+    again = _config_record("connector-gone", {"properties": source})
+    assert replay_configs([*kept, again]) == replay_configs([*records, tombstone, again])
+    # A tombstone of a connector that is not there keeps every record.
+    assert without_connector_records(kept, "gone") is None
+    assert without_connector_records(kept, "early") is None
+
+
+def test_the_herder_keeps_nothing_of_a_deleted_connector(kafka: str, tmp_path: Path) -> None:
+    from kconnect_runtime.herder import DistributedHerder
+    from kconnect_runtime.modes import Distributed
+
+    group = _unique("kc-forget")
+    source = tmp_path / "in.txt"
+    source.write_text("one\n")
+    app = Distributed({**_worker_props_dict(kafka, group), "listeners": ""})
+    app.start()
+    try:
+        herder = app.herder
+        assert isinstance(herder, DistributedHerder)
+        herder.create_connector(file_source("kept", source, f"{group}-t"))
+        for round_ in range(3):
+            name = f"churn-{round_}"
+            herder.create_connector(file_source(name, source, f"{group}-t"))
+            wait_for(
+                lambda n=name: (
+                    [t["state"] for t in herder.connector_status(n)["tasks"]] == ["RUNNING"]
+                ),
+                60,
+                f"{name}'s task",
+            )
+            herder.delete_connector(name)
+            wait_for(lambda n=name: n not in herder.connector_names(), 30, f"{name} deleted")
+        wait_for(lambda: set(herder._revisions) == {"kept"}, 30, "the applied revisions")
+        # What the worker keeps of the config topic: the live connector's records only, so
+        # it does not grow with every connector created and deleted.
+        keys = {(k or b"").decode() for k, _ in herder._records}
+        assert not any("churn" in k for k in keys), sorted(keys)
+        assert "connector-kept" in keys
+        assert list(herder.view) == ["kept"]
+    finally:
+        app.stop()

@@ -889,3 +889,39 @@ def _status_topic(kafka: str, topic: str) -> list[tuple[int, bytes | None, bytes
         return out
     finally:
         consumer.close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("cluster", [0], indirect=True)
+def test_every_worker_reports_the_same_status_with_the_plugins_version(
+    cluster: Cluster, kafka: str, tmp_path: Path
+) -> None:
+    """KIP-891: a status carries the version of the connector or task plugin, read from the
+    status record by workers it does not run on, so every worker answers alike."""
+    ports = [cluster.start() for _ in range(2)]
+    wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers")
+    a, b = ports
+    topic = f"versions-{uuid.uuid4().hex[:6]}"
+    _create_topics(kafka, [topic])
+    name = "versioned"
+    _spread_connector(cluster, a, name, topic, tmp_path / "versioned.txt")
+    wait_for(lambda: len(cluster.running(b).get(name, {})) == 3, 60, "3 tasks RUNNING")
+    assert set(cluster.owners(a)[name].values()) == {f"127.0.0.1:{a}", f"127.0.0.1:{b}"}
+
+    def answers() -> list[dict[str, Any]]:
+        bodies = []
+        for port in ports:
+            with cluster.api(port) as api:
+                status = api.get(f"/connectors/{name}/status").json()
+                expanded = api.get("/connectors", params={"expand": "status"}).json()
+            assert expanded[name]["status"] == status, port
+            bodies.append(status)
+        return bodies
+
+    with cluster.api(a) as api:
+        plugins = api.get("/connector-plugins").json()
+    [version] = {p["version"] for p in plugins if p["class"].endswith("FileStreamSinkConnector")}
+    wait_for(lambda: answers()[0] == answers()[1], 30, "both workers' answers alike")
+    status = answers()[0]
+    assert status["connector"]["version"] == version, status
+    assert [t["version"] for t in status["tasks"]] == [version] * 3, status

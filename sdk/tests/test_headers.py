@@ -11,6 +11,7 @@ from kconnect_sdk import (
     DataError,
     Date,
     Decimal,
+    Header,
     Headers,
     Schema,
     SchemaBuilder,
@@ -79,3 +80,12 @@ def test_typed_adders_refuse_values_that_do_not_fit(method: str, value: Any, mes
 def test_add_list_checks_elements_against_the_schema() -> None:
     with pytest.raises(DataError, match=r"'\[1\]'"):
         Headers().add_list("k", ["a", 2], _ARRAY)
+
+
+def test_a_struct_header_without_a_schema_has_the_structs_own() -> None:
+    # Kafka's ConnectHeader.schema(): a Struct value given no schema reports its own.
+    schema = SchemaBuilder.struct().field("foo", Schema.STRING).build()
+    value = Struct(schema).put("foo", "x")
+    headers = Headers([("a", None, value)]).add_all([Header("b", None, value)])
+    assert [h.schema for h in headers] == [schema, schema]
+    assert [h.schema for h in Headers([("c", None, "text")])] == [None]

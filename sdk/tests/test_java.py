@@ -11,11 +11,18 @@ from kconnect_sdk.java import (
     EPOCH_DATE,
     EPOCH_DATETIME,
     EPOCH_ORDINAL,
+    GREGORIAN_CUTOVER_DAY,
     MICROS_PER_DAY,
     MILLIS_PER_DAY,
+    JavaDateFormat,
+    date_pattern_tokens,
+    date_to_string,
     double_to_string,
     float_to_string,
+    gregorian_epoch_day,
     hashmap_order,
+    java_calendar_date,
+    julian_epoch_day,
     retry_with_backoff,
     string_hash,
 )
@@ -154,3 +161,87 @@ def test_retry_with_backoff_lets_other_errors_through_at_once() -> None:
 
     with pytest.raises(ValueError, match="bad config"):
         retry_with_backoff(broken, attempts=None, backoff_s=1.0, retry_on=OSError, sleep=print)
+
+
+def test_retry_with_backoff_grows_by_a_step() -> None:
+    pauses: list[float] = []
+    retry_with_backoff(
+        _Flaky(4),
+        attempts=None,
+        backoff_s=0.2,
+        increment_s=0.2,
+        max_backoff_s=0.5,
+        sleep=pauses.append,
+    )
+    assert pauses == pytest.approx([0.2, 0.4, 0.5, 0.5])
+
+
+def test_retry_with_backoff_gives_up_at_once_on_an_error_not_worth_retrying() -> None:
+    call = _Flaky(3)
+    with pytest.raises(ConnectionError, match="attempt 2"):
+        retry_with_backoff(
+            call,
+            attempts=None,
+            backoff_s=1.0,
+            retry_if=lambda exc: str(exc) != "attempt 2",
+            sleep=lambda _: None,
+        )
+    assert call.calls == 2
+
+
+# -- GregorianCalendar's days ----------------------------------------------------------------
+
+
+def test_calendar_dates_are_gregorian_from_the_cutover_on() -> None:
+    for day in (GREGORIAN_CUTOVER_DAY, -1, 0, 59, 10_957, 2_932_896):
+        date = EPOCH_DATE + dt.timedelta(days=day)
+        assert java_calendar_date(day) == (date.year, date.month, date.day)
+        assert gregorian_epoch_day(date.year, date.month, date.day) == day
+    assert gregorian_epoch_day(10_000, 1, 1) == 2_932_897  # past Python's dates
+
+
+def test_calendar_dates_before_the_cutover_are_julian() -> None:
+    # Java 17: new Date(-12219292800001L) is 1582-10-04 in UTC; 1 AD Jan 1 (Julian) is
+    # Gregorian 0000-12-30.
+    assert java_calendar_date(GREGORIAN_CUTOVER_DAY - 1) == (1582, 10, 4)
+    assert julian_epoch_day(1582, 10, 4) == GREGORIAN_CUTOVER_DAY - 1
+    assert java_calendar_date(julian_epoch_day(1, 1, 1)) == (1, 1, 1)
+    assert julian_epoch_day(1, 1, 1) == gregorian_epoch_day(0, 12, 30)
+    assert java_calendar_date(julian_epoch_day(-43, 3, 15)) == (-43, 3, 15)  # 44 BC
+
+
+def test_date_pattern_tokens() -> None:
+    assert date_pattern_tokens("yyyy-MM-dd'T'HH''x") == [
+        ("y", 4),
+        "-",
+        ("M", 2),
+        "-",
+        ("d", 2),
+        "T",
+        ("H", 2),
+        "'",
+        ("x", 1),
+    ]
+    with pytest.raises(ValueError, match="Unterminated quote"):
+        date_pattern_tokens("yyyy 'open")
+
+
+def test_java_date_format_formats_julian_days() -> None:
+    assert JavaDateFormat("yyyy-MM-dd EEE").format_millis(-12_219_292_800_001) == "1582-10-04 Thu"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        # What Java 17's new Date(millis).toString() prints with TZ=UTC.
+        (0, "Thu Jan 01 00:00:00 UTC 1970"),
+        (-12_219_379_200_000, "Thu Oct 04 00:00:00 UTC 1582"),
+        (-62_135_769_600_000, "Sat Jan 01 00:00:00 UTC 1"),
+        (253_433_923_200_000, "Mon Jan 01 00:00:00 UTC 10001"),
+        (dt.date(1582, 10, 14), "Thu Oct 04 00:00:00 UTC 1582"),  # Gregorian in, Julian out
+        (dt.datetime(2024, 2, 29, 23, 59, 59, 999_000), "Thu Feb 29 23:59:59 UTC 2024"),
+        (dt.time(1, 30, tzinfo=dt.timezone(dt.timedelta(hours=1))), "Thu Jan 01 00:30:00 UTC 1970"),
+    ],
+)
+def test_date_to_string_is_javas(value: int | dt.date | dt.time, text: str) -> None:
+    assert date_to_string(value) == text

@@ -279,3 +279,27 @@ def test_invalid_config_extra_field_config(key: bool) -> None:
 def test_invalid_config_empty_headers_and_fields_config(key: bool) -> None:
     with pytest.raises(ConfigError):
         _xform(key, _config([], [], "copy", True))
+
+
+@pytest.mark.parametrize("operation", ["copy", "move"])
+def test_schemaless_struct_header_has_the_structs_schema_for_a_header_converter(
+    operation: str,
+) -> None:
+    """As Kafka's ConnectHeader, a Struct copied out of a schemaless map carries its own
+    schema, so the JsonConverter header converter writes it (it refuses a schemaless
+    Struct). The bytes are what Kafka 4.1's HeaderFrom$Value and JsonConverter give."""
+    from kconnect_converter_json import JsonConverter
+
+    xform = _xform(False, _config(["inserted1"], ["field1"], operation, True))
+    record = _schemaless(False, [("field1", FOO, FOO_VALUE), ("field2", S, "field2-value")], [])
+    out = xform.apply(record)
+    assert out is not None
+    [header] = list(out.headers)
+    assert header.schema == FOO
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "true"}, is_key=False)
+    written = converter.from_connect_header("topic", header.key, header.schema, header.value)
+    assert written == (
+        b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,'
+        b'"field":"foo"}],"optional":false},"payload":{"foo":"foo-value"}}'
+    )

@@ -49,6 +49,8 @@ INT32_MAP = SchemaBuilder.map(Schema.INT32, Schema.STRING).build()
             None,
             "Tue Nov 14 22:13:20 UTC 2023",
         ),
+        # java.util.Date counts days before 1582-10-15 in the Julian calendar.
+        (dt.date(1582, 10, 14), None, "Thu Oct 04 00:00:00 UTC 1582"),
         (1e-4, None, "1.0E-4"),
         (1234567.0, None, "1234567.0"),
         (12345678.0, None, "1.2345678E7"),

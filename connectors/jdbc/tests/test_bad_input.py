@@ -151,3 +151,30 @@ def test_with_errors_tolerance_all_a_bad_row_is_skipped(
     records = run_task(props).drain(2)
     assert [(r.value.get("id"), r.value.get("n")) for r in records] == [(1, 10), (3, 30)]
     assert "oops" in caplog.text and table in caplog.text
+
+
+def test_connecting_is_retried_connection_attempts_times_then_fails_naming_the_database(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    import datetime as dt
+
+    from kconnect_connector_jdbc._dialect import dialect_for, to_sqlalchemy_url
+
+    missing = tmp_path / "missing.db"
+    url = to_sqlalchemy_url(f"jdbc:sqlite:{missing}", None, None)
+    dialect = dialect_for(url, "", quote=True, zone=dt.UTC)
+    caplog.set_level(logging.WARNING)
+    started = time.monotonic()
+    with pytest.raises(ConnectError, match=r"after 3 attempt\(s\).*does not exist"):
+        dialect.connect(3, 0.2, lambda: False)
+    assert time.monotonic() - started >= 0.4  # two pauses between three attempts
+    assert [
+        r.getMessage().split(": ")[0] for r in caplog.records if "Connecting to" in r.getMessage()
+    ] == [f"Connecting to {dialect.display_url} failed (attempt {n} of 3)" for n in (1, 2, 3)]
+    # Stopping: no more pauses, the attempts are still made.
+    caplog.clear()
+    started = time.monotonic()
+    with pytest.raises(ConnectError, match=r"after 3 attempt\(s\)"):
+        dialect.connect(3, 5.0, lambda: True)
+    assert time.monotonic() - started < 2.0
+    assert sum("Connecting to" in r.getMessage() for r in caplog.records) == 3

@@ -29,6 +29,15 @@ class Header(NamedTuple):
         return Header(key, self.schema, self.value)
 
 
+def _header(item: Header | tuple[str, Schema | None, Any]) -> Header:
+    header = item if isinstance(item, Header) else Header(*item)
+    if header.schema is None and isinstance(header.value, Struct):
+        # As Kafka's ConnectHeader: a Struct given without a schema has its own (a
+        # schemaless HeaderFrom copies one out of a map), so a header converter can write it.
+        return Header(header.key, header.value.schema, header.value)
+    return header
+
+
 class Headers:
     """An immutable, ordered collection of headers; a key may occur more than once.
 
@@ -39,9 +48,7 @@ class Headers:
     __slots__ = ("_items",)
 
     def __init__(self, headers: Iterable[Header | tuple[str, Schema | None, Any]] = ()) -> None:
-        self._items: tuple[Header, ...] = tuple(
-            h if isinstance(h, Header) else Header(*h) for h in headers
-        )
+        self._items: tuple[Header, ...] = tuple(map(_header, headers))
 
     EMPTY: Headers  # assigned below
 

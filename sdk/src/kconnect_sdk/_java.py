@@ -159,7 +159,9 @@ def retry_with_backoff(
     backoff_s: float,
     max_backoff_s: float | None = None,
     multiplier: float = 1.0,
+    increment_s: float = 0.0,
     retry_on: type[BaseException] | tuple[type[BaseException], ...] = Exception,
+    retry_if: Callable[[BaseException], bool] | None = None,
     on_retry: Callable[[int, BaseException, float], None] | None = None,
     sleep: Callable[[float], object] = time.sleep,
 ) -> T:
@@ -172,7 +174,11 @@ def retry_with_backoff(
         max_backoff_s: the longest pause, or None for no cap.
         multiplier: each pause is the previous one times this (1.0: a fixed pause; 2.0:
             exponential backoff, as the Java connectors' ``retry.backoff.ms``).
+        increment_s: added to each pause after the multiplier (``backoff_s`` and
+            ``increment_s`` equal with ``multiplier=1.0``: a pause growing by a step).
         retry_on: the errors worth another attempt; any other propagates at once.
+        retry_if: when given, a ``retry_on`` error for which it returns False propagates
+            at once too (an error class that holds both transient and permanent failures).
         on_retry: called before each pause with the failed attempt's number (from 1), its
             error and the pause, to log the retry.
         sleep: how to pause (a test passes a recorder; a task its stop-aware wait).
@@ -191,8 +197,10 @@ def retry_with_backoff(
         except retry_on as exc:
             if attempts is not None and attempt >= attempts:
                 raise
+            if retry_if is not None and not retry_if(exc):
+                raise
             wait = pause if max_backoff_s is None else min(pause, max_backoff_s)
             if on_retry is not None:
                 on_retry(attempt, exc, wait)
             sleep(wait)
-            pause *= multiplier
+            pause = pause * multiplier + increment_s

@@ -19,7 +19,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from ._errors import DataError
-from ._java import EPOCH_DATE, MILLIS_PER_DAY, double_to_string, float_to_string
+from ._java import EPOCH_DATE, EPOCH_ORDINAL, MILLIS_PER_DAY, double_to_string, float_to_string
+from ._java_time import (
+    GREGORIAN_CUTOVER_DAY,
+    gregorian_epoch_day,
+    java_calendar_date,
+    julian_epoch_day,
+)
 from ._logical import Date, Decimal, Time, Timestamp
 from ._schema import _INT_RANGES, Schema, SchemaAndValue, SchemaBuilder, Type
 from ._struct import Struct
@@ -178,21 +184,6 @@ _TEMPORAL_PATTERNS: Final = {
     24: (Timestamp.SCHEMA, (*_DATE_FIELDS, "T", *_TIME_FIELDS)),
 }
 _FIELD_DIGITS: Final = re.compile(r"\d{1,9}")
-_GREGORIAN_JDN: Final = 2_299_161  # 1582-10-15, where GregorianCalendar leaves the Julian
-_EPOCH_JDN: Final = 2_440_588
-_ORDINAL_TO_JDN: Final = 1_721_425
-
-
-def _gregorian_jdn(year: int, month: int, day: int) -> int:
-    a = (14 - month) // 12
-    y, m = year + 4800 - a, month + 12 * a - 3
-    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - y // 100 + y // 400 - 32045
-
-
-def _julian_jdn(year: int, month: int, day: int) -> int:
-    a = (14 - month) // 12
-    y, m = year + 4800 - a, month + 12 * a - 3
-    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083
 
 
 def _parse_temporal(text: str) -> SchemaAndValue | None:
@@ -225,19 +216,19 @@ def _parse_temporal(text: str) -> SchemaAndValue | None:
     # Lenient: a month past December moves the year, a day past the month's end the month.
     month_year, month = year + (values["M"] - 1) // 12, (values["M"] - 1) % 12 + 1
     days = values["d"] - 1 + extra_days
-    gregorian = _gregorian_jdn(month_year, month, 1) + days
+    gregorian = gregorian_epoch_day(month_year, month, 1) + days
     # GregorianCalendar's choice: the Gregorian date from 1582 on when it falls on or after
     # the cutover, else the Julian one.
-    jdn = (
+    epoch_day = (
         gregorian
-        if year >= 1582 and gregorian >= _GREGORIAN_JDN
-        else (_julian_jdn(month_year, month, 1) + days)
+        if year >= 1582 and gregorian >= GREGORIAN_CUTOVER_DAY
+        else (julian_epoch_day(month_year, month, 1) + days)
     )
-    if not 1 <= jdn - _ORDINAL_TO_JDN <= _dt.date.max.toordinal():
+    if not 1 <= epoch_day + EPOCH_ORDINAL <= _dt.date.max.toordinal():
         return None
     if schema is Date.SCHEMA:
-        return SchemaAndValue(schema, _dt.date.fromordinal(jdn - _ORDINAL_TO_JDN))
-    millis = (jdn - _EPOCH_JDN) * MILLIS_PER_DAY + millis_of_day
+        return SchemaAndValue(schema, _dt.date.fromordinal(epoch_day + EPOCH_ORDINAL))
+    millis = epoch_day * MILLIS_PER_DAY + millis_of_day
     if schema is Time.SCHEMA:
         if not 0 <= millis < MILLIS_PER_DAY:
             return None  # a java.util.Date a Python time cannot stand for
@@ -487,14 +478,7 @@ def _utc(value: _dt.datetime) -> _dt.datetime:
 def _format_date(value: _dt.date) -> str:
     """yyyy-MM-dd as SimpleDateFormat writes it: days before 1582-10-15 in the Julian
     calendar."""
-    jdn = value.toordinal() + _ORDINAL_TO_JDN
-    if jdn >= _GREGORIAN_JDN:
-        return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
-    c = jdn + 32082
-    d = (4 * c + 3) // 1461
-    e = c - 1461 * d // 4
-    m = (5 * e + 2) // 153
-    year, month, day = d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+    year, month, day = java_calendar_date(value.toordinal() - EPOCH_ORDINAL)
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 

@@ -24,10 +24,11 @@ raises ``DataError`` naming itself and the field for a record it cannot handle.
 
 from __future__ import annotations
 
+from kconnect_sdk.java import JavaDateFormat
+
 from ._by_logical_table_router import ByLogicalTableRouter
 from ._cast import CastKey, CastValue
 from ._confluent_filter import ConfluentFilterKey, ConfluentFilterValue
-from ._dateformat import JavaDateFormat
 from ._drop import DropKey, DropValue
 from ._drop_headers import DropHeaders
 from ._extract_field import ExtractFieldKey, ExtractFieldValue

@@ -14,8 +14,8 @@ from kconnect_sdk import (
     ParsedConfig,
     Struct,
 )
+from kconnect_sdk.java import JavaDateFormat
 
-from ._dateformat import JavaDateFormat
 from ._timestamp_router import _check_date_format
 from ._util import BaseTransform, R, non_empty_list
 

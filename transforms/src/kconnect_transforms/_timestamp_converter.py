@@ -22,9 +22,8 @@ from kconnect_sdk import (
     Type,
     struct_values,
 )
-from kconnect_sdk.java import MILLIS_PER_DAY
+from kconnect_sdk.java import MILLIS_PER_DAY, JavaDateFormat
 
-from ._dateformat import JavaDateFormat
 from ._util import (
     REPLACE_NULL_WITH_DEFAULT,
     KeyOrValue,

@@ -14,8 +14,8 @@ from kconnect_sdk import (
     Importance,
     ParsedConfig,
 )
+from kconnect_sdk.java import JavaDateFormat
 
-from ._dateformat import JavaDateFormat
 from ._fuse import FusedRouter
 from ._util import BaseTransform, R, topic_updater, topics_of, with_topics
 

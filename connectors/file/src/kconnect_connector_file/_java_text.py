@@ -26,11 +26,10 @@ import decimal
 from typing import Any, Final
 
 from kconnect_sdk import Schema, Struct, Type, Values
-from kconnect_sdk.java import EPOCH_DATE, hashmap_order, string_hash
+from kconnect_sdk.java import date_to_string, hashmap_order, string_hash
 
 __all__ = ["java_text"]
 
-_UTC: Final = dt.UTC
 _DOUBLE: Final = Schema.FLOAT64
 _FLOAT: Final = Schema.FLOAT32
 
@@ -65,7 +64,7 @@ def java_text(value: Any, schema: Schema | None = None) -> str:
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, dt.datetime | dt.date | dt.time):
-        return _date_text(value)
+        return date_to_string(value)
     return str(value)
 
 
@@ -97,33 +96,3 @@ def _java_hash(key: Any, int32: bool) -> int | None:
         bits = key & 0xFFFFFFFFFFFFFFFF  # Long.hashCode: (int) (value ^ (value >>> 32))
         return (bits ^ (bits >> 32)) & 0xFFFFFFFF
     return None
-
-
-_DAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS: Final = (
-    "Jan",
-    "Feb",
-    "Mar",
-    "Apr",
-    "May",
-    "Jun",
-    "Jul",
-    "Aug",
-    "Sep",
-    "Oct",
-    "Nov",
-    "Dec",
-)
-
-
-def _date_text(value: dt.datetime | dt.date | dt.time) -> str:
-    if isinstance(value, dt.datetime):
-        moment = value.astimezone(_UTC) if value.tzinfo is not None else value
-    elif isinstance(value, dt.date):
-        moment = dt.datetime(value.year, value.month, value.day)
-    else:
-        moment = dt.datetime.combine(EPOCH_DATE, value.replace(tzinfo=None))
-    return (
-        f"{_DAYS[moment.weekday()]} {_MONTHS[moment.month - 1]} {moment.day:02d} "
-        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d} UTC {moment.year}"
-    )

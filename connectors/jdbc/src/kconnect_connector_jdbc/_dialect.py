@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, unquote
 
 import sqlalchemy
 from kconnect_sdk import ConfigError, ConnectError, Decimal, Schema, Timestamp, Type
+from kconnect_sdk.java import retry_with_backoff
 from sqlalchemy.engine import URL, make_url
 
 from ._column import SCALE_UNSET, Column, SqlType
@@ -176,27 +177,33 @@ class Dialect:
     # -- connections -----------------------------------------------------------------------
 
     def connect(self, attempts: int, backoff_s: float, stopping: Callable[[], bool]) -> Any:
-        """A DBAPI connection, retried ``attempts`` times ``backoff_s`` apart."""
-        last: BaseException | None = None
-        for attempt in range(1, attempts + 1):
-            try:
-                return self._connect()
-            except Exception as exc:
-                last = exc
-                log.warning(
-                    "Connecting to %s failed (attempt %d of %d): %s",
-                    self.display_url,
-                    attempt,
-                    attempts,
-                    self.describe_error(exc),
-                )
-                if attempt < attempts and not stopping():
-                    time.sleep(backoff_s)
-        raise ConnectError(
-            f"Could not connect to {self.display_url} after {attempts} attempt(s): "
-            f"{self.describe_error(last)}; check connection.url, connection.user and "
-            "connection.password, and that the database is running"
-        ) from None
+        """A DBAPI connection, retried ``attempts`` times ``backoff_s`` apart (without the
+        pauses once ``stopping()``)."""
+
+        def failed(attempt: int, exc: BaseException, _pause: float = 0.0) -> None:
+            log.warning(
+                "Connecting to %s failed (attempt %d of %d): %s",
+                self.display_url,
+                attempt,
+                attempts,
+                self.describe_error(exc),
+            )
+
+        def pause(seconds: float) -> None:
+            if not stopping():
+                time.sleep(seconds)
+
+        try:
+            return retry_with_backoff(
+                self._connect, attempts=attempts, backoff_s=backoff_s, on_retry=failed, sleep=pause
+            )
+        except Exception as exc:
+            failed(attempts, exc)
+            raise ConnectError(
+                f"Could not connect to {self.display_url} after {attempts} attempt(s): "
+                f"{self.describe_error(exc)}; check connection.url, connection.user and "
+                "connection.password, and that the database is running"
+            ) from None
 
     def describe_error(self, exc: BaseException | None) -> str:
         text = f"{type(exc).__name__}: {exc}"

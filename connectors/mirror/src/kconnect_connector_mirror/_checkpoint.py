@@ -11,10 +11,11 @@ can fail over and resume without skipping a record.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kconnect_sdk import (
@@ -28,6 +29,7 @@ from kconnect_sdk import (
     SourceTask,
     TopicPartition,
 )
+from kconnect_sdk.java import retry_with_backoff
 
 from ._config import CHECKPOINT_CONFIG_DEF, TASK_CONSUMER_GROUPS, MirrorConfig, task_config
 from ._filters import GroupFilter, TopicFilter, group_filter, topic_filter
@@ -55,6 +57,10 @@ def group_partitions(elements: Sequence[str], groups: int) -> list[list[str]]:
         out.append(list(elements[start : start + size]))
         start += size
     return out
+
+
+class _NotReadYet(Exception):
+    """The offset syncs topic could not be read to its end yet."""
 
 
 class CheckpointStore:
@@ -340,23 +346,36 @@ class MirrorCheckpointTask(SourceTask):
     def _follow_offset_syncs(self) -> None:
         syncs = self._syncs_log
         assert syncs is not None
-        while not self._stopped.is_set():
-            try:
-                if syncs.read_to_end(self.offset_sync_store.handle_record, stop=self._stopped):
-                    break
-            except Exception as exc:
+        handle = self.offset_sync_store.handle_record
+
+        def until_stopped(call: Callable[[], object]) -> None:
+            """``call()`` again a second after each failure, until it succeeds or the task
+            stops (then the failure is dropped)."""
+            with contextlib.suppress(Exception):  # what is left once stopped
+                retry_with_backoff(
+                    call,
+                    attempts=None,
+                    backoff_s=1.0,
+                    retry_if=lambda _: not self._stopped.is_set(),
+                    on_retry=retrying,
+                    sleep=self._stopped.wait,
+                )
+
+        def retrying(attempt: int, exc: BaseException, pause: float) -> None:
+            if not isinstance(exc, _NotReadYet):
                 log.warning("Reading %s failed, retrying: %s", syncs.topic, exc)
-            # The source connector may not have created the topic yet.
-            self._stopped.wait(1.0)
+
+        def read_to_end() -> None:
+            if not syncs.read_to_end(handle, stop=self._stopped) and not self._stopped.is_set():
+                # The source connector may not have created the topic yet.
+                raise _NotReadYet(syncs.topic)
+
+        until_stopped(read_to_end)
         self.offset_sync_store.mark_read_to_end()
 
         def follow() -> None:
             while not self._stopped.is_set():
-                try:
-                    syncs.poll_once(self.offset_sync_store.handle_record, 0.5)
-                except Exception as exc:
-                    log.warning("Reading %s failed, retrying: %s", syncs.topic, exc)
-                    self._stopped.wait(1.0)
+                until_stopped(lambda: syncs.poll_once(handle, 0.5))
 
         self._syncs_thread = threading.Thread(
             target=follow, name=f"{syncs.topic}-reader", daemon=True

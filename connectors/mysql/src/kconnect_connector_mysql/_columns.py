@@ -19,6 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, Decimal, Schema, SchemaBuilder, Struct, struct_maker
+from kconnect_sdk.java import (
+    EPOCH_DATE,
+    EPOCH_DATETIME,
+    MICROS_PER_DAY,
+    MILLIS_PER_DAY,
+    gregorian_date,
+)
 
 from ._decoder import _civil_days
 
@@ -93,8 +100,6 @@ _GEOMETRY_TYPES: Final = frozenset(
         "geomcollection",
     }
 )
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_EPOCH: Final = _dt.datetime(1970, 1, 1)
 _UTC: Final = _dt.UTC
 
 
@@ -536,9 +541,9 @@ def make_struct(schema: Schema, values: list[Any]) -> Struct:
 def _days(value: Any) -> Any:
     if isinstance(value, _dt.date):
         return (
-            (value - _EPOCH_DATE).days
+            (value - EPOCH_DATE).days
             if not isinstance(value, _dt.datetime)
-            else (value.date() - _EPOCH_DATE).days
+            else (value.date() - EPOCH_DATE).days
         )
     return None  # zero dates ('0000-00-00') have no day number
 
@@ -547,9 +552,6 @@ def _micro_time(value: Any) -> Any:
     if isinstance(value, _dt.timedelta):
         return (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
     return value if isinstance(value, int) else None
-
-
-_DAY_MICROS: Final = 86_400_000_000
 
 
 def _iso_clock(seconds: int, fraction: int) -> str:
@@ -566,9 +568,9 @@ def _iso_time(value: Any) -> Any:
     emits null for a negative TIME or one past 24:00:00, as for any value it cannot
     convert."""
     micros = _micro_time(value)
-    if micros is None or not 0 <= micros <= _DAY_MICROS:
+    if micros is None or not 0 <= micros <= MICROS_PER_DAY:
         return None
-    seconds, fraction = divmod(micros % _DAY_MICROS, 1_000_000)
+    seconds, fraction = divmod(micros % MICROS_PER_DAY, 1_000_000)
     return _iso_clock(seconds, fraction) + "Z"
 
 
@@ -582,10 +584,10 @@ def _iso_timestamp(value: Any) -> Any:
 
 def _epoch_micros(value: Any) -> Any:
     if isinstance(value, _dt.datetime):
-        delta = value.replace(tzinfo=None) - _EPOCH
+        delta = value.replace(tzinfo=_UTC) - EPOCH_DATETIME
         return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     if isinstance(value, _dt.date):
-        return (value - _EPOCH_DATE).days * 86_400_000_000
+        return (value - EPOCH_DATE).days * MICROS_PER_DAY
     return None
 
 
@@ -724,7 +726,6 @@ def _connect_time(name: str) -> Callable[[Any], Any]:
     return convert
 
 
-_DAY_MS: Final = 86_400_000
 _YEAR_100: Final = -683_003  # days from 1970-01-01 back to 0100-01-01
 _ZONED_EPOCH: Final = "1970-01-01T00:00:00Z"
 
@@ -751,19 +752,6 @@ def _adjusted(convert: Converter) -> Converter:
     return adjusted
 
 
-def _civil_from_days(days: int) -> tuple[int, int, int]:
-    """The proleptic Gregorian (year, month, day) ``days`` after 1970-01-01."""
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (month <= 2), month, day
-
-
 def _fast_fix(unit: int, adjust: bool, fallback: Any) -> Converter:
     """What follows the decoders' direct path (days, or epoch ms/us, of a DATE/DATETIME;
     None for a zero date) to give Debezium's value: the fallback for a zero date, and years
@@ -776,7 +764,7 @@ def _fast_fix(unit: int, adjust: bool, fallback: Any) -> Converter:
         if v >= limit:
             return v
         days, rest = divmod(v, unit)
-        year, month, day = _civil_from_days(days)
+        year, month, day = gregorian_date(days)
         if year < 1:
             return fallback
         if adjust:
@@ -811,7 +799,7 @@ def _temporal(column: Column, schema: Schema, time_mode: str, adjust: bool) -> C
     connect_epoch: Any = None
     iso_epoch = ""
     if t == "date":
-        connect_epoch, iso_epoch = _EPOCH_DATE, "1970-01-01Z"
+        connect_epoch, iso_epoch = EPOCH_DATE, "1970-01-01Z"
         if time_mode == "isostring":
             convert = _iso_date
         elif time_mode == "connect":
@@ -827,7 +815,7 @@ def _temporal(column: Column, schema: Schema, time_mode: str, adjust: bool) -> C
         else:
             convert = _micro_time
     elif t == "datetime":
-        connect_epoch, iso_epoch = _EPOCH.replace(tzinfo=_UTC), "1970-01-01T00:00:00Z"
+        connect_epoch, iso_epoch = EPOCH_DATETIME, "1970-01-01T00:00:00Z"
         if time_mode == "isostring":
             convert = _iso_timestamp
         elif time_mode == "connect":
@@ -853,7 +841,7 @@ def _temporal(column: Column, schema: Schema, time_mode: str, adjust: bool) -> C
     if fast is not None:
         # The decoders' direct path for this converter (see ``_decoder``), and what
         # finishes its number (zero dates, years 0-99).
-        unit = {"date_days": 1, "datetime_ms": _DAY_MS, "datetime_us": _DAY_MICROS}[fast]
+        unit = {"date_days": 1, "datetime_ms": MILLIS_PER_DAY, "datetime_us": MICROS_PER_DAY}[fast]
         out.kc_fast = fast  # type: ignore[attr-defined]  # a plain function attribute
         out.kc_after_fast = _fast_fix(unit, adjust, fallback)  # type: ignore[attr-defined]  # a plain function attribute
     return out

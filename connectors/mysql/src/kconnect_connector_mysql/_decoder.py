@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from kconnect_sdk import ConnectError, optional_speedups
+from kconnect_sdk.java import CIVIL_EPOCH_DAY, EPOCH_DATETIME
 
 __all__ = ["RowDecoder", "build_decoder"]
 
@@ -46,8 +47,9 @@ TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, BLOB, VAR_STRING, STRING, GEOMETRY = (
     255,
 )
 
-_EPOCH: Final = _dt.datetime(1970, 1, 1)
 _DIG2BYTES: Final = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+# The binlog's DATETIME and TIMESTAMP values are naive wall clocks (UTC for TIMESTAMP).
+_NAIVE_EPOCH: Final = EPOCH_DATETIME.replace(tzinfo=None)
 _CODECS: Final = {
     "utf8": "utf-8",
     "utf8mb3": "utf-8",
@@ -205,7 +207,7 @@ def _civil_days(y: int, m: int, d: int) -> int:
     era = y // 400
     yoe = y - era * 400
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - CIVIL_EPOCH_DAY
 
 
 # Days since the epoch of the dates seen, by their binlog packing (DATE's ``y << 9 | m << 5 | d``
@@ -278,7 +280,7 @@ def _time2(packed: int) -> _dt.timedelta:
 def _timestamp2(seconds: int, micros: int) -> _dt.datetime:
     # The zero TIMESTAMP is 0 seconds, so the epoch: Debezium's binlog reader writes it as
     # the epoch (TIMESTAMP values start at 1970-01-01 00:00:01).
-    return _EPOCH + _dt.timedelta(seconds=seconds, microseconds=micros)
+    return _NAIVE_EPOCH + _dt.timedelta(seconds=seconds, microseconds=micros)
 
 
 # TIMESTAMP2's fraction: bytes stored -> microseconds per unit.

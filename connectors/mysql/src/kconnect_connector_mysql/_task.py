@@ -25,6 +25,7 @@ from kconnect_sdk import (
     record_maker,
     struct_values,
 )
+from kconnect_sdk.java import retry_with_backoff
 
 from . import _database as db
 from . import _decoder
@@ -1243,46 +1244,64 @@ class _Streamer:
                 self.incremental.close()
 
     def _events(self, stream: Any) -> Iterator[Any]:
-        """The stream's events; on a lost connection, reconnect at the transaction start."""
+        """The stream's events; on a lost connection, reconnect at the transaction start.
+
+        With ``connect.keep.alive`` a lost connection is opened again after a pause growing
+        by 0.2 s (at most 5 s), up to ten times in a row; otherwise it fails the task.
+        """
         task, s = self.task, self.s
-        failures = 0
+        lost = (pymysql.err.OperationalError, pymysql.err.InterfaceError, OSError, struct_error)
+        failures = 0  # in a row, since the last event
+
+        def on_lost(attempt: int, exc: BaseException, pause: float) -> None:
+            nonlocal failures
+            failures += 1
+            log.warning(
+                "connector %r: binlog connection lost (%s); reconnecting at %s:%d",
+                s.name,
+                exc,
+                self.restart_file,
+                self.restart_pos,
+            )
+            self._flush()
+            with contextlib.suppress(Exception):  # the old connection is gone anyway
+                stream.close()
+
+        def reconnect_after(pause: float) -> None:
+            nonlocal stream
+            time.sleep(pause)
+            # Resume at the start of the open transaction and skip what was emitted.
+            self.skip_events = self.events if self.in_txn else 0
+            self.skip_rows = 0
+            self.in_txn = False
+            self.events = 0
+            self.file = self.restart_file
+            self.decoders.clear()
+            stream = self._open()
+            task._stream = stream
+
+        def fetch() -> Any:
+            return stream.fetchone()  # the stream of the latest reconnection
+
         while not task._stopping.is_set():
             try:
-                event = stream.fetchone()
-            except (
-                pymysql.err.OperationalError,
-                pymysql.err.InterfaceError,
-                OSError,
-                struct_error,
-            ) as exc:
+                event = retry_with_backoff(
+                    fetch,
+                    attempts=11 - failures if s.keep_alive else 1,
+                    backoff_s=0.2 * (failures + 1),
+                    increment_s=0.2,
+                    max_backoff_s=5.0,
+                    retry_on=lost,
+                    retry_if=lambda _: not task._stopping.is_set(),
+                    on_retry=on_lost,
+                    sleep=reconnect_after,
+                )
+            except lost as exc:
                 if task._stopping.is_set():
                     return
-                failures += 1
-                if not s.keep_alive or failures > 10:
-                    raise ConnectError(
-                        f"connector {s.name!r}: lost the binlog connection: {exc}"
-                    ) from exc
-                log.warning(
-                    "connector %r: binlog connection lost (%s); reconnecting at %s:%d",
-                    s.name,
-                    exc,
-                    self.restart_file,
-                    self.restart_pos,
-                )
-                self._flush()
-                with contextlib.suppress(Exception):  # the old connection is gone anyway
-                    stream.close()
-                time.sleep(min(5.0, 0.2 * failures))
-                # Resume at the start of the open transaction and skip what was emitted.
-                self.skip_events = self.events if self.in_txn else 0
-                self.skip_rows = 0
-                self.in_txn = False
-                self.events = 0
-                self.file = self.restart_file
-                self.decoders.clear()
-                stream = self._open()
-                task._stream = stream
-                continue
+                raise ConnectError(
+                    f"connector {s.name!r}: lost the binlog connection: {exc}"
+                ) from exc
             if event is None:
                 self._flush()
                 continue

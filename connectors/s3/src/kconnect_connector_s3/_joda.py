@@ -9,27 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Final
 
 from kconnect_sdk import ConfigError
+from kconnect_sdk.java import DAY_NAMES, MONTH_NAMES, date_pattern_tokens
 
 __all__ = ["compile_pattern"]
-
-_MONTHS: Final = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 Piece = Callable[[dt.datetime], str]
 
@@ -77,7 +61,7 @@ def _field(letter: str, count: int) -> Piece:
             return lambda d: "AD"
         case "M":
             if count >= 3:
-                return _text(_MONTHS, lambda d: d.month - 1, count)
+                return _text(MONTH_NAMES, lambda d: d.month - 1, count)
             return _num(lambda d: d.month, count)
         case "d":
             return _num(lambda d: d.day, count)
@@ -88,7 +72,7 @@ def _field(letter: str, count: int) -> Piece:
         case "e":
             return _num(lambda d: d.isoweekday(), count)
         case "E":
-            return _text(_DAYS, lambda d: d.weekday(), count)
+            return _text(DAY_NAMES, lambda d: d.weekday(), count)
         case "a":
             return lambda d: "AM" if d.hour < 12 else "PM"
         case "H":
@@ -123,38 +107,11 @@ def compile_pattern(pattern: str) -> Callable[[dt.datetime], str]:
     Raises:
         ConfigError: the pattern has an unknown letter or an unterminated quote.
     """
-    pieces: list[Piece] = []
-    i, n = 0, len(pattern)
     try:
-        while i < n:
-            ch = pattern[i]
-            if ch == "'":
-                j = i + 1
-                literal = []
-                while True:
-                    if j >= n:
-                        raise ValueError(f"Unterminated quote in {pattern!r}")
-                    if pattern[j] == "'":
-                        if j + 1 < n and pattern[j + 1] == "'":
-                            literal.append("'")
-                            j += 2
-                            continue
-                        break
-                    literal.append(pattern[j])
-                    j += 1
-                # '' outside a literal is one quote.
-                text = "".join(literal) if j > i + 1 else "'"
-                pieces.append(_literal(text))
-                i = j + 1
-            elif ch.isascii() and ch.isalpha():
-                j = i
-                while j < n and pattern[j] == ch:
-                    j += 1
-                pieces.append(_field(ch, j - i))
-                i = j
-            else:
-                pieces.append(_literal(ch))
-                i += 1
+        pieces = [
+            _literal(token) if isinstance(token, str) else _field(*token)
+            for token in date_pattern_tokens(pattern)
+        ]
     except ValueError as exc:
         raise ConfigError(
             f"Invalid value {pattern} for configuration path.format: {exc}",

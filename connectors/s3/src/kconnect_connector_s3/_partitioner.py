@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from kconnect_sdk import ConfigError, DataError, Schema, SinkRecord, Struct, Timestamp, Type
-from kconnect_sdk.java import MILLIS_PER_DAY
+from kconnect_sdk.java import EPOCH_DATETIME, MILLIS_PER_DAY
 
 from ._config import S3SinkSettings
 from ._joda import compile_pattern
@@ -259,7 +259,7 @@ class TimeBasedPartitioner(Partitioner):
         local = timestamp + int(offset.total_seconds() * 1000)
         if self.duration_ms > 0:
             local = _java_floor_div(local, self.duration_ms) * self.duration_ms
-        wall = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=local)
+        wall = EPOCH_DATETIME + dt.timedelta(milliseconds=local)
         return wall.replace(tzinfo=self.zone).astimezone(self.zone)
 
     def encode(self, record: SinkRecord, now: int) -> str:

@@ -6,7 +6,6 @@ import base64
 import functools
 import hashlib
 import logging
-import time
 import zlib
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -17,6 +16,7 @@ import botocore.exceptions
 import botocore.loaders
 import botocore.session
 from kconnect_sdk import ConnectError, RetriableError
+from kconnect_sdk.java import retry_with_backoff
 
 from ._config import S3SinkSettings
 
@@ -132,32 +132,35 @@ class S3Storage:
             ConnectError: a permanent failure (access denied, no such bucket, ...).
         """
         retries = self.settings.part_retries
-        backoff = self.settings.s3_retry_backoff_ms / 1000
-        attempt = 0
-        while True:
-            try:
-                return fn(**kwargs)
-            except Exception as exc:
-                if not _is_transient(exc):
-                    raise self._permanent(what, exc) from exc
-                if attempt >= retries:
-                    raise TransientS3Error(
-                        f"{self.connector}: {what} on bucket {self.bucket!r} still failing "
-                        f"after {retries} retries: {exc}"
-                    ) from exc
-                delay = backoff * (2**attempt)
-                log.warning(
-                    "%s: %s on bucket %r failed (%s); retry %d of %d in %.3f s",
-                    self.connector,
-                    what,
-                    self.bucket,
-                    exc,
-                    attempt + 1,
-                    retries,
-                    delay,
-                )
-                time.sleep(delay)
-                attempt += 1
+
+        def retrying(attempt: int, exc: BaseException, delay: float) -> None:
+            log.warning(
+                "%s: %s on bucket %r failed (%s); retry %d of %d in %.3f s",
+                self.connector,
+                what,
+                self.bucket,
+                exc,
+                attempt,
+                retries,
+                delay,
+            )
+
+        try:
+            return retry_with_backoff(
+                lambda: fn(**kwargs),
+                attempts=retries + 1,
+                backoff_s=self.settings.s3_retry_backoff_ms / 1000,
+                multiplier=2.0,
+                retry_if=_is_transient,
+                on_retry=retrying,
+            )
+        except Exception as exc:
+            if not _is_transient(exc):
+                raise self._permanent(what, exc) from exc
+            raise TransientS3Error(
+                f"{self.connector}: {what} on bucket {self.bucket!r} still failing "
+                f"after {retries} retries: {exc}"
+            ) from exc
 
     def _permanent(self, what: str, exc: Exception) -> ConnectError:
         code = _error_code(exc)

@@ -38,6 +38,7 @@ from kconnect_sdk import (
     struct_values,
     validate_value,
 )
+from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME
 
 from ._record_encoder import inline_check, record_encoder
 
@@ -382,8 +383,6 @@ _LOGICAL_TO_AVRO: Final[Mapping[str, Callable[[Schema, Any], Any]]] = {
     Time.LOGICAL_NAME: Time.from_logical,
     Timestamp.LOGICAL_NAME: Timestamp.from_logical,
 }
-_EPOCH_DATE: Final = _dt.date(1970, 1, 1)
-_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
 
 def _decimal_to_connect(schema: Schema, value: Any) -> Any:
@@ -404,7 +403,7 @@ def _date_to_connect(schema: Schema, value: Any) -> Any:
         return value
     if type(value) is int:
         try:
-            return _EPOCH_DATE + _dt.timedelta(days=value)
+            return EPOCH_DATE + _dt.timedelta(days=value)
         except OverflowError:
             raise DataError(
                 f"Date value {value} (days since 1970-01-01) is outside the years 1-9999 "
@@ -432,7 +431,7 @@ def _timestamp_to_connect(schema: Schema, value: Any) -> Any:
         return value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
     if type(value) is int:
         try:
-            return _EPOCH + _dt.timedelta(milliseconds=value)
+            return EPOCH_DATETIME + _dt.timedelta(milliseconds=value)
         except OverflowError:
             raise DataError(
                 f"Timestamp value {value} (ms since the epoch) is outside the years 1-9999 "

@@ -6,72 +6,12 @@ import datetime as _dt
 import decimal as _decimal
 import struct
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from kconnect_sdk import Schema, Struct, Type, Values
-from kconnect_sdk.java import EPOCH_DATE, EPOCH_DATETIME, MILLIS_PER_DAY
+from kconnect_sdk.java import date_to_string
 
-__all__ = ["java_date_text", "java_text"]
-
-# java.util.Date counts days in the Julian calendar before the Gregorian reform took
-# effect, 1582-10-15 (GregorianCalendar's default cutover), as this instant.
-_GREGORIAN_CUTOVER_MS: Final = -12_219_292_800_000
-# Julian Day Number of 1970-01-01.
-_EPOCH_JDN: Final = 2_440_588
-_DAYS: Final = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
-_MONTHS: Final = (
-    "Jan",
-    "Feb",
-    "Mar",
-    "Apr",
-    "May",
-    "Jun",
-    "Jul",
-    "Aug",
-    "Sep",
-    "Oct",
-    "Nov",
-    "Dec",
-)
-
-
-def _julian(jdn: int) -> tuple[int, int, int]:
-    """The Julian calendar's (year, month, day) of a Julian Day Number."""
-    c = jdn + 32082
-    d = (4 * c + 3) // 1461
-    e = c - (1461 * d) // 4
-    m = (5 * e + 2) // 153
-    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
-
-
-def java_date_text(millis: int) -> str:
-    """``java.util.Date.toString()`` of epoch ``millis`` in a JVM whose time zone is UTC:
-    ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15."""
-    days, rest = divmod(millis, MILLIS_PER_DAY)
-    seconds = rest // 1000
-    jdn = _EPOCH_JDN + days
-    if millis < _GREGORIAN_CUTOVER_MS:
-        year, month, day = _julian(jdn)
-    else:
-        date = EPOCH_DATE + _dt.timedelta(days=days)
-        year, month, day = date.year, date.month, date.day
-    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    # Era years: 1 BC is year 1 again, as Java prints it.
-    shown_year = year if year > 0 else 1 - year
-    return f"{_DAYS[(jdn + 1) % 7]} {_MONTHS[month - 1]} {day:02d} {clock} UTC {shown_year}"
-
-
-def _millis(value: _dt.date | _dt.time) -> int:
-    if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.UTC)
-        return (aware - EPOCH_DATETIME) // _dt.timedelta(milliseconds=1)
-    if isinstance(value, _dt.date):
-        return (value - EPOCH_DATE).days * MILLIS_PER_DAY
-    offset = value.utcoffset() or _dt.timedelta(0)
-    since_midnight = _dt.timedelta(
-        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
-    )
-    return (since_midnight - offset) // _dt.timedelta(milliseconds=1)
+__all__ = ["java_text"]
 
 
 def _float32(value: float) -> float:
@@ -108,7 +48,7 @@ def java_text(value: Any, schema: Schema | None = None) -> str:
         # Python's to-sci-string and BigDecimal.toString follow the same rules.
         return str(value)
     if isinstance(value, _dt.date | _dt.time):
-        return java_date_text(_millis(value))
+        return date_to_string(value)
     if isinstance(value, Struct):
         shown = [
             f"{f.name}={java_text(v, f.schema)}"

@@ -164,6 +164,37 @@ class GroupStore:
         )
 
 
+def _record_connector(key: str) -> str | None:
+    """The connector a config topic record belongs to, by its key."""
+    for prefix in ("connector-", "target-state-", "commit-", FENCING_PREFIX):
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    if key.startswith("task-"):
+        name, _, index = key[len("task-") :].rpartition("-")
+        return name if index.isdigit() else None
+    return None
+
+
+def without_connector_records(
+    records: Sequence[tuple[bytes | None, bytes | None]], name: str
+) -> list[tuple[bytes | None, bytes | None]] | None:
+    """``records`` without connector ``name``'s, for its tombstone: None when no config of
+    it is among them (a tombstone of a connector that is not there keeps its records).
+
+    While a connector exists, a target state written for it applies to it and an earlier
+    one was taken by its config, so after the tombstone none of its records changes what
+    :func:`replay_configs` makes of the others.
+    """
+    connector_key = f"connector-{name}".encode()
+    if not any(key == connector_key and value is not None for key, value in records):
+        return None
+    return [
+        record
+        for record in records
+        if _record_connector((record[0] or b"").decode(errors="replace")) != name
+    ]
+
+
 class DistributedHerder(AbstractHerder):
     """The :class:`~._api.WorkerApi` of a distributed worker: it decides from the group and
     the config topic, and forwards what runs on another worker."""
@@ -414,9 +445,16 @@ class DistributedHerder(AbstractHerder):
                     self._restart_request_record(key[len(RESTART_PREFIX) :], raw_value)
                     continue
                 if not key.startswith("kconnect-"):
-                    self._records.append((raw_key, raw_value))
                     self._track_fencing(key, raw_value)
                     changed = True
+                    # Only a connector's tombstone means something to a replay (others, such
+                    # as the target state's that follows it, change nothing).
+                    if raw_value is None and (
+                        not key.startswith("connector-")
+                        or self._forget_connector(key[len("connector-") :])
+                    ):
+                        continue
+                    self._records.append((raw_key, raw_value))
                     continue
                 try:
                     value = None if raw_value is None else json.loads(raw_value)
@@ -442,6 +480,18 @@ class DistributedHerder(AbstractHerder):
                     self.applied[key[len(APPLIED_PREFIX) :]] = int(value.get("generation", -1))
             if changed:
                 self.view = replay_configs(self._records)
+
+    def _forget_connector(self, name: str) -> bool:
+        """Drop what this worker kept of connector ``name``, whose tombstone is being
+        applied: its config records (a replay without them and without the tombstone gives
+        the same connectors) and its applied config revision. False when the connector was
+        not there to delete: then the tombstone is kept, as any record."""
+        remaining = without_connector_records(self._records, name)
+        if remaining is None:
+            return False
+        self._records = remaining
+        self._revisions.pop(name, None)
+        return True
 
     def _logger_level_record(self, namespace: str, raw_value: bytes | None) -> None:
         try:
@@ -477,11 +527,12 @@ class DistributedHerder(AbstractHerder):
                 topic_of = parse_topic_status_key(key)
                 if topic_of is not None:
                     connector, topic = topic_of
-                    known = self._topic_status.setdefault(connector, set())
-                    if raw_value is None:
+                    if raw_value is not None:
+                        self._topic_status.setdefault(connector, set()).add(topic)
+                    elif (known := self._topic_status.get(connector)) is not None:
                         known.discard(topic)
-                    else:
-                        known.add(topic)
+                        if not known:
+                            del self._topic_status[connector]
                     continue
                 if raw_value is None:
                     self.statuses.pop(key, None)
@@ -979,12 +1030,14 @@ class DistributedHerder(AbstractHerder):
         runtime.status.set(State.UNASSIGNED)
         self.worker.remove_connector(name)
         self._generated.pop(name, None)
+        self._revisions.pop(name, None)
         self.worker.offset_store.flush()
 
     def _drop_connector(self, name: str) -> None:
         """Stop a deleted connector here (the herder that took the request wrote its end)."""
         runtime = self.worker.remove_connector(name)
         self._generated.pop(name, None)
+        self._revisions.pop(name, None)
         if runtime is not None:
             self.worker.stop_instance(runtime)
 
@@ -1406,7 +1459,7 @@ class DistributedHerder(AbstractHerder):
                 for i in range(len(_tasks_of(entry)))
             ]
         if running is not None:
-            connector = {**running.status.to_rest(), **version_field(running.instance)}
+            connector = _with_version(running.status.to_rest(), running.instance)
         else:
             connector = _rest_status(stored, self._owner(name) or "")
         tasks = []
@@ -1415,8 +1468,7 @@ class DistributedHerder(AbstractHerder):
             hosted = self.hosted.get(unit)
             runner = None if hosted is None else hosted.runner
             if runner is not None:
-                state = runner.status.to_rest()
-                tasks.append({"id": index, **state, **version_field(runner.task)})
+                tasks.append({"id": index, **_with_version(runner.status.to_rest(), runner.task)})
             else:
                 tasks.append({"id": index, **_rest_status(stored_task, self._owner(unit) or "")})
         return {"name": name, "connector": connector, "tasks": tasks, "type": self._type(entry)}
@@ -1515,13 +1567,29 @@ def _tasks_of(entry: RecoveredConnector) -> list[dict[str, str]]:
     return [dict(c) for c in entry.task_configs]
 
 
+# A status the plugin did not reach itself carries no version (as its status record).
+_UNVERSIONED_STATES = frozenset({State.UNASSIGNED.value, State.RESTARTING.value})
+
+
+def _with_version(status: dict[str, Any], plugin: object) -> dict[str, Any]:
+    """A status running here with the plugin's version (KIP-891), as the status record that
+    every other worker reads it from carries it."""
+    if status["state"] in _UNVERSIONED_STATES:
+        return status
+    return {**status, **version_field(plugin)}
+
+
 def _rest_status(stored: Mapping[str, Any], owner: str) -> dict[str, Any]:
+    """A status of a connector or task running on another worker, from its status record:
+    Kafka's ``ConnectorStateInfo`` state, with the version the record carries."""
     out: dict[str, Any] = {
         "state": str(stored.get("state") or State.UNASSIGNED.value),
         "worker_id": str(stored.get("worker_id") or owner),
     }
     if stored.get("trace"):
         out["trace"] = stored["trace"]
+    if stored.get("version") and out["state"] not in _UNVERSIONED_STATES:
+        out["version"] = str(stored["version"])
     return out
 
 

@@ -1,13 +1,9 @@
-"""Java ``SimpleDateFormat`` patterns, formatted and parsed in UTC.
+"""Java's calendar and ``SimpleDateFormat``: the dates Kafka Connect's Java side writes.
 
-Supported letters: ``G y Y M L w D d E u a H k K h m s S z Z X`` and quoted text (``'T'``,
-``''`` for a quote). ``y``/``yyy``/``yyyy`` give the full year and ``yy`` two digits; ``S``
-counts milliseconds (as Java does, not a fraction); ``M``/``L`` with three or more letters
-give month names, ``E`` day names. Zones always render UTC (``z`` → ``UTC``, ``Z`` →
-``+0000``, ``X`` → ``Z``).
-
-As ``SimpleDateFormat``'s ``GregorianCalendar``, days before 1582-10-15 are counted in the
-Julian calendar, both ways: the day before 1582-10-15 is 1582-10-04.
+``java.util.Date``, ``SimpleDateFormat`` and Joda's ``GregorianChronology`` agree on the
+Gregorian calendar from 1582-10-15 on; before that day ``GregorianCalendar`` (and so
+``Date.toString`` and ``SimpleDateFormat``) counts in the Julian calendar, so the day before
+1582-10-15 is 1582-10-04. Days here are epoch days (days since 1970-01-01), any integer.
 """
 
 from __future__ import annotations
@@ -17,12 +13,25 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from kconnect_sdk import ConfigError, DataError
-from kconnect_sdk.java import EPOCH_DATETIME, MILLIS_PER_DAY
+from ._errors import ConfigError, DataError
+from ._java import CIVIL_EPOCH_DAY, EPOCH_DATETIME, EPOCH_ORDINAL, MILLIS_PER_DAY
 
-__all__ = ["JavaDateFormat"]
+__all__ = [
+    "DAY_NAMES",
+    "GREGORIAN_CUTOVER_DAY",
+    "MONTH_NAMES",
+    "JavaDateFormat",
+    "date_pattern_tokens",
+    "date_to_string",
+    "gregorian_date",
+    "gregorian_epoch_day",
+    "java_calendar_date",
+    "julian_date",
+    "julian_epoch_day",
+]
 
-_MONTHS: Final = [
+#: English month names, January first, as Java's ROOT locale writes them.
+MONTH_NAMES: Final = (
     "January",
     "February",
     "March",
@@ -35,8 +44,146 @@ _MONTHS: Final = [
     "October",
     "November",
     "December",
-]
-_DAYS: Final = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+)
+#: English day names, Monday first (``datetime.weekday()`` order).
+DAY_NAMES: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+#: 1582-10-15, the first Gregorian day of ``GregorianCalendar``'s default cutover, as an
+#: epoch day; the day before it is the Julian calendar's 1582-10-04.
+GREGORIAN_CUTOVER_DAY: Final = -141_427
+# Julian day numbers count from 4713 BC (Julian); 1970-01-01 is JDN 2440588.
+_EPOCH_JDN: Final = 2_440_588
+
+
+def julian_epoch_day(year: int, month: int, day: int) -> int:
+    """The epoch day of a date of the Julian calendar (year 0 is 1 BC)."""
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083 - _EPOCH_JDN
+
+
+def gregorian_epoch_day(year: int, month: int, day: int) -> int:
+    """The epoch day of a date of the proleptic Gregorian calendar, for any year (Python's
+    ``date`` stops at 1 and 9999)."""
+    a = (14 - month) // 12
+    y, m = year + 4800 - a, month + 12 * a - 3
+    jdn = day + (153 * m + 2) // 5 + 365 * y + y // 4 - y // 100 + y // 400 - 32045
+    return jdn - _EPOCH_JDN
+
+
+def julian_date(epoch_day: int) -> tuple[int, int, int]:
+    """The Julian calendar's (year, month, day) of an epoch day (year 0 is 1 BC)."""
+    c = epoch_day + _EPOCH_JDN + 32082
+    d = (4 * c + 3) // 1461
+    e = c - 1461 * d // 4
+    m = (5 * e + 2) // 153
+    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
+
+
+def gregorian_date(epoch_day: int) -> tuple[int, int, int]:
+    """The proleptic Gregorian (year, month, day) of an epoch day, for any day (as
+    ``LocalDate.ofEpochDay``; Python's ``date`` stops at years 1 and 9999)."""
+    # Years counted from March, so the leap day ends a year.
+    z = epoch_day + CIVIL_EPOCH_DAY
+    era = z // 146_097
+    doe = z - era * 146_097
+    yoe = (doe - doe // 1460 + doe // 36_524 - doe // 146_096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def java_calendar_date(epoch_day: int) -> tuple[int, int, int]:
+    """``GregorianCalendar``'s (year, month, day) of an epoch day: Julian before
+    1582-10-15, Gregorian from it. Year 0 is 1 BC (Java shows it as year 1 of era BC)."""
+    if epoch_day < GREGORIAN_CUTOVER_DAY:
+        return julian_date(epoch_day)
+    return gregorian_date(epoch_day)
+
+
+def date_to_string(value: int | dt.date | dt.time) -> str:
+    """Java's ``java.util.Date.toString()`` in a JVM whose time zone is UTC, as Kafka's
+    StringConverter and FileStream sink write a Date, Time or Timestamp value:
+    ``Thu Jan 01 00:00:00 UTC 1970``, Julian calendar dates before 1582-10-15, 1 BC as
+    year 1 (Java's era year).
+
+    Args:
+        value: epoch milliseconds, or a Connect Date (``date``, midnight UTC), Time
+            (``time`` of day, UTC unless it has an offset) or Timestamp (``datetime``, UTC
+            when naive).
+    """
+    millis = value if isinstance(value, int) else _epoch_millis(value)
+    days, rest = divmod(millis, MILLIS_PER_DAY)
+    seconds = rest // 1000
+    year, month, day = java_calendar_date(days)
+    clock = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    weekday = DAY_NAMES[(days + 3) % 7][:3]  # 1970-01-01 was a Thursday
+    era_year = year if year > 0 else 1 - year
+    return f"{weekday} {MONTH_NAMES[month - 1][:3]} {day:02d} {clock} UTC {era_year}"
+
+
+def _epoch_millis(value: dt.date | dt.time) -> int:
+    if isinstance(value, dt.datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+        return (aware - EPOCH_DATETIME) // dt.timedelta(milliseconds=1)
+    if isinstance(value, dt.date):
+        return (value.toordinal() - EPOCH_ORDINAL) * MILLIS_PER_DAY
+    offset = value.utcoffset() or dt.timedelta(0)
+    since_midnight = dt.timedelta(
+        hours=value.hour, minutes=value.minute, seconds=value.second, microseconds=value.microsecond
+    )
+    return (since_midnight - offset) // dt.timedelta(milliseconds=1)
+
+
+Token = tuple[str, int] | str
+"""A pattern letter and how many times it repeats, or literal text."""
+
+
+def date_pattern_tokens(pattern: str) -> list[Token]:
+    """The pieces of a ``SimpleDateFormat`` or Joda ``DateTimeFormat`` pattern (both quote
+    alike): each run of one ASCII letter as ``(letter, count)``, quoted text and every other
+    character as literal text, ``''`` as one quote.
+
+    Raises:
+        ValueError: a quote is not closed.
+    """
+    tokens: list[Token] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "'":
+            end = i + 1
+            text = []
+            while True:
+                if end >= n:
+                    raise ValueError(f"Unterminated quote in {pattern!r}")
+                if pattern[end] == "'":
+                    if end + 1 < n and pattern[end + 1] == "'":
+                        text.append("'")
+                        end += 2
+                        continue
+                    break
+                text.append(pattern[end])
+                end += 1
+            # '' outside quoted text is one quote.
+            tokens.append("".join(text) if end > i + 1 else "'")
+            i = end + 1
+        elif ch.isascii() and ch.isalpha():
+            j = i
+            while j < n and pattern[j] == ch:
+                j += 1
+            tokens.append((ch, j - i))
+            i = j
+        else:
+            tokens.append(ch)
+            i += 1
+    return tokens
+
+
+# -- SimpleDateFormat -----------------------------------------------------------------------
+
 _LETTERS: Final = set("GyYMLwDdEuaHkKhmsSzZX")
 # The finest unit a letter shows, so equal timestamps within that unit format alike.
 _GRANULARITY_MS: Final = {
@@ -49,34 +196,15 @@ _GRANULARITY_MS: Final = {
     "h": 3_600_000,
     "a": 3_600_000,
 }
-
-# Julian day numbers: the proleptic Gregorian ordinal (0001-01-01 is 1) plus this; the
-# Gregorian calendar starts on JDN 2299161, 1582-10-15, as in GregorianCalendar.
-_ORDINAL_TO_JDN: Final = 1_721_425
-_CUTOVER_JDN: Final = 2_299_161
 _CUTOVER: Final = dt.datetime(1582, 10, 15, tzinfo=dt.UTC)
-_EPOCH_JDN: Final = 2_440_588
-
-
-def _julian_to_jdn(year: int, month: int, day: int) -> int:
-    a = (14 - month) // 12
-    y, m = year + 4800 - a, month + 12 * a - 3
-    return day + (153 * m + 2) // 5 + 365 * y + y // 4 - 32083
-
-
-def _jdn_to_julian(jdn: int) -> tuple[int, int, int]:
-    c = jdn + 32082
-    d = (4 * c + 3) // 1461
-    e = c - 1461 * d // 4
-    m = (5 * e + 2) // 153
-    return d - 4800 + m // 10, m + 3 - 12 * (m // 10), e - (153 * m + 2) // 5 + 1
 
 
 def _year_start(year: int) -> int:
-    """The JDN of January 1 of ``year`` as GregorianCalendar counts it (1582 began Julian)."""
+    """The epoch day of January 1 of ``year`` as GregorianCalendar counts it (1582 began
+    Julian)."""
     if year <= 1582:
-        return _julian_to_jdn(year, 1, 1)
-    return dt.date(year, 1, 1).toordinal() + _ORDINAL_TO_JDN
+        return julian_epoch_day(year, 1, 1)
+    return gregorian_epoch_day(year, 1, 1)
 
 
 def _days_in_julian_month(year: int, month: int) -> int:
@@ -89,16 +217,16 @@ class _JulianMoment:
     """A moment before 1582-10-15 in the Julian calendar's year, month and day, with the
     attributes and methods of a ``datetime`` the formatters use."""
 
-    __slots__ = ("day", "hour", "jdn", "microsecond", "minute", "month", "second", "year")
+    __slots__ = ("day", "epoch_day", "hour", "microsecond", "minute", "month", "second", "year")
 
     def __init__(self, moment: dt.datetime) -> None:
-        self.jdn = moment.toordinal() + _ORDINAL_TO_JDN
-        self.year, self.month, self.day = _jdn_to_julian(self.jdn)
+        self.epoch_day = moment.toordinal() - EPOCH_ORDINAL
+        self.year, self.month, self.day = julian_date(self.epoch_day)
         self.hour, self.minute, self.second = moment.hour, moment.minute, moment.second
         self.microsecond = moment.microsecond
 
     def toordinal(self) -> int:
-        return self.jdn - _ORDINAL_TO_JDN
+        return self.epoch_day + EPOCH_ORDINAL
 
     def weekday(self) -> int:
         return self.toordinal() % 7 - 1 if self.toordinal() % 7 else 6
@@ -109,83 +237,31 @@ class _JulianMoment:
 
 _Moment = dt.datetime | _JulianMoment
 
-_Token = tuple[str, int] | str  # (letter, count) or literal text
-
-
-def _tokenize(pattern: str, name: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "'":
-            if i + 1 < n and pattern[i + 1] == "'":
-                tokens.append("'")
-                i += 2
-                continue
-            end = i + 1
-            text = []
-            while True:
-                if end >= n:
-                    raise ConfigError(
-                        f"Invalid value {pattern} for configuration {name}: unterminated quote "
-                        "in the SimpleDateFormat pattern",
-                        name=name,
-                        value=pattern,
-                    )
-                if pattern[end] == "'":
-                    if end + 1 < n and pattern[end + 1] == "'":
-                        text.append("'")
-                        end += 2
-                        continue
-                    break
-                text.append(pattern[end])
-                end += 1
-            tokens.append("".join(text))
-            i = end + 1
-        elif ch.isascii() and ch.isalpha():
-            if ch not in _LETTERS:
-                raise ConfigError(
-                    f"Invalid value {pattern} for configuration {name}: SimpleDateFormat "
-                    f"pattern letter {ch!r} is not supported; supported letters: "
-                    f"{''.join(sorted(_LETTERS))}",
-                    name=name,
-                    value=pattern,
-                )
-            j = i
-            while j < n and pattern[j] == ch:
-                j += 1
-            tokens.append((ch, j - i))
-            i = j
-        else:
-            tokens.append(ch)
-            i += 1
-    return tokens
-
 
 def _num(value: int, count: int) -> str:
     return str(value).zfill(count)
 
 
-def _jdn(d: _Moment) -> int:
-    return d.toordinal() + _ORDINAL_TO_JDN
+def _epoch_day(d: _Moment) -> int:
+    return d.toordinal() - EPOCH_ORDINAL
 
 
 def _day_of_year(d: _Moment) -> int:
-    return _jdn(d) - _year_start(d.year) + 1
+    return _epoch_day(d) - _year_start(d.year) + 1
+
+
+def _sunday_on_or_before(day: int) -> int:
+    return day - (day + 4) % 7  # 1970-01-01 was a Thursday
 
 
 def _week_of_year(d: _Moment) -> int:
     """Java's week of year in the US/ROOT locales (Kafka's SimpleDateFormat uses the JVM's
     default): weeks start on Sunday and week 1 is the one holding January 1, so the last
     days of December may fall in week 1 of the next year. ISO weeks differ."""
-    # Day numbers, not dates: the Sunday before 0001-01-01 has no date. JDN 0 was a Monday.
-    day = _jdn(d)
-    sunday = day - (day + 1) % 7
+    sunday = _sunday_on_or_before(_epoch_day(d))
     if d.year < dt.MAXYEAR and sunday + 6 >= _year_start(d.year + 1):
         return 1
-    jan1 = _year_start(d.year)
-    first_sunday = jan1 - (jan1 + 1) % 7
-    return (sunday - first_sunday) // 7 + 1
+    return (sunday - _sunday_on_or_before(_year_start(d.year))) // 7 + 1
 
 
 def _week_year(d: _Moment) -> int:
@@ -200,9 +276,9 @@ def _formatter(letter: str, count: int) -> Callable[[_Moment], str]:
         return lambda d: _num(year(d), count)
     if letter in "ML":
         if count >= 4:
-            return lambda d: _MONTHS[d.month - 1]
+            return lambda d: MONTH_NAMES[d.month - 1]
         if count == 3:
-            return lambda d: _MONTHS[d.month - 1][:3]
+            return lambda d: MONTH_NAMES[d.month - 1][:3]
         return lambda d: _num(d.month, count)
     simple: dict[str, Callable[[_Moment], int]] = {
         "d": lambda d: d.day,
@@ -222,8 +298,8 @@ def _formatter(letter: str, count: int) -> Callable[[_Moment], str]:
         return lambda d: _num(get(d), count)
     if letter == "E":
         if count >= 4:
-            return lambda d: _DAYS[d.weekday()]
-        return lambda d: _DAYS[d.weekday()][:3]
+            return lambda d: DAY_NAMES[d.weekday()]
+        return lambda d: DAY_NAMES[d.weekday()][:3]
     if letter == "a":
         return lambda d: "AM" if d.hour < 12 else "PM"
     if letter == "G":
@@ -239,7 +315,7 @@ def _literal(text: str) -> Callable[[_Moment], str]:
     return lambda d: text
 
 
-def _is_numeric(token: _Token | None) -> bool:
+def _is_numeric(token: Token | None) -> bool:
     if token is None or isinstance(token, str):
         return False
     letter, count = token
@@ -277,8 +353,44 @@ def _capturing(letter: str, count: int, abutting: bool) -> str:
     return rf"(?P<{group}>{digits})"
 
 
+def _tokenize(pattern: str, name: str) -> list[Token]:
+    try:
+        tokens = date_pattern_tokens(pattern)
+    except ValueError:
+        raise ConfigError(
+            f"Invalid value {pattern} for configuration {name}: unterminated quote "
+            "in the SimpleDateFormat pattern",
+            name=name,
+            value=pattern,
+        ) from None
+    for token in tokens:
+        if not isinstance(token, str) and token[0] not in _LETTERS:
+            raise ConfigError(
+                f"Invalid value {pattern} for configuration {name}: SimpleDateFormat "
+                f"pattern letter {token[0]!r} is not supported; supported letters: "
+                f"{''.join(sorted(_LETTERS))}",
+                name=name,
+                value=pattern,
+            )
+    return tokens
+
+
 class JavaDateFormat:
-    """A ``SimpleDateFormat`` pattern bound to UTC.
+    """A ``SimpleDateFormat`` pattern bound to UTC, formatted and parsed as Java does.
+
+    Supported letters: ``G y Y M L w D d E u a H k K h m s S z Z X`` and quoted text
+    (``'T'``, ``''`` for a quote). ``y``/``yyy``/``yyyy`` give the full year and ``yy`` two
+    digits; ``S`` counts milliseconds (as Java does, not a fraction); ``M``/``L`` with three
+    or more letters give month names, ``E`` day names. Zones always render UTC (``z`` →
+    ``UTC``, ``Z`` → ``+0000``, ``X`` → ``Z``). As ``SimpleDateFormat``'s
+    ``GregorianCalendar``, days before 1582-10-15 are Julian, both ways.
+
+    Args:
+        pattern: the ``SimpleDateFormat`` pattern.
+        name: the config key the pattern came from, named in errors.
+
+    Raises:
+        ConfigError: a letter this class does not support, or an unterminated quote.
 
     Example:
         >>> JavaDateFormat("yyyy-MM-dd").format_millis(1_700_000_000_000)
@@ -331,10 +443,14 @@ class JavaDateFormat:
         return hit
 
     def parse_millis(self, text: str) -> int:
-        """Milliseconds since the epoch for ``text``; unset fields default as in Java (1970-01-01).
+        """Milliseconds since the epoch for ``text``; unset fields default as in Java
+        (1970-01-01).
 
         As Java's ``DateFormat.parse(String)``, the pattern must match from the start of
         the text and whatever follows the match is ignored ("12:26 PM" with "yy" is 2012).
+
+        Raises:
+            DataError: the text does not match the pattern or is not a valid date.
         """
         m = self._regex.match(text.strip())
         if m is None:
@@ -349,9 +465,12 @@ class JavaDateFormat:
         elif month_text.isdigit():
             month = int(month_text)
         else:
-            names = [mn.lower() for mn in _MONTHS]
             lowered = month_text.lower()
-            matches = [i for i, mn in enumerate(names) if mn == lowered or mn[:3] == lowered]
+            matches = [
+                i
+                for i, mn in enumerate(MONTH_NAMES)
+                if mn.lower() == lowered or mn[:3].lower() == lowered
+            ]
             if not matches:
                 raise DataError(f"could not parse month {month_text!r} in timestamp {text!r}")
             month = matches[0] + 1
@@ -382,7 +501,7 @@ class JavaDateFormat:
                 and 0 <= second < 60
             ):
                 raise DataError(f"could not parse timestamp {text!r}: not a valid date and time")
-            days = _julian_to_jdn(year, month, day) - _EPOCH_JDN
+            days = julian_epoch_day(year, month, day)
             seconds = hour * 3600 + minute * 60 + second
             moment = EPOCH_DATETIME + dt.timedelta(days=days, seconds=seconds)
         else:
