@@ -7,6 +7,16 @@ Example:
 from __future__ import annotations
 
 from ._batch import SourceBatch
+from ._client_overrides import (
+    ALLOWLIST_CONFIG,
+    AllConnectorClientConfigOverridePolicy,
+    AllowlistConnectorClientConfigOverridePolicy,
+    ClientType,
+    ConnectorClientConfigOverridePolicy,
+    ConnectorClientConfigRequest,
+    NoneConnectorClientConfigOverridePolicy,
+    PrincipalConnectorClientConfigOverridePolicy,
+)
 from ._config import (
     NO_DEFAULT,
     CaseInsensitiveValidString,
@@ -82,6 +92,15 @@ from ._records import (
     TimestampType,
     TopicPartition,
 )
+from ._rest_extension import (
+    ConnectClusterState,
+    ConnectRestExtension,
+    ConnectRestExtensionContext,
+    RequestFilter,
+    RestEndpoint,
+    RestRequest,
+    RestResponse,
+)
 from ._schema import Field, Schema, SchemaAndValue, SchemaBuilder, Type, validate_value
 from ._speedups import optional_speedups
 from ._struct import Struct
@@ -90,11 +109,15 @@ from ._values import Values
 from ._versioned import Versioned, distribution_version
 
 __all__ = [
+    "ALLOWLIST_CONFIG",
     "ENTRY_POINT_GROUPS",
     "LAYOUT_VERSION",
     "NO_DEFAULT",
+    "AllConnectorClientConfigOverridePolicy",
+    "AllowlistConnectorClientConfigOverridePolicy",
     "AlreadyExistsError",
     "CaseInsensitiveValidString",
+    "ClientType",
     "CompositeValidator",
     "ConfigData",
     "ConfigDef",
@@ -103,9 +126,14 @@ __all__ = [
     "ConfigProvider",
     "ConfigType",
     "ConfigValue",
+    "ConnectClusterState",
     "ConnectError",
     "ConnectRecord",
+    "ConnectRestExtension",
+    "ConnectRestExtensionContext",
     "Connector",
+    "ConnectorClientConfigOverridePolicy",
+    "ConnectorClientConfigRequest",
     "ConnectorContext",
     "Converter",
     "ConverterType",
@@ -126,15 +154,21 @@ __all__ = [
     "LambdaValidator",
     "ListSize",
     "NonEmptyStringWithoutControlChars",
+    "NoneConnectorClientConfigOverridePolicy",
     "NotFoundError",
     "OffsetStorageReader",
     "ParsedConfig",
     "Password",
     "PluginKind",
     "Predicate",
+    "PrincipalConnectorClientConfigOverridePolicy",
     "Range",
     "Recommender",
     "RecordMetadata",
+    "RequestFilter",
+    "RestEndpoint",
+    "RestRequest",
+    "RestResponse",
     "RetriableError",
     "Schema",
     "SchemaAndValue",

@@ -112,12 +112,13 @@ def discover_location(location: Path, sdk: Version | None = None) -> list[Plugin
         for ep in entry_points:
             kind = KIND_BY_GROUP[ep.group]
             reason = error
-            if reason is None and kind is PluginKind.CONFIG_PROVIDER:
-                # Config providers resolve worker and connector configs before any
-                # plugin process exists, so they must live in the runtime's environment.
+            if reason is None and kind.worker_plugin:
+                # Config providers resolve configs before any plugin process exists; REST
+                # extensions and override policies sit in the worker's own request path.
+                # All three serve the worker itself, so they live in its environment.
                 reason = (
-                    "config providers do not run isolated from plugin.path; install this "
-                    "package into the runtime's environment to use it"
+                    f"{kind.value.replace('_', ' ')}s do not run isolated from plugin.path; "
+                    "install this package into the runtime's environment to use it"
                 )
             plugins.append(
                 PluginDesc(kind, ep.name, ep.value, dist_name, version, str(location), reason)
