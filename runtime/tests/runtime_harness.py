@@ -105,6 +105,18 @@ def standalone(worker: Mapping[str, str], *connectors: Mapping[str, str]) -> Ite
         app.stop()
 
 
+_SECURITY_DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
+
+
+def doc_block(after: str) -> str:
+    """The first fenced block of docs/security.md after the line holding ``after``."""
+    lines = _SECURITY_DOC.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line)
+    opening = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("```"))
+    closing = next(i for i in range(opening + 1, len(lines)) if lines[i].startswith("```"))
+    return "\n".join(lines[opening + 1 : closing]) + "\n"
+
+
 def write_props(path: Path, props: Mapping[str, str]) -> Path:
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
     return path

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from kconnect_runtime import Standalone
 from kconnect_sdk import ConfigError
-from runtime_harness import file_sink, file_source, worker_props
+from runtime_harness import doc_block, file_sink, file_source, worker_props
 
 pytestmark = pytest.mark.integration
 
@@ -180,6 +180,27 @@ def test_allowlist_policy_allows_exactly_its_list(kafka: str, tmp_path: Path) ->
         assert message.startswith(_named(config["name"], _INVALID.format(n=2)))
         assert message.endswith(_WHERE)
         assert _refusal("Allowlist", "batch.size") in message
+
+
+def test_the_documented_allowlist(kafka: str, tmp_path: Path) -> None:
+    """docs/security.md's example: connectors bring their own credentials, nothing else."""
+    block = doc_block("lets each connector bring its own credentials")
+    worker = dict(line.split("=", 1) for line in block.splitlines())
+    with _api(kafka, tmp_path, **worker) as api:
+        config = _source(
+            tmp_path,
+            **{
+                "producer.override.sasl.mechanism": "PLAIN",
+                "producer.override.security.protocol": "SASL_PLAINTEXT",
+                "producer.override.linger.ms": "5",
+            },
+        )
+        checked = api.put("/connector-plugins/FileStreamSource/config/validate", json=config).json()
+        assert checked["error_count"] == 1
+        assert _validate_entry(checked, "producer.override.linger.ms")["value"]["errors"] == [
+            _refusal("Allowlist", "linger.ms")
+        ]
+        assert _validate_entry(checked, "producer.override.sasl.mechanism")["value"]["errors"] == []
 
 
 def test_a_sink_with_a_dead_letter_queue_has_its_producer_checked(

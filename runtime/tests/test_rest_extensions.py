@@ -22,24 +22,22 @@ from kconnect_runtime import Standalone
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.rest import RestExtensions
 from kconnect_sdk import ConfigError
-from runtime_harness import file_source, worker_props, write_props
+from runtime_harness import doc_block, file_source, worker_props, write_props
 
 BASIC_AUTH = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 REFUSED = "User cannot access the resource."
 
 
-def _book_files(tmp: Path) -> Path:
-    """Chapter 7's connect-jas.conf and credentials.properties (in ``tmp``, not /tmp)."""
-    credentials = tmp / "credentials.properties"
-    credentials.write_text("mickael=p4ss\nkate=w0rd\n")
+def _book_files(tmp: Path) -> tuple[Path, dict[str, str], str]:
+    """docs/security.md's (the book's chapter 7) connect-jas.conf and credentials.properties,
+    written where it says (``/tmp/`` moved to ``tmp``); its worker key and KAFKA_OPTS."""
+    (tmp / "credentials.properties").write_text(doc_block("`credentials.properties`, one"))
     jaas = tmp / "connect-jas.conf"
-    jaas.write_text(
-        "KafkaConnect {\n"
-        "    org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n"
-        f'    file="{credentials}";\n'
-        "};\n"
-    )
-    return jaas
+    jaas.write_text(doc_block("A JAAS file, `connect-jas.conf`").replace("/tmp/", f"{tmp}/"))
+    key, _, value = doc_block("In the worker properties").strip().partition("=")
+    export = doc_block("which `kconnect` reads too").splitlines()[0]
+    opts = export.removeprefix('export KAFKA_OPTS="').removesuffix('"')
+    return jaas, {key: value}, opts.replace("/tmp/", f"{tmp}/")
 
 
 def _free_port() -> int:
@@ -58,16 +56,13 @@ def _basic(user: str, password: str) -> dict[str, str]:
 def book_worker(kafka: str, tmp_path: Path) -> Iterator[str]:
     """``kconnect standalone`` started as the book starts Kafka's: KAFKA_OPTS names the JAAS
     file, the worker properties name the extension."""
-    jaas = _book_files(tmp_path)
+    jaas, extension, opts = _book_files(tmp_path)
+    assert extension == {"rest.extension.classes": BASIC_AUTH}
+    assert opts == f"-Djava.security.auth.login.config={jaas}"
     port = _free_port()
-    props = worker_props(
-        tmp_path,
-        kafka,
-        listeners=f"http://127.0.0.1:{port}",
-        **{"rest.extension.classes": BASIC_AUTH},
-    )
+    props = worker_props(tmp_path, kafka, listeners=f"http://127.0.0.1:{port}", **extension)
     worker = write_props(tmp_path / "connect-standalone.properties", props)
-    env = {**os.environ, "KAFKA_OPTS": f"-Djava.security.auth.login.config={jaas}"}
+    env = {**os.environ, "KAFKA_OPTS": opts}
     proc = subprocess.Popen(
         [sys.executable, "-m", "kconnect_runtime.cli", "standalone", str(worker)],
         cwd=tmp_path,
@@ -94,6 +89,8 @@ def book_worker(kafka: str, tmp_path: Path) -> Iterator[str]:
 
 @pytest.mark.integration
 def test_the_books_basic_auth_example(book_worker: str) -> None:
+    shown = doc_block("browsers do not prompt").splitlines()
+    assert shown[:2] == ["$ curl localhost:8083", REFUSED]
     refused = httpx.get(book_worker)  # $ curl localhost:8083
     assert refused.status_code == 401
     assert refused.text == REFUSED
