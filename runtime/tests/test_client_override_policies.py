@@ -4,6 +4,7 @@ with Apache Kafka Connect's messages at ``config/validate``, create and update."
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 import httpx
 import pytest
 from kconnect_runtime import Standalone
+from kconnect_runtime.plugins import PluginRegistry
+from kconnect_runtime.worker import config_infos
 from kconnect_sdk import ConfigError
 from runtime_harness import doc_block, file_sink, file_source, worker_props
 
@@ -230,6 +233,35 @@ def test_a_custom_policy_from_a_module(kafka: str, tmp_path: Path) -> None:
         refused = api.post("/connectors", json={"name": large["name"], "config": large})
         assert refused.status_code == 400
         assert "linger.ms above 100 ms" in refused.json()["message"]
+
+
+def test_secret_overrides_stay_hidden_in_the_validate_body() -> None:
+    worker = {
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "connector.client.config.override.policy": "Principal",
+    }
+    config = {
+        "name": "s",
+        "connector.class": "FileStreamSource",
+        "file": "/tmp/x",
+        "topic": "t",
+        "producer.override.sasl.jaas.config": 'x.Login required password="topsecret";',
+        "producer.override.ssl.key.password": "hunter2",
+    }
+    checked = config_infos(PluginRegistry.discover(), worker, config)
+    assert checked["error_count"] == 1
+    assert _validate_entry(checked, "producer.override.sasl.jaas.config")["value"] == {
+        "name": "producer.override.sasl.jaas.config",
+        "value": "[hidden]",
+        "recommended_values": [],
+        "errors": [],
+        "visible": True,
+    }
+    refused = _validate_entry(checked, "producer.override.ssl.key.password")["value"]
+    assert refused["value"] == "[hidden]"
+    assert refused["errors"] == [_refusal("Principal", "ssl.key.password")]
+    assert "topsecret" not in json.dumps(checked) and "hunter2" not in json.dumps(checked)
 
 
 def test_an_unknown_policy_stops_the_worker_naming_the_key(kafka: str, tmp_path: Path) -> None:

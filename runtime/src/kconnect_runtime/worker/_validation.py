@@ -518,8 +518,14 @@ def validate_connector(
         plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
     cls = plugin.load()
     sink = issubclass(cls, SinkConnector)
-    if policy is None:
-        policy = load_override_policy(registry, worker_props)
+    if policy is None:  # validation outside a worker (kconnect validate): the config's own
+        own_policy = load_override_policy(registry, worker_props)
+        try:
+            return validate_connector(
+                registry, worker_props, props, strict=strict, policy=own_policy
+            )
+        finally:
+            own_policy.close()
     if strict:
         try:
             return _validate_strictly(
