@@ -2,12 +2,13 @@
 
 A worker loads the classes its ``rest.extension.classes`` names (comma-separated), in that
 order, once at start: each is created, given the worker config through
-:meth:`ConnectRestExtension.configure`, then :meth:`ConnectRestExtension.register`\\ ed with a
-:class:`ConnectRestExtensionContext` through which it adds
+:meth:`ConnectRestExtension.configure`, then passed to :meth:`ConnectRestExtension.register`
+with a :class:`ConnectRestExtensionContext` through which it adds
 
-* **request filters** (as JAX-RS ``ContainerRequestFilter``): called for every request
-  before it reaches the API; returning a :class:`RestResponse` answers the request with it
-  (e.g. 401), returning None lets it through;
+* **request filters** (as JAX-RS ``ContainerRequestFilter``): called for every request the
+  API routes (a path and method it serves; others answer 404 or 405 first), before the
+  route runs; returning a :class:`RestResponse` answers the request with it (e.g. 401), a
+  ``str`` lets it through as that authenticated user, None lets it through;
 * **routes**: new paths answered by a plain function of a :class:`RestRequest`;
 * **ASGI middleware**, for anything else (response headers, timing, tracing);
 
@@ -173,8 +174,8 @@ class ConnectRestExtensionContext(ABC):
 class ConnectRestExtension(Versioned):
     """Base of REST extensions (Kafka's ``ConnectRestExtension``).
 
-    One instance per worker: created at start, :meth:`configure`\\ d with the worker
-    config, :meth:`register`\\ ed once, :meth:`close`\\ d on shutdown. A problem found in
+    One instance per worker: created at start, given the worker config through
+    :meth:`configure`, then :meth:`register` once, and :meth:`close` on shutdown. A problem in
     ``configure`` or ``register`` should raise :class:`~kconnect_sdk.ConfigError`: the
     worker then refuses to start, naming ``rest.extension.classes``.
     """
