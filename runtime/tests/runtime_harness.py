@@ -105,6 +105,18 @@ def standalone(worker: Mapping[str, str], *connectors: Mapping[str, str]) -> Ite
         app.stop()
 
 
+_SECURITY_DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
+
+
+def doc_block(after: str) -> str:
+    """The first fenced block of docs/security.md after the line holding ``after``."""
+    lines = _SECURITY_DOC.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if after in line)
+    opening = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("```"))
+    closing = next(i for i in range(opening + 1, len(lines)) if lines[i].startswith("```"))
+    return "\n".join(lines[opening + 1 : closing]) + "\n"
+
+
 def write_props(path: Path, props: Mapping[str, str]) -> Path:
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
     return path
@@ -177,6 +189,74 @@ class RecordingSourceConnector(SourceConnector):
 
     def config(self) -> ConfigDef:
         return ConfigDef().define("password", ConfigType.PASSWORD, "", documentation="a secret")
+
+
+# -- an in-test override policy (runtime_harness:SmallLingerPolicy) ----------------------
+from kconnect_sdk import ConfigValue, ConnectorClientConfigOverridePolicy  # noqa: E402
+from kconnect_sdk import ConnectorClientConfigRequest as _OverrideRequest  # noqa: E402
+
+
+class SmallLingerPolicy(ConnectorClientConfigOverridePolicy):
+    """Judges a value, not only a key: ``linger.ms`` up to 100 ms, nothing else."""
+
+    def validate(self, request: _OverrideRequest) -> list[ConfigValue]:
+        out = []
+        for name, value in request.client_props.items():
+            checked = ConfigValue(name, value)
+            if name != "linger.ms":
+                checked.add_error_message(f"only linger.ms may be overridden, not {name}")
+            elif int(value) > 100:
+                checked.add_error_message(f"linger.ms above 100 ms is not allowed, got {value}")
+            out.append(checked)
+        return out
+
+
+# -- an in-test REST extension (runtime_harness:AuditRestExtension) ------------------------
+from kconnect_sdk import (  # noqa: E402
+    ConnectRestExtension,
+    ConnectRestExtensionContext,
+    RestRequest,
+    RestResponse,
+)
+
+
+class AuditRestExtension(ConnectRestExtension):
+    """Refuses deletes without ``X-Audit-Reason``, serves ``/audit/connectors`` from the
+    cluster state, and stamps every answer with a header through ASGI middleware."""
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self.stamp = str(configs.get("audit.stamp", "audited"))
+
+    def register(self, context: ConnectRestExtensionContext) -> None:
+        state = context.cluster_state
+
+        def require_reason(request: RestRequest) -> RestResponse | None:
+            if request.method == "DELETE" and not request.header("X-Audit-Reason"):
+                return RestResponse.json(
+                    403, {"error_code": 403, "message": "say why: X-Audit-Reason"}
+                )
+            return None
+
+        def listing(request: RestRequest) -> RestResponse:
+            body = {n: state.connector_health(n)["connector"]["state"] for n in state.connectors()}
+            return RestResponse.json(200, {"connectors": body, "cluster": state.kafka_cluster_id()})
+
+        stamp = self.stamp.encode()
+
+        def middleware(app: Any) -> Any:
+            async def stamped(scope: Any, receive: Any, send: Any) -> None:
+                async def send_stamped(message: Any) -> None:
+                    if message["type"] == "http.response.start":
+                        message["headers"] = [*message.get("headers", []), (b"x-audit", stamp)]
+                    await send(message)
+
+                await app(scope, receive, send_stamped)
+
+            return stamped
+
+        context.add_request_filter(require_reason)
+        context.add_route("/audit/connectors", listing)
+        context.add_asgi_middleware(middleware)
 
 
 # -- the crash suite (issue 20): processes, tails, a private database, the table ----------

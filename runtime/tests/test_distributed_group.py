@@ -673,13 +673,25 @@ def _task_stops(cluster: Cluster, port: int, task: str, since: int = 0) -> int:
 
 
 @pytest.mark.integration
+@pytest.mark.parametrize("guard", ["rest.basic.auth.user.file", "BasicAuthSecurityRestExtension"])
 @pytest.mark.parametrize("cluster", [0], indirect=True)
 def test_forwarded_requests_carry_the_callers_basic_auth_credentials(
-    cluster: Cluster, kafka: str, tmp_path: Path
+    cluster: Cluster, kafka: str, tmp_path: Path, guard: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     users = tmp_path / "users.properties"
-    users.write_text("admin: s3cret-pass\n")
-    cluster.extra = {"rest.basic.auth.user.file": str(users)}
+    if guard == "rest.basic.auth.user.file":
+        users.write_text("admin: s3cret-pass\n")
+        cluster.extra = {"rest.basic.auth.user.file": str(users)}
+    else:  # Kafka's extension, its JAAS file from KAFKA_OPTS as Kafka's workers read it
+        users.write_text("admin=s3cret-pass\n")
+        jaas = tmp_path / "connect-jas.conf"
+        module = "org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule"
+        jaas.write_text(f'KafkaConnect {{\n  {module} required\n  file="{users}";\n}};\n')
+        monkeypatch.setenv("KAFKA_OPTS", f"-Djava.security.auth.login.config={jaas}")
+        cluster.extra = {
+            "rest.extension.classes": "org.apache.kafka.connect.rest.basic.auth.extension."
+            "BasicAuthSecurityRestExtension"
+        }
     cluster.auth = ("admin", "s3cret-pass")
     ports = [cluster.start() for _ in range(2)]
     wait_for(lambda: all(cluster.up(p) for p in ports), 60, "two workers with basic auth")

@@ -107,7 +107,7 @@ def test_location_transforms_and_predicates_are_available(registry: PluginRegist
         bad.close()
 
 
-def test_config_providers_in_a_location_are_unavailable_with_the_reason(tmp_path: Path) -> None:
+def test_worker_plugins_in_a_location_are_unavailable_with_the_reason(tmp_path: Path) -> None:
     site = (
         tmp_path
         / "mixed"
@@ -119,6 +119,8 @@ def test_config_providers_in_a_location_are_unavailable_with_the_reason(tmp_path
     (info / "entry_points.txt").write_text(
         "[kconnect.converters]\nAvro = kc_mixed:Avro\n"
         "[kconnect.config_providers]\nvault = kc_mixed:Vault\n"
+        "[kconnect.rest_extensions]\naudit = kc_mixed:Audit\n"
+        "[kconnect.connector_client_config_override_policies]\nmine = kc_mixed:Mine\n"
     )
     plugins = {p.kind: p for p in discover_location(tmp_path / "mixed")}
     assert plugins[PluginKind.CONVERTER].available
@@ -127,6 +129,11 @@ def test_config_providers_in_a_location_are_unavailable_with_the_reason(tmp_path
     assert "config providers do not run isolated" in provider.error
     with pytest.raises(ConfigError, match="unavailable: config providers"):
         provider.load()
+    extension = plugins[PluginKind.REST_EXTENSION]
+    assert extension.error is not None and "REST extensions do not run isolated" in extension.error
+    policy = plugins[PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY]
+    assert policy.error is not None
+    assert "client config override policies do not run isolated" in policy.error
 
 
 @pytest.mark.integration

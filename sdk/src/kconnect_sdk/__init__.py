@@ -7,6 +7,16 @@ Example:
 from __future__ import annotations
 
 from ._batch import SourceBatch
+from ._client_overrides import (
+    ALLOWLIST_CONFIG,
+    AllConnectorClientConfigOverridePolicy,
+    AllowlistConnectorClientConfigOverridePolicy,
+    ClientType,
+    ConnectorClientConfigOverridePolicy,
+    ConnectorClientConfigRequest,
+    NoneConnectorClientConfigOverridePolicy,
+    PrincipalConnectorClientConfigOverridePolicy,
+)
 from ._config import (
     NO_DEFAULT,
     CaseInsensitiveValidString,
@@ -99,6 +109,15 @@ from ._records import (
     TimestampType,
     TopicPartition,
 )
+from ._rest_extension import (
+    ConnectClusterState,
+    ConnectRestExtension,
+    ConnectRestExtensionContext,
+    RequestFilter,
+    RestEndpoint,
+    RestRequest,
+    RestResponse,
+)
 from ._schema import Field, Schema, SchemaAndValue, SchemaBuilder, Type, validate_value
 from ._speedups import optional_speedups
 from ._struct import Struct
@@ -107,12 +126,16 @@ from ._values import Values
 from ._versioned import Versioned, distribution_version
 
 __all__ = [
+    "ALLOWLIST_CONFIG",
     "ENTRY_POINT_GROUPS",
     "LAYOUT_VERSION",
     "NO_DEFAULT",
+    "AllConnectorClientConfigOverridePolicy",
+    "AllowlistConnectorClientConfigOverridePolicy",
     "AlreadyExistsError",
     "Avg",
     "CaseInsensitiveValidString",
+    "ClientType",
     "CompositeValidator",
     "ConfigData",
     "ConfigDef",
@@ -121,9 +144,14 @@ __all__ = [
     "ConfigProvider",
     "ConfigType",
     "ConfigValue",
+    "ConnectClusterState",
     "ConnectError",
     "ConnectRecord",
+    "ConnectRestExtension",
+    "ConnectRestExtensionContext",
     "Connector",
+    "ConnectorClientConfigOverridePolicy",
+    "ConnectorClientConfigRequest",
     "ConnectorContext",
     "Converter",
     "ConverterType",
@@ -151,6 +179,7 @@ __all__ = [
     "Min",
     "Monitorable",
     "NonEmptyStringWithoutControlChars",
+    "NoneConnectorClientConfigOverridePolicy",
     "NotFoundError",
     "OffsetStorageReader",
     "ParsedConfig",
@@ -159,10 +188,15 @@ __all__ = [
     "PluginMetrics",
     "PluginMetricsGroup",
     "Predicate",
+    "PrincipalConnectorClientConfigOverridePolicy",
     "Range",
     "Rate",
     "Recommender",
     "RecordMetadata",
+    "RequestFilter",
+    "RestEndpoint",
+    "RestRequest",
+    "RestResponse",
     "RetriableError",
     "Schema",
     "SchemaAndValue",

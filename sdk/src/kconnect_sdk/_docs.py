@@ -9,13 +9,13 @@ from pathlib import Path
 
 from ._config import ConfigDef
 from ._errors import ConfigError
-from ._plugin_kinds import ENTRY_POINT_GROUPS, PluginKind
+from ._plugin_kinds import ENTRY_POINT_GROUPS
 
 __all__ = ["check_config_tables", "plugin_config_defs", "update_config_tables"]
 
-# Config providers have no README table: their keys are the worker's config.providers.* keys.
+# Worker plug-ins have no README table: their keys are the worker's (config.providers.*, ...).
 _PLUGIN_GROUPS = tuple(
-    group for kind, group in ENTRY_POINT_GROUPS.items() if kind is not PluginKind.CONFIG_PROVIDER
+    group for kind, group in ENTRY_POINT_GROUPS.items() if not kind.worker_plugin
 )
 _VENDORS = {"io.confluent.": " (Confluent)", "io.debezium.": " (Debezium)"}
 

@@ -26,6 +26,18 @@ class PluginKind(StrEnum):
     TRANSFORMATION = "transformation"
     PREDICATE = "predicate"
     CONFIG_PROVIDER = "config_provider"
+    REST_EXTENSION = "rest_extension"
+    CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY = "connector_client_config_override_policy"
+
+    @property
+    def worker_plugin(self) -> bool:
+        """Whether plugins of this kind serve the worker itself, not a connector's pipeline.
+
+        Config providers, REST extensions and override policies: configured in the worker
+        config, loaded once in the worker's process, never listed by
+        ``GET /connector-plugins``.
+        """
+        return self in _WORKER_PLUGIN_KINDS
 
     @property
     def group(self) -> str:
@@ -41,4 +53,16 @@ ENTRY_POINT_GROUPS: dict[PluginKind, str] = {
     PluginKind.TRANSFORMATION: "kconnect.transforms",
     PluginKind.PREDICATE: "kconnect.predicates",
     PluginKind.CONFIG_PROVIDER: "kconnect.config_providers",
+    PluginKind.REST_EXTENSION: "kconnect.rest_extensions",
+    PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY: (
+        "kconnect.connector_client_config_override_policies"
+    ),
 }
+
+_WORKER_PLUGIN_KINDS = frozenset(
+    {
+        PluginKind.CONFIG_PROVIDER,
+        PluginKind.REST_EXTENSION,
+        PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY,
+    }
+)

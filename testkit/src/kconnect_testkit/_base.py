@@ -34,6 +34,8 @@ _SDK_BASES: dict[str, str] = {
     "transformation": "Transformation",
     "predicate": "Predicate",
     "config_provider": "ConfigProvider",
+    "rest_extension": "ConnectRestExtension",
+    "connector_client_config_override_policy": "ConnectorClientConfigOverridePolicy",
 }
 _UPPER_BOUND_OPERATORS = {"<", "<=", "~=", "=="}
 # Isolated mode: per suite class, its plugin in its location, or why there is none.

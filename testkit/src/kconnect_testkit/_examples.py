@@ -81,6 +81,8 @@ _SDK_BASE_NAMES = {
     PluginKind.TRANSFORMATION: "Transformation",
     PluginKind.PREDICATE: "Predicate",
     PluginKind.CONFIG_PROVIDER: "ConfigProvider",
+    PluginKind.REST_EXTENSION: "ConnectRestExtension",
+    PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY: "ConnectorClientConfigOverridePolicy",
 }
 
 

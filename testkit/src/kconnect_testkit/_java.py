@@ -521,6 +521,8 @@ class JavaConnectWorker:
         workdir: where the worker keeps its config, logs and offsets file.
         heap: the JVM's maximum heap.
         quick_start: the C1 compiler only (see :class:`KafkaCluster`); benchmarks pass False.
+        java_options: more JVM options, as an operator's ``KAFKA_OPTS`` gives them
+            (``-Djava.security.auth.login.config=...`` for the basic-auth extension).
     """
 
     def __init__(
@@ -535,6 +537,7 @@ class JavaConnectWorker:
         workdir: Path | None = None,
         heap: str = "768m",
         quick_start: bool = True,
+        java_options: Sequence[str] = (),
     ) -> None:
         if mode not in ("distributed", "standalone"):
             raise ValueError(f"mode must be 'distributed' or 'standalone', got {mode!r}")
@@ -552,6 +555,7 @@ class JavaConnectWorker:
         self._debezium = debezium
         self._heap = heap
         self._quick_start = quick_start
+        self._java_options = list(java_options)
         self.proc: subprocess.Popen[bytes] | None = None
         self._stdout: IO[bytes] | None = None
         self.log = self.workdir / "connect.log"
@@ -609,7 +613,12 @@ class JavaConnectWorker:
         log4j = _log4j_config(self.workdir / "log4j2.properties", self.log)
         self._stdout = (self.workdir / "stdout.log").open("ab")
         self.proc = subprocess.Popen(
-            [*_java_command([jars], self._heap, log4j, quick_start=self._quick_start), main, *args],
+            [
+                *_java_command([jars], self._heap, log4j, quick_start=self._quick_start),
+                *self._java_options,
+                main,
+                *args,
+            ],
             stdout=self._stdout,
             stderr=subprocess.STDOUT,
             preexec_fn=_die_with_parent,  # noqa: PLW1509 -- only prctl, before exec
@@ -624,7 +633,7 @@ class JavaConnectWorker:
                 )
             try:
                 status, _ = self.request("GET", "/connectors")
-                if status == 200:
+                if status in (200, 401):  # 401: up, behind the basic-auth extension
                     return self.url
                 problem = f"GET /connectors answered {status}"
             except OSError as exc:
@@ -636,7 +645,13 @@ class JavaConnectWorker:
         )
 
     def request(
-        self, method: str, path: str, body: object = None, *, timeout_s: float = 30.0
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        timeout_s: float = 30.0,
+        headers: Mapping[str, str] | None = None,
     ) -> tuple[int, Any]:
         """One REST call; returns the status code and the decoded JSON body (or text)."""
         data = None if body is None else json.dumps(body).encode()
@@ -644,6 +659,8 @@ class JavaConnectWorker:
         if data is not None:
             req.add_header("Content-Type", "application/json")
         req.add_header("Accept", "application/json")
+        for header, value in (headers or {}).items():
+            req.add_header(header, value)
         try:
             with urllib.request.urlopen(req, timeout=timeout_s) as resp:
                 status, raw = resp.status, resp.read()

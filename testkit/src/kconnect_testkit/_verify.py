@@ -28,8 +28,13 @@ _SUITES = {
     "kconnect.header_converters": ("PluginPackageSuite", "HEADER_CONVERTER"),
 }
 
-# Groups a worker reads; config providers have no conformance suite (yet), so are listed only.
-_KNOWN_GROUPS = (*_SUITES, "kconnect.config_providers")
+# Groups a worker reads; worker plug-ins have no conformance suite (yet), so are listed only.
+_KNOWN_GROUPS = (
+    *_SUITES,
+    "kconnect.config_providers",
+    "kconnect.rest_extensions",
+    "kconnect.connector_client_config_override_policies",
+)
 
 # Generated next to the suites: one progress line per finished check (stdout, flushed),
 # and each test's docstring, so the JUnit names can say what was checked.

@@ -312,6 +312,34 @@ WORKER_CONFIG = (
         "from this file (lines 'user: password[,role...]', as Kafka's basic-auth extension).",
     )
     .define(
+        "rest.extension.classes",
+        ConfigType.LIST,
+        "",
+        importance=L,
+        documentation="Comma-separated REST extensions (plugins of the kconnect.rest_extensions "
+        "group, by name or Kafka class name) registered in this order; an unknown class stops "
+        "the worker. org.apache.kafka.connect.rest.basic.auth.extension."
+        "BasicAuthSecurityRestExtension is built in (see docs/security.md).",
+    )
+    .define(
+        "connector.client.config.override.policy",
+        ConfigType.STRING,
+        "All",
+        importance=M,
+        documentation="Class name or alias of the ConnectorClientConfigOverridePolicy: which "
+        "client configs connectors may override (producer.override.*, consumer.override.*, "
+        "admin.override.*). All (the default), None, Principal (sasl.jaas.config, "
+        "sasl.mechanism, security.protocol) or Allowlist.",
+    )
+    .define(
+        "connector.client.config.override.allowlist",
+        ConfigType.LIST,
+        "",
+        importance=M,
+        documentation="The Allowlist policy: the client configs connectors may override. "
+        "Empty: none.",
+    )
+    .define(
         "rest.access.log.enable",
         ConfigType.BOOLEAN,
         False,

@@ -81,7 +81,9 @@ class AbstractHerder:
                 f"Included connector type {props['connector.class']} does not match request "
                 f"type {plugin}"
             )
-        return config_infos(registry, self.worker.worker_props, props)
+        return config_infos(
+            registry, self.worker.worker_props, props, policy=self.worker.client_override_policy
+        )
 
     # -- what each herder knows of a connector ------------------------------------------
     def _config_of(self, name: str) -> Mapping[str, str]:

@@ -23,10 +23,10 @@ from kconnect_runtime.engine import Engine, SparkEngine
 from kconnect_runtime.herder import DistributedHerder, StandaloneHerder
 from kconnect_runtime.logcontext import KafkaClientLog
 from kconnect_runtime.plugins import PluginRegistry
-from kconnect_runtime.rest import RestServer, create_app, load_users
+from kconnect_runtime.rest import RestExtensions, RestServer, create_app, load_users
 from kconnect_runtime.schema_registry import SchemaRegistryServer
 from kconnect_runtime.storage import ControlStore, FileOffsetStore, MemoryControlStore, OffsetStore
-from kconnect_runtime.worker import Worker
+from kconnect_runtime.worker import Worker, load_override_policy
 
 from ._embedded_broker import EmbeddedBroker
 
@@ -131,6 +131,7 @@ class Standalone:
         self.worker: Worker | None = None
         self.herder: StandaloneHerder | DistributedHerder | None = None
         self.rest: RestServer | None = None
+        self.rest_extensions = RestExtensions()
         self.spark_engine: SparkEngine | None = None
         self._progress_stop = threading.Event()
         # -- interruptible startup -------------------------------------------------------
@@ -163,6 +164,12 @@ class Standalone:
             # The worker's own secrets never reach a log line.
             register_worker_secrets(raw_props, self.worker_props)
             config = parse_worker_config(self.worker_props)
+            # Worker plug-ins are loaded before anything starts: an unknown class, or an
+            # extension that cannot set itself up, stops the worker here, naming its key.
+            override_policy = load_override_policy(self.registry, self.worker_props)
+            self.rest_extensions = RestExtensions.from_worker_config(
+                self.registry, self.worker_props
+            )
         except ConfigError as exc:
             # The message names the key and the problem, never a secret.
             secrets = Redactor.for_config(raw_props, self.worker_props)
@@ -213,6 +220,7 @@ class Standalone:
             config_providers=providers,
             topic_creation_enable=config["topic.creation.enable"],
             default_topic_creation=(1, 1) if self.broker is not None else None,
+            client_override_policy=override_policy,
         )
         herder = self.herder = self._herder(self.worker, control_store, config)
         if listeners:
@@ -228,6 +236,7 @@ class Standalone:
                     cors_allow_origin=config["access.control.allow.origin"],
                     cors_allow_methods=config["access.control.allow.methods"],
                     access_log=config["rest.access.log.enable"],
+                    extensions=self.rest_extensions,
                 ),
                 listeners[0],
                 ssl_certificate=config["listeners.https.ssl.certificate.location"],
@@ -236,7 +245,9 @@ class Standalone:
             )
             self.rest.start()
             self.worker.worker_id = f"{self.rest.host}:{self.rest.port}"
-            if users is None and not _is_loopback(self.rest.host):
+            # An extension (such as Kafka's basic-auth one) may be what guards the API.
+            guarded = users is not None or bool(self.rest_extensions.extensions)
+            if not guarded and not _is_loopback(self.rest.host):
                 _warn_open_rest(self.rest.url, self.rest.host, self.registry)
         if not self._interrupted("recovering connectors"):
             self._recover(herder)
@@ -352,6 +363,7 @@ class Standalone:
         if self.rest is not None:
             self.rest.stop()
             self.rest = None
+        self.rest_extensions.close()
         if self.schema_registry is not None:
             self.schema_registry.stop()
             self.schema_registry = None

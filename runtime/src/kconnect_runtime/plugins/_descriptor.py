@@ -31,8 +31,19 @@ _BASES: dict[PluginKind, str] = {
     PluginKind.TRANSFORMATION: Transformation.__name__,
     PluginKind.PREDICATE: Predicate.__name__,
     PluginKind.CONFIG_PROVIDER: "ConfigProvider",
+    PluginKind.REST_EXTENSION: "ConnectRestExtension",
+    PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY: "ConnectorClientConfigOverridePolicy",
 }
-_SUFFIXES = ("Connector", "Converter", "Transformation", "Transform", "Predicate", "ConfigProvider")
+# As Kafka's aliases: a policy's is its name without this suffix ("All", "None", ...).
+_SUFFIXES = (
+    "Connector",
+    "Converter",
+    "Transformation",
+    "Transform",
+    "Predicate",
+    "ConfigProvider",
+    "ConnectorClientConfigOverridePolicy",
+)
 CONNECTOR_KINDS = (PluginKind.SOURCE, PluginKind.SINK)
 # KIP-891: pins the connector plugin's version; absent or "latest" means the newest installed.
 CONNECTOR_VERSION_CONFIG = "connector.plugin.version"

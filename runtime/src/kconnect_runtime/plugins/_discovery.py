@@ -22,6 +22,11 @@ __all__ = ["KIND_BY_GROUP", "discover_location", "plugin_locations", "runtime_sd
 
 KIND_BY_GROUP = {group: kind for kind, group in ENTRY_POINT_GROUPS.items()}
 _SDK_DIST = "kconnect-sdk"
+_WORKER_PLUGIN_NAMES = {
+    PluginKind.CONFIG_PROVIDER: "config providers",
+    PluginKind.REST_EXTENSION: "REST extensions",
+    PluginKind.CONNECTOR_CLIENT_CONFIG_OVERRIDE_POLICY: "client config override policies",
+}
 
 log = logging.getLogger("kconnect.plugins")
 
@@ -112,12 +117,13 @@ def discover_location(location: Path, sdk: Version | None = None) -> list[Plugin
         for ep in entry_points:
             kind = KIND_BY_GROUP[ep.group]
             reason = error
-            if reason is None and kind is PluginKind.CONFIG_PROVIDER:
-                # Config providers resolve worker and connector configs before any
-                # plugin process exists, so they must live in the runtime's environment.
+            if reason is None and kind.worker_plugin:
+                # Config providers resolve configs before any plugin process exists; REST
+                # extensions and override policies sit in the worker's own request path.
+                # All three serve the worker itself, so they live in its environment.
                 reason = (
-                    "config providers do not run isolated from plugin.path; install this "
-                    "package into the runtime's environment to use it"
+                    f"{_WORKER_PLUGIN_NAMES[kind]} do not run isolated from plugin.path; "
+                    "install this package into the runtime's environment to use it"
                 )
             plugins.append(
                 PluginDesc(kind, ep.name, ep.value, dist_name, version, str(location), reason)

@@ -25,6 +25,7 @@ from ._admin import admin_router
 from ._auth import BasicAuthMiddleware
 from ._connectors import connectors_router
 from ._credentials import ForwardCredentialsMiddleware
+from ._extensions import RestExtensions
 from ._middleware import AccessLogMiddleware, RequestShapeMiddleware
 from ._plugins import plugins_router
 from ._ui import add_cors, mount_ui
@@ -60,6 +61,7 @@ def create_app(
     cors_allow_origin: str | None = None,
     cors_allow_methods: str | None = None,
     access_log: bool = False,
+    extensions: RestExtensions | None = None,
 ) -> FastAPI:
     """The FastAPI application serving ``worker``: Kafka Connect's REST API.
 
@@ -68,9 +70,18 @@ def create_app(
     is at ``/ui``; ``cors_allow_origin``/``cors_allow_methods`` are Kafka's
     ``access.control.allow.origin``/``.methods`` worker keys; ``access_log`` (the worker key
     ``rest.access.log.enable``) logs one line per request on ``kconnect.rest.access``.
+    ``extensions`` (``rest.extension.classes``) add routes, middleware and request filters;
+    their filters run after kconnect's own basic auth, so both must let a request through.
     """
     app = FastAPI(title="kconnect REST API", version=__version__, docs_url=None, redoc_url=None)
+    app.include_router(admin_router(worker, kafka_cluster_id=kafka_cluster_id))
+    app.include_router(connectors_router(worker))
+    app.include_router(plugins_router(worker))
+    mount_ui(app)  # the web console at /ui
+    # Middleware added later wraps what was added before.
     app.add_middleware(ForwardCredentialsMiddleware)  # forwarded requests carry them
+    if extensions is not None:
+        extensions.register(app, worker, kafka_cluster_id=kafka_cluster_id)
     if basic_auth_users is not None:
         app.add_middleware(BasicAuthMiddleware, users=basic_auth_users)
     # Jersey's paths (trailing slash, encoded names), 413 and 415; outside basic
@@ -116,8 +127,4 @@ def create_app(
             parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
         return error(400, "Invalid request: " + "; ".join(parts))
 
-    app.include_router(admin_router(worker, kafka_cluster_id=kafka_cluster_id))
-    app.include_router(connectors_router(worker))
-    app.include_router(plugins_router(worker))
-    mount_ui(app)  # the web console at /ui
     return app

@@ -27,7 +27,7 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
         kinds = (
             CONNECTOR_KINDS
             if query_flag(connectorsOnly, default=True)
-            else tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
+            else tuple(k for k in PluginKind if not k.worker_plugin)
         )
         listed: dict[tuple[str, str, str], dict[str, str]] = {}
         for p in worker.plugins(*kinds):
@@ -52,7 +52,7 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
                 continue
         # One kind at a time, in Kafka's PluginType order: a class that is both a converter
         # and a header converter (JsonConverter) describes itself as a converter.
-        kinds = tuple(k for k in PluginKind if k is not PluginKind.CONFIG_PROVIDER)
+        kinds = tuple(k for k in PluginKind if not k.worker_plugin)
         for kind in kinds:
             if kind in CONNECTOR_KINDS:
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._client_overrides import OVERRIDE_POLICY_CONFIG, load_override_policy
 from ._supervisor import StatusListener, SupervisedTask, TaskSupervisor
 from ._validation import (
     HIDDEN,
@@ -17,6 +18,7 @@ from ._worker import ConnectorRuntime, PreparedConnector, Worker, plugin_version
 
 __all__ = [
     "HIDDEN",
+    "OVERRIDE_POLICY_CONFIG",
     "ConnectorRuntime",
     "ConnectorValidation",
     "PreparedConnector",
@@ -28,6 +30,7 @@ __all__ = [
     "config_key_info",
     "connector_redactor",
     "format_value",
+    "load_override_policy",
     "plugin_config_keys",
     "plugin_version",
     "validate_connector",

@@ -28,6 +28,7 @@ from kconnect_sdk import (
     ConfigValue,
     ConnectError,
     Connector,
+    ConnectorClientConfigOverridePolicy,
     Importance,
     SinkConnector,
     SourceConnector,
@@ -62,6 +63,8 @@ from kconnect_runtime.tasks import (
     exactly_once_enabled,
     validate_exactly_once,
 )
+
+from ._client_overrides import client_override_values, load_override_policy
 
 __all__ = [
     "HIDDEN",
@@ -297,6 +300,8 @@ def resolve_and_validate(
     providers: ConfigProviders,
     name: str,
     props: Mapping[str, str],
+    *,
+    policy: ConnectorClientConfigOverridePolicy | None = None,
 ) -> tuple[dict[str, str], ConnectorValidation]:
     """Resolve ``props``' placeholders and validate strictly (create and update).
 
@@ -322,7 +327,7 @@ def resolve_and_validate(
     try:
         resolved = providers.resolve(props)
         redactor = connector_redactor(registry, worker_props, providers, props, resolved=resolved)
-        checked = validate_connector(registry, worker_props, resolved, strict=True)
+        checked = validate_connector(registry, worker_props, resolved, strict=True, policy=policy)
     except ConfigError as exc:
         safe = redactor.safe_message(str(exc), props)
         error = ConfigError(f"connector {shown_name(name)}: {safe}", name=exc.name)
@@ -477,6 +482,7 @@ def validate_connector(
     props: Mapping[str, str],
     *,
     strict: bool = False,
+    policy: ConnectorClientConfigOverridePolicy | None = None,
 ) -> ConnectorValidation:
     """The one validator of connector configs: create, update and ``config/validate``.
 
@@ -488,6 +494,8 @@ def validate_connector(
     concerns and the result carries Kafka's ``ConfigInfos``: a
     ``connector.plugin.version`` no installed version satisfies is an error on that key
     (recommending the installed versions), and the rest is validated against the newest.
+    Client overrides are checked against ``policy`` (default: the one the worker config
+    names).
     """
     class_name = str(props.get("connector.class", "")).strip()
     if strict and not class_name:
@@ -510,12 +518,22 @@ def validate_connector(
         plugin = registry.resolve(class_name, *CONNECTOR_KINDS, key="connector.class")
     cls = plugin.load()
     sink = issubclass(cls, SinkConnector)
+    if policy is None:  # validation outside a worker (kconnect validate): the config's own
+        own_policy = load_override_policy(registry, worker_props)
+        try:
+            return validate_connector(
+                registry, worker_props, props, strict=strict, policy=own_policy
+            )
+        finally:
+            own_policy.close()
     if strict:
         try:
-            return _validate_strictly(registry, worker_props, props, plugin, cls, sink=sink)
+            return _validate_strictly(
+                registry, worker_props, props, plugin, cls, sink=sink, policy=policy
+            )
         except ConfigError as exc:
             # Kafka validates the whole config and answers every error at once.
-            every = _every_config_error(registry, worker_props, props)
+            every = _every_config_error(registry, worker_props, props, policy)
             if every is None:
                 raise
             raise every from exc
@@ -524,18 +542,28 @@ def validate_connector(
     except ConfigError:
         parsed = None
     infos, checked = _config_infos(
-        registry, worker_props, props, plugin, cls, sink=sink, version_error=version_error
+        registry,
+        worker_props,
+        props,
+        plugin,
+        cls,
+        sink=sink,
+        version_error=version_error,
+        policy=policy,
     )
     return ConnectorValidation(plugin, checked, parsed, infos)
 
 
 def _every_config_error(
-    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str]
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str],
+    policy: ConnectorClientConfigOverridePolicy,
 ) -> ConfigError | None:
     """Kafka's refusal of an invalid connector config (``maybeAddConfigErrors``): every
     error message of the validation, one per line; None when validation finds none."""
     try:
-        infos = config_infos(registry, worker_props, props)
+        infos = config_infos(registry, worker_props, props, policy=policy)
     except ConfigError:
         return None
     messages = [
@@ -564,6 +592,7 @@ def _validate_strictly(
     cls: type[Connector],
     *,
     sink: bool,
+    policy: ConnectorClientConfigOverridePolicy,
 ) -> ConnectorValidation:
     """Create and update: the first problem is raised, and nothing after it runs."""
     parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
@@ -575,6 +604,9 @@ def _validate_strictly(
     # Exactly-once preflight (KIP-618), as Kafka's distributed herder runs it.
     for key, messages in _exactly_once_errors(worker_props, props, instance).items():
         raise ConfigError(f"Invalid value for {key}: {' '.join(messages)}", name=key)
+    for value in client_override_values(policy, worker_props, props, sink=sink):
+        if value.error_messages:
+            raise ConfigError(value.error_messages[0], name=value.name)
     log_unknown_connector_keys(props, instance.config().config_keys)
     return ConnectorValidation(plugin, instance, parsed, None)
 
@@ -607,7 +639,11 @@ _NULL_VALUE = "Null value can not be supplied as the configuration value."
 
 
 def config_infos(
-    registry: PluginRegistry, worker_props: Mapping[str, str], props: Mapping[str, str | None]
+    registry: PluginRegistry,
+    worker_props: Mapping[str, str],
+    props: Mapping[str, str | None],
+    *,
+    policy: ConnectorClientConfigOverridePolicy | None = None,
 ) -> dict[str, Any]:
     """Kafka's ``ConfigInfos`` for a connector config (:func:`validate_connector`'s).
 
@@ -615,7 +651,7 @@ def config_infos(
     ``validateConnectorConfig``; the rest is validated without it.
     """
     given = {k: v for k, v in props.items() if v is not None}
-    infos = validate_connector(registry, worker_props, given).infos
+    infos = validate_connector(registry, worker_props, given, policy=policy).infos
     assert infos is not None  # only strict validation leaves it out
     for key in (k for k, v in props.items() if v is None):
         entry = next(
@@ -647,6 +683,7 @@ def _config_infos(
     *,
     sink: bool,
     version_error: str | None,
+    policy: ConnectorClientConfigOverridePolicy,
 ) -> tuple[dict[str, Any], Connector | None]:
     """Every key of the framework's config and of the connector's own, with its errors.
 
@@ -675,6 +712,7 @@ def _config_infos(
             redactor,
             sink=sink,
             version_error=version_error,
+            policy=policy,
         )
 
 
@@ -826,6 +864,7 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
     *,
     sink: bool,
     version_error: str | None,
+    policy: ConnectorClientConfigOverridePolicy,
 ) -> tuple[dict[str, Any], Connector | None]:
     class_name = str(props.get("connector.class", "")).strip()
 
@@ -915,6 +954,11 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
     if own is not None:
         for name, key in own.config_keys.items():
             definitions.setdefault(name, key)
+    try:
+        overrides = client_override_values(policy, worker_props, props, sink=sink)
+    except ConfigError as exc:  # a custom policy's own failure, on the connector
+        overrides = []
+        add_error("connector.class", str(exc))
 
     groups: list[str] = []
     for definition in definitions.values():
@@ -944,11 +988,17 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
                 "value": None if checked is None else _value_info(found, checked, props, redactor),
             }
         )
+    # Kafka's mergeConfigInfos: each client's overrides after the connector's keys. Kafka
+    # describes a known client key with the client's own definition; kconnect has none.
+    configs.extend(
+        {"definition": None, "value": _value_info(None, value, props, redactor)}
+        for value in overrides
+    )
     return {
         # As Kafka's validateConnectorConfig: named after connector.class as the config
         # gives it (an alias stays an alias).
         "name": str(props.get("connector.class") or plugin.name),
-        "error_count": sum(len(v.error_messages) for v in values.values()),
+        "error_count": sum(len(v.error_messages) for v in (*values.values(), *overrides)),
         "groups": groups,
         "configs": configs,
     }, instance

@@ -20,6 +20,7 @@ from kconnect_sdk import (
     ConfigError,
     ConnectError,
     Connector,
+    ConnectorClientConfigOverridePolicy,
     NotFoundError,
     PluginMetricsGroup,
     SinkConnector,
@@ -37,6 +38,7 @@ from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
 from kconnect_runtime.storage import BadRequestError, OffsetStore, TaskOffsetReader, offset_key
 from kconnect_runtime.tasks import TaskSpec
 
+from ._client_overrides import load_override_policy
 from ._offsets import (
     OFFSETS_NEED_STOPPED,
     alter_group_offsets,
@@ -188,6 +190,7 @@ class Worker:
         config_providers: ConfigProviders | None = None,
         topic_creation_enable: bool = True,
         default_topic_creation: tuple[int, int] | None = None,
+        client_override_policy: ConnectorClientConfigOverridePolicy | None = None,
     ) -> None:
         self.worker_props = dict(worker_props)
         self.registry = registry
@@ -205,6 +208,11 @@ class Worker:
         self.shutdown_timeout_s = shutdown_timeout_ms / 1000
         self.consumer_session_timeout_ms = consumer_session_timeout_ms
         self.config_providers = config_providers or ConfigProviders({})
+        # One policy for every connector (connector.client.config.override.policy); an
+        # unknown class stops the worker here, naming the key.
+        self.client_override_policy = client_override_policy or load_override_policy(
+            registry, self.worker_props
+        )
         self.topic_creation_enable = topic_creation_enable
         # Used for connectors that set no topic.creation.default.*; the embedded broker sets
         # (1, 1) so topics get one partition, as on a stock Kafka broker (num.partitions=1).
@@ -231,7 +239,12 @@ class Worker:
                 name="name",
             )
         resolved, checked = resolve_and_validate(
-            self.registry, self.worker_props, self.config_providers, name, props
+            self.registry,
+            self.worker_props,
+            self.config_providers,
+            name,
+            props,
+            policy=self.client_override_policy,
         )
         assert checked.instance is not None and checked.parsed is not None  # strict: or raised
         return PreparedConnector(
@@ -472,6 +485,7 @@ class Worker:
                 runtime.status.set(State.UNASSIGNED)
             self.offset_store.flush()
         close_idle_hosts()
+        self.client_override_policy.close()
 
     # -- offsets (KIP-875) ---------------------------------------------------------------
     def connector_offsets(self, name: str) -> list[dict[str, Any]]:
