@@ -160,7 +160,67 @@ _CONSUMED: Final = frozenset(JAVA_CLIENT_SECURITY_KEYS) - {
     "sasl.kerberos.min.time.before.relogin",
 }
 
-_OIDC_KEYS: Final = ("sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.scope")
+# librdkafka's own security properties (2.x): passed through as given. Any other ssl.*,
+# sasl.* key is Java's (a broker's, or one with no client meaning here) and is left out, as
+# Java's clients leave out a key they do not know.
+_LIBRDKAFKA_SECURITY_KEYS: Final = frozenset(
+    [
+        "security.protocol",
+        "ssl.key.location",
+        "ssl.key.password",
+        "ssl.key.pem",
+        "ssl.certificate.location",
+        "ssl.certificate.pem",
+        "ssl.ca.location",
+        "ssl.ca.pem",
+        "ssl.ca.certificate.stores",
+        "ssl.crl.location",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.providers",
+        "ssl.engine.location",
+        "ssl.engine.id",
+        "ssl.endpoint.identification.algorithm",
+        "ssl.cipher.suites",
+        "ssl.curves.list",
+        "ssl.sigalgs.list",
+        "ssl.certificate.verify_cb",
+        "ssl_key",
+        "ssl_certificate",
+        "ssl_ca",
+        "ssl_engine_callback_data",
+        "sasl.mechanisms",
+        "sasl.mechanism",
+        "sasl.kerberos.service.name",
+        "sasl.kerberos.principal",
+        "sasl.kerberos.kinit.cmd",
+        "sasl.kerberos.keytab",
+        "sasl.kerberos.min.time.before.relogin",
+        "sasl.username",
+        "sasl.password",
+        "sasl.oauthbearer.config",
+        "sasl.oauthbearer.method",
+        "sasl.oauthbearer.client.id",
+        "sasl.oauthbearer.client.secret",
+        "sasl.oauthbearer.scope",
+        "sasl.oauthbearer.extensions",
+        "sasl.oauthbearer.token.endpoint.url",
+        "sasl.oauthbearer.grant.type",
+        "sasl.oauthbearer.assertion.algorithm",
+        "sasl.oauthbearer.assertion.private.key.file",
+        "sasl.oauthbearer.assertion.private.key.passphrase",
+        "sasl.oauthbearer.assertion.private.key.pem",
+        "sasl.oauthbearer.assertion.file",
+        "sasl.oauthbearer.assertion.claim.aud",
+        "sasl.oauthbearer.assertion.claim.exp.seconds",
+        "sasl.oauthbearer.assertion.claim.iss",
+        "sasl.oauthbearer.assertion.claim.jti.include",
+        "sasl.oauthbearer.assertion.claim.nbf.seconds",
+        "sasl.oauthbearer.assertion.claim.sub",
+        "sasl.oauthbearer.assertion.jwt.template.file",
+        "sasl.oauthbearer.metadata.authentication.type",
+    ]
+)
 
 
 class StoreError(ConfigError):
@@ -196,7 +256,13 @@ def _librdkafka_has_kerberos() -> bool:
     except ImportError:
         return False
     try:
-        Producer({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "GSSAPI"}).flush(0)
+        Producer(
+            {
+                "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanisms": "GSSAPI",
+                "log_level": 0,  # it is a probe: no "no bootstrap.servers" line
+            }
+        ).flush(0)
     except KafkaException:
         return False
     return True
@@ -682,6 +748,8 @@ def librdkafka_config(
         if key in _CONSUMED and not (key == "ssl.key.password" and "ssl.key.location" in java):
             continue  # (librdkafka's own ssl.key.location keeps its password)
         if key.startswith(("sasl.oauthbearer.", "sasl.kerberos.")) and not sasl:
+            continue
+        if key.startswith(("ssl.", "sasl.")) and key not in _LIBRDKAFKA_SECURITY_KEYS:
             continue
         value: Any = raw
         if key == "bootstrap.servers":
