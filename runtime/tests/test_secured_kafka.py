@@ -1,0 +1,213 @@
+"""Workers and connectors on a secured Apache Kafka, configured as the book's chapter 8 does.
+
+Java client settings, unchanged: ``security.protocol``, ``sasl.mechanism`` with
+``sasl.jaas.config``, JKS, PKCS12 and PEM trust and key stores with their passwords. The
+broker is the session's ``kc_kafka`` with its SASL_SSL, SSL (client certificates required)
+and SASL_PLAINTEXT listeners (``kc_secured_kafka``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from kconnect_runtime.status import State
+from kconnect_sdk import ConfigError
+from kconnect_testkit import SecuredListeners
+from runtime_harness import file_sink, file_source, line_count, standalone, wait_for, worker_props
+
+pytestmark = pytest.mark.integration
+
+PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
+SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+def _jaas(module: str, user: str, password: str) -> str:
+    return f'{module} required username="{user}" password="{password}";'
+
+
+def _client_settings(kind: str, secured: SecuredListeners) -> tuple[str, dict[str, str]]:
+    """The listener and a client's Java settings for one of the book's set-ups."""
+    tls = secured.certificates
+    if kind == "sasl-ssl-plain-jks":  # TLS with a JKS truststore (the default type), PLAIN
+        return secured.sasl_ssl, {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "PLAIN",
+            "sasl.jaas.config": _jaas(PLAIN, "alice", secured.users["alice"]),
+            "ssl.truststore.location": str(tls.truststore_jks),
+            "ssl.truststore.password": tls.store_password,
+        }
+    if kind == "sasl-ssl-scram512-pkcs12":
+        return secured.sasl_ssl, {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.jaas.config": _jaas(SCRAM, "connect", secured.users["connect"]),
+            "ssl.truststore.type": "PKCS12",
+            "ssl.truststore.location": str(tls.truststore_p12),
+            "ssl.truststore.password": tls.store_password,
+        }
+    if kind == "mtls-jks-keystore":  # mutual TLS: a JKS keystore whose key has its own password
+        return secured.ssl, {
+            "security.protocol": "SSL",
+            "ssl.truststore.location": str(tls.truststore_jks),
+            "ssl.truststore.password": tls.store_password,
+            "ssl.keystore.location": str(tls.client_keystore_jks),
+            "ssl.keystore.password": tls.store_password,
+            "ssl.key.password": tls.key_password,
+        }
+    if kind == "mtls-pem":
+        return secured.ssl, {
+            "security.protocol": "SSL",
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(tls.ca_pem),
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.key": tls.client_key_pem.read_text(),
+            "ssl.keystore.certificate.chain": tls.client_chain_pem.read_text(),
+            "ssl.key.password": tls.key_password,
+        }
+    assert kind == "sasl-plaintext-scram256"
+    return secured.sasl_plaintext, {
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "SCRAM-SHA-256",
+        "sasl.jaas.config": _jaas(SCRAM, "alice", secured.users["alice"]),
+    }
+
+
+def _for_clients(settings: Mapping[str, str], *prefixes: str) -> dict[str, str]:
+    """The settings at the top level (the worker's own clients) and under each prefix."""
+    out = dict(settings)
+    for prefix in prefixes:
+        out.update({f"{prefix}{k}": v for k, v in settings.items()})
+    return out
+
+
+def _secrets(secured: SecuredListeners) -> list[str]:
+    tls = secured.certificates
+    return [*secured.users.values(), tls.store_password, tls.key_password]
+
+
+def _status(app: object, name: str) -> dict[str, object]:
+    herder = app.herder  # type: ignore[attr-defined]  # Standalone: set once started
+    status: dict[str, object] = herder.connector_status(name)
+    return status
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "sasl-ssl-plain-jks",
+        "sasl-ssl-scram512-pkcs12",
+        "mtls-jks-keystore",
+        "mtls-pem",
+        "sasl-plaintext-scram256",
+    ],
+)
+def test_standalone_worker_runs_file_pipeline_with_the_books_settings(
+    kind: str,
+    kc_secured_kafka: SecuredListeners,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    listener, settings = _client_settings(kind, kc_secured_kafka)
+    topic = f"secured-{uuid.uuid4().hex[:8]}"
+    source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
+    lines = [f"line {i}" for i in range(20)]
+    source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    worker = worker_props(
+        tmp_path, listener, **_for_clients(settings, "producer.", "consumer.", "admin.")
+    )
+    caplog.set_level(logging.DEBUG)
+    with standalone(
+        worker, file_source("src", source, topic), file_sink("snk", sink, topic)
+    ) as app:
+        wait_for(lambda: line_count(sink) >= len(lines), 60, f"{len(lines)} lines in the sink")
+        assert _status(app, "src")["tasks"][0]["state"] == "RUNNING"  # type: ignore[index]
+    assert sink.read_text(encoding="utf-8").splitlines() == lines
+    logged = caplog.text
+    for secret in _secrets(kc_secured_kafka):
+        assert secret not in logged, f"a secret of {kind} reached the log"
+
+
+def test_connector_with_its_own_credentials_and_a_wrong_password(
+    kc_secured_kafka: SecuredListeners, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    secured = kc_secured_kafka
+    listener, settings = _client_settings("sasl-ssl-plain-jks", secured)
+    # The worker's principal is "connect"; each connector logs in as its own user.
+    worker_settings = {**settings, "sasl.jaas.config": _jaas(PLAIN, "connect", "connect-secret")}
+    worker = worker_props(
+        tmp_path, listener, **_for_clients(worker_settings, "producer.", "consumer.", "admin.")
+    )
+    good_topic = f"override-{uuid.uuid4().hex[:8]}"
+    source = tmp_path / "in.txt"
+    source.write_text("one\ntwo\n", encoding="utf-8")
+    wrong = "not-alices-password"
+    caplog.set_level(logging.DEBUG)
+    with standalone(worker) as app:
+        herder = app.herder
+        assert herder is not None
+        herder.create_connector(
+            file_source(
+                "as-alice",
+                source,
+                good_topic,
+                **{"producer.override.sasl.jaas.config": _jaas(PLAIN, "alice", "alice-secret")},
+            )
+        )
+        sink = tmp_path / "out.txt"
+        herder.create_connector(file_sink("sink", sink, good_topic))
+        wait_for(lambda: line_count(sink) >= 2, 60, "alice's records in the sink")
+
+        herder.create_connector(
+            file_source(
+                "wrong-password",
+                source,
+                f"wrong-{uuid.uuid4().hex[:8]}",
+                **{"producer.override.sasl.jaas.config": _jaas(PLAIN, "alice", wrong)},
+            )
+        )
+
+        def failed() -> bool:
+            tasks = _status(app, "wrong-password")["tasks"]
+            return bool(tasks) and tasks[0]["state"] == State.FAILED.value  # type: ignore[index]
+
+        wait_for(failed, 60, "the task with the wrong password to fail")
+        trace = str(_status(app, "wrong-password")["tasks"][0]["trace"])  # type: ignore[index]
+    assert "'wrong-password'" in trace, trace
+    assert "SASL mechanism PLAIN" in trace, trace
+    assert "Authentication failed" in trace, trace
+    for secret in [wrong, *_secrets(secured)]:
+        assert secret not in trace
+        assert secret not in caplog.text, "a password reached the log"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "named"),
+    [
+        ("producer.override.sasl.login.class", "com.example.MyLogin", "sasl.login.class"),
+        (
+            "producer.override.ssl.engine.factory.class",
+            "com.example.Engine",
+            "ssl.engine.factory.class",
+        ),
+        ("producer.override.sasl.mechanism", "GSSAPI", "GSSAPI"),
+    ],
+)
+def test_a_setting_librdkafka_cannot_honour_is_refused_at_create(
+    key: str, value: str, named: str, kc_secured_kafka: SecuredListeners, tmp_path: Path
+) -> None:
+    listener, settings = _client_settings("sasl-ssl-plain-jks", kc_secured_kafka)
+    worker = worker_props(tmp_path, listener, **_for_clients(settings, "producer.", "consumer."))
+    source = tmp_path / "in.txt"
+    source.write_text("x\n", encoding="utf-8")
+    with standalone(worker) as app:
+        herder = app.herder
+        assert herder is not None
+        with pytest.raises(ConfigError) as refused:
+            herder.create_connector(file_source("refused", source, "t", **{key: value}))
+        assert refused.value.name == key
+        assert key in str(refused.value) and named in str(refused.value)
+        assert "refused" not in herder.connectors
