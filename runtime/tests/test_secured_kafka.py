@@ -8,12 +8,15 @@ and SASL_PLAINTEXT listeners (``kc_secured_kafka``).
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from kconnect_runtime.config import parse_properties
 from kconnect_runtime.status import State
 from kconnect_sdk import ConfigError
 from kconnect_testkit import SecuredListeners
@@ -211,3 +214,64 @@ def test_a_setting_librdkafka_cannot_honour_is_refused_at_create(
         assert refused.value.name == key
         assert key in str(refused.value) and named in str(refused.value)
         assert "refused" not in herder.connectors
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "security.md"
+
+
+def _docs_blocks(language: str) -> list[str]:
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("## Connecting to a secured Kafka") :]
+    return re.findall(rf"```{language}\n(.*?)```", section, flags=re.DOTALL)
+
+
+def test_docs_settings_work_as_written(
+    kc_secured_kafka: SecuredListeners, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """docs/security.md's worker and connector settings, with only the broker's address and
+    the stores' paths replaced by the test's."""
+    tls = kc_secured_kafka.certificates
+    places = {
+        "broker:9093": kc_secured_kafka.sasl_ssl,
+        "broker:9094": kc_secured_kafka.ssl,
+        "/etc/kafka/secrets/truststore.jks": str(tls.truststore_jks),
+        "/etc/kafka/secrets/client.keystore.jks": str(tls.client_keystore_jks),
+        "/data/orders.txt": str(tmp_path / "orders.txt"),
+    }
+
+    def placed(text: str) -> str:
+        for written, here in places.items():
+            text = text.replace(written, here)
+        return text
+
+    sasl_worker, mtls_worker = (parse_properties(placed(b)) for b in _docs_blocks("properties"))
+    (connector,) = (json.loads(placed(b)) for b in _docs_blocks("json"))
+    assert sasl_worker["ssl.truststore.password"] == tls.store_password
+    assert mtls_worker["ssl.key.password"] == tls.key_password
+    mtls_worker.update(
+        {
+            f"{p}{k}": v
+            for p in ("producer.", "consumer.")
+            for k, v in mtls_worker.items()
+            if k != "bootstrap.servers"
+        }
+    )
+    (tmp_path / "orders.txt").write_text("o1\no2\no3\n", encoding="utf-8")
+    caplog.set_level(logging.DEBUG)
+    for worker in (sasl_worker, mtls_worker):
+        sink = tmp_path / f"out-{uuid.uuid4().hex[:6]}.txt"
+        topic = f"orders-{uuid.uuid4().hex[:8]}"
+        source = {**connector["config"], "name": connector["name"], "topic": topic}
+        if worker is mtls_worker:  # the JAAS override is the SASL listener's
+            source.pop("producer.override.sasl.jaas.config")
+        workdir = tmp_path / topic  # offsets of its own: the same connector name runs twice
+        workdir.mkdir()
+        with standalone(
+            {**worker_props(workdir, worker["bootstrap.servers"]), **worker},
+            source,
+            file_sink("orders-sink", sink, topic),
+        ):
+            wait_for(lambda sink=sink: line_count(sink) >= 3, 60, "the orders in the sink")
+        assert sink.read_text(encoding="utf-8").splitlines() == ["o1", "o2", "o3"]
+    for secret in _secrets(kc_secured_kafka):
+        assert secret not in caplog.text

@@ -17,8 +17,6 @@ from kconnect_sdk.kafka_clients import librdkafka_config, security_problems, wit
 
 from kconnect_runtime.logcontext import register_secrets
 
-from ._secrets import is_client_password
-
 __all__ = [
     "CLIENT_PREFIXES",
     "client_security_errors",
@@ -32,6 +30,21 @@ configure."""
 
 _SECURITY_KEY_PREFIXES: Final = ("security.", "sasl.", "ssl.")
 
+# The translated values hidden from the logs: passwords and keys. Not user names (librdkafka
+# counts sasl.username as sensitive, but a user called "connect" would blank out every
+# "connector" in the logs) nor certificates, which are public.
+_LOG_SECRETS: Final = frozenset(
+    {
+        "sasl.password",
+        "sasl.oauthbearer.client.secret",
+        "sasl.oauthbearer.assertion.private.key.passphrase",
+        "sasl.oauthbearer.assertion.private.key.pem",
+        "ssl.key.pem",
+        "ssl.key.password",
+        "ssl.keystore.password",
+    }
+)
+
 
 def kafka_client_config(java: Mapping[str, Any], *, prefix: str = "") -> dict[str, Any]:
     """librdkafka settings for one client's Java settings; its secrets never reach a log.
@@ -41,9 +54,7 @@ def kafka_client_config(java: Mapping[str, Any], *, prefix: str = "") -> dict[st
             named with ``prefix`` (``producer.override.ssl.truststore.location``).
     """
     out = librdkafka_config(java, prefix=prefix)
-    register_secrets(
-        v for k, v in out.items() if isinstance(v, str) and v and is_client_password(k)
-    )
+    register_secrets(v for k, v in out.items() if isinstance(v, str) and v and k in _LOG_SECRETS)
     return out
 
 
