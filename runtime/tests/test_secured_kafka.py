@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+import httpx
 import pytest
 from kconnect_runtime.config import parse_properties
 from kconnect_runtime.status import State
@@ -275,3 +276,142 @@ def test_docs_settings_work_as_written(
         assert sink.read_text(encoding="utf-8").splitlines() == ["o1", "o2", "o3"]
     for secret in _secrets(kc_secured_kafka):
         assert secret not in caplog.text
+
+
+def _secured_consumer(bootstrap: str, settings: Mapping[str, str], topic: str) -> list[bytes]:
+    """Every value of ``topic``, read with a client configured from Java settings."""
+    from confluent_kafka import Consumer
+    from kconnect_sdk.kafka_clients import librdkafka_config
+
+    consumer = Consumer(
+        librdkafka_config(
+            {
+                **settings,
+                "bootstrap.servers": bootstrap,
+                "group.id": f"reader-{uuid.uuid4().hex[:8]}",
+                "auto.offset.reset": "earliest",
+            }
+        )
+    )
+    consumer.subscribe([topic])
+    values: list[bytes] = []
+    try:
+        empty = 0
+        while empty < 6:
+            batch = consumer.consume(100, 1.0)
+            if not batch:
+                empty += 1
+                continue
+            values.extend(m.value() for m in batch if m.error() is None)
+    finally:
+        consumer.close()
+    return values
+
+
+def test_distributed_worker_on_sasl_ssl_scram(
+    kc_secured_kafka: SecuredListeners, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Config, offset and status topics, the group, and the tasks' clients, all on SASL_SSL."""
+    from kconnect_runtime import Distributed
+
+    listener, settings = _client_settings("sasl-ssl-scram512-pkcs12", kc_secured_kafka)
+    group = f"secured-{uuid.uuid4().hex[:8]}"
+    props = {
+        **worker_props(tmp_path, listener),
+        "group.id": group,
+        "config.storage.topic": f"{group}-configs",
+        "offset.storage.topic": f"{group}-offsets",
+        "status.storage.topic": f"{group}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        **_for_clients(settings, "producer.", "consumer.", "admin."),
+    }
+    topic = f"dist-{uuid.uuid4().hex[:8]}"
+    source, sink = tmp_path / "in.txt", tmp_path / "out.txt"
+    source.write_text("a\nb\nc\n", encoding="utf-8")
+    caplog.set_level(logging.DEBUG)
+    app = Distributed(props)
+    app.start()
+    try:
+        herder = app.herder
+        assert herder is not None
+        herder.create_connector(file_source("dsrc", source, topic))
+        herder.create_connector(file_sink("dsnk", sink, topic))
+        wait_for(lambda: line_count(sink) >= 3, 90, "the records in the sink")
+    finally:
+        app.stop()
+    assert sink.read_text(encoding="utf-8").splitlines() == ["a", "b", "c"]
+    # The connectors' configs are in the config topic, read back over SASL_SSL.
+    configs = _secured_consumer(listener, settings, f"{group}-configs")
+    assert any(b"dsrc" in v for v in configs if v)
+    for secret in _secrets(kc_secured_kafka):
+        assert secret not in caplog.text
+
+
+def test_dead_letter_queue_on_sasl_ssl(kc_secured_kafka: SecuredListeners, tmp_path: Path) -> None:
+    """A record the sink's converter refuses goes to the DLQ, produced over SASL_SSL."""
+    from confluent_kafka import Producer
+    from kconnect_sdk.kafka_clients import librdkafka_config
+
+    listener, settings = _client_settings("sasl-ssl-plain-jks", kc_secured_kafka)
+    topic, dlq = f"in-{uuid.uuid4().hex[:8]}", f"dlq-{uuid.uuid4().hex[:8]}"
+    producer = Producer(librdkafka_config({**settings, "bootstrap.servers": listener}))
+    for value in (b'{"ok": 1}', b"not json", b'{"ok": 2}'):
+        producer.produce(topic, value)
+    assert producer.flush(30) == 0
+    sink = tmp_path / "out.txt"
+    worker = worker_props(tmp_path, listener, **_for_clients(settings, "producer.", "consumer."))
+    connector = file_sink(
+        "dlq-sink",
+        sink,
+        topic,
+        **{
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+            "errors.tolerance": "all",
+            "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+        },
+    )
+    with standalone(worker, connector):
+        wait_for(lambda: line_count(sink) >= 2, 60, "the two good records in the sink")
+        wait_for(lambda: _secured_consumer(listener, settings, dlq) == [b"not json"], 60, "the DLQ")
+
+
+def test_schema_registry_kafkastore_on_sasl_ssl(kc_secured_kafka: SecuredListeners) -> None:
+    """The registry's store clients take Java settings under kafkastore.; a second registry
+    reads the first one's schemas back from the secured topic."""
+    from kconnect_runtime.schema_registry import SchemaRegistryServer
+
+    listener, settings = _client_settings("sasl-ssl-scram512-pkcs12", kc_secured_kafka)
+    topic = f"_schemas_{uuid.uuid4().hex[:8]}"
+    config = {
+        "listeners": "http://127.0.0.1:0",
+        "kafkastore.bootstrap.servers": listener,
+        "kafkastore.topic": topic,
+        "kafkastore.topic.replication.factor": "1",
+        **{f"kafkastore.{k}": v for k, v in settings.items()},
+    }
+    schema = json.dumps({"type": "record", "name": "U", "fields": [{"name": "id", "type": "int"}]})
+    first = SchemaRegistryServer(config)
+    first.start()
+    try:
+        answer = httpx.post(
+            f"{first.url}/subjects/users-value/versions",
+            json={"schema": schema},
+            headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        schema_id = answer.json()["id"]
+    finally:
+        first.stop()
+    second = SchemaRegistryServer(config)
+    second.start()
+    try:
+        found = httpx.get(f"{second.url}/schemas/ids/{schema_id}", timeout=30)
+        assert found.status_code == 200, found.text
+        assert json.loads(found.json()["schema"]) == json.loads(schema)
+    finally:
+        second.stop()
