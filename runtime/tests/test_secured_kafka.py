@@ -8,12 +8,17 @@ and SASL_PLAINTEXT listeners (``kc_secured_kafka``).
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
+import threading
+import time
 import uuid
 from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import httpx
 import pytest
@@ -415,3 +420,95 @@ def test_schema_registry_kafkastore_on_sasl_ssl(kc_secured_kafka: SecuredListene
         assert json.loads(found.json()["schema"]) == json.loads(schema)
     finally:
         second.stop()
+
+
+def test_a_store_that_cannot_be_read_fails_the_task_naming_the_key(
+    kc_secured_kafka: SecuredListeners, tmp_path: Path
+) -> None:
+    listener, settings = _client_settings("sasl-ssl-plain-jks", kc_secured_kafka)
+    worker = worker_props(tmp_path, listener, **_for_clients(settings, "producer.", "consumer."))
+    source = tmp_path / "in.txt"
+    source.write_text("x\n", encoding="utf-8")
+    wrong = "not-the-store-password"
+    with standalone(worker) as app:
+        herder = app.herder
+        assert herder is not None
+        herder.create_connector(
+            file_source(
+                "bad-store",
+                source,
+                f"t-{uuid.uuid4().hex[:8]}",
+                **{"producer.override.ssl.truststore.password": wrong},
+            )
+        )
+
+        def failed() -> bool:
+            tasks = _status(app, "bad-store")["tasks"]
+            return bool(tasks) and tasks[0]["state"] == State.FAILED.value  # type: ignore[index]
+
+        wait_for(failed, 30, "the task to fail")
+        trace = str(_status(app, "bad-store")["tasks"][0]["trace"])  # type: ignore[index]
+    assert "connector 'bad-store' task 0" in trace, trace
+    assert "ssl.truststore.location" in trace and "password was incorrect" in trace, trace
+    assert wrong not in trace
+
+
+class _TokenEndpoint(BaseHTTPRequestHandler):
+    """An OAuth token endpoint handing out Kafka's unsecured JWTs (the test broker's
+    OAUTHBEARER validator takes them), recording each request."""
+
+    requests: ClassVar[list[tuple[str, str]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        self.requests.append((self.headers.get("Authorization", ""), body))
+
+        def part(value: dict[str, object]) -> str:
+            return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+        now = int(time.time())
+        token = f"{part({'alg': 'none'})}.{part({'sub': 'alice', 'iat': now, 'exp': now + 600})}."
+        answer = json.dumps({"access_token": token, "token_type": "bearer", "expires_in": 600})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer.encode())
+
+    def log_message(self, *args: object) -> None:
+        """Quiet: the test asserts on the requests."""
+
+
+def test_oauthbearer_client_credentials_reach_the_token_endpoint_and_the_broker(
+    kc_secured_kafka: SecuredListeners,
+) -> None:
+    """Kafka's OIDC login (KIP-768) settings, as written for Java, run on librdkafka's OIDC."""
+    from confluent_kafka.admin import AdminClient
+    from kconnect_sdk.kafka_clients import librdkafka_config
+
+    server = HTTPServer(("127.0.0.1", 0), _TokenEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        java = {
+            "bootstrap.servers": kc_secured_kafka.sasl_plaintext,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "OAUTHBEARER",
+            "sasl.login.callback.handler.class": "org.apache.kafka.common.security.oauthbearer."
+            "OAuthBearerLoginCallbackHandler",
+            "sasl.oauthbearer.token.endpoint.url": f"http://127.0.0.1:{server.server_port}/token",
+            "sasl.jaas.config": "org.apache.kafka.common.security.oauthbearer."
+            'OAuthBearerLoginModule required clientId="connect" clientSecret="c-secret" '
+            'scope="kafka";',
+        }
+        errors: list[str] = []
+        admin = AdminClient(
+            {**librdkafka_config(java), "error_cb": lambda e: errors.append(e.str())}
+        )
+        topics = admin.list_topics(timeout=30).topics
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert topics is not None and not errors, errors
+    authorization, body = _TokenEndpoint.requests[0]
+    assert authorization == "Basic " + base64.b64encode(b"connect:c-secret").decode()
+    assert "grant_type=client_credentials" in body and "scope=kafka" in body
