@@ -67,9 +67,13 @@ def kafka_client(factory: Callable[[dict[str, Any]], C], java: Mapping[str, Any]
     """A librdkafka client (``Consumer``, ``Producer`` or ``AdminClient``) for ``java`` settings.
 
     Properties librdkafka refuses as unknown are dropped one by one (each named in a debug
-    line); a known property with a bad value is a ConfigError naming the client's role.
+    line); a known property with a bad value, a security setting librdkafka cannot honour
+    or a store that cannot be read is a ConfigError naming the client's role.
     """
-    config = librdkafka_config(java)
+    try:
+        config = librdkafka_config(java)
+    except ConfigError as exc:
+        raise ConfigError(f"MirrorMaker {role} client: {exc}", name=exc.name) from None
     config.setdefault("logger", logging.getLogger(f"{__name__}.{role}"))
     while True:
         try:
