@@ -35,11 +35,19 @@ if TYPE_CHECKING:
         ScriptedSourceContext,
     )
     from ._examples import example_scenarios, example_waivers
-    from ._java import DEBEZIUM_VERSION, KAFKA_VERSION, JavaConnectWorker, KafkaCluster
+    from ._java import (
+        DEBEZIUM_VERSION,
+        KAFKA_VERSION,
+        SASL_USERS,
+        JavaConnectWorker,
+        KafkaCluster,
+        SecuredListeners,
+    )
     from ._predicate_suite import PredicateSuite
     from ._scenario import Scenario
     from ._sink_suite import SinkConnectorSuite
     from ._source_suite import SourceConnectorSuite
+    from ._tls import TestCertificates
     from ._transform_suite import TransformSuite
 
 __version__ = distribution_version(__name__)
@@ -71,6 +79,9 @@ _LAZY = {
     "KAFKA_VERSION": "._java",
     "JavaConnectWorker": "._java",
     "KafkaCluster": "._java",
+    "SASL_USERS": "._java",
+    "SecuredListeners": "._java",
+    "TestCertificates": "._tls",
 }
 
 
@@ -87,6 +98,7 @@ __all__ = [
     "CORPUS",
     "DEBEZIUM_VERSION",
     "KAFKA_VERSION",
+    "SASL_USERS",
     "STRICTNESS_LEVELS",
     "ConverterSuite",
     "CorpusCase",
@@ -101,9 +113,11 @@ __all__ = [
     "RecordingSinkContext",
     "Scenario",
     "ScriptedSourceContext",
+    "SecuredListeners",
     "SinkConnectorSuite",
     "SourceConnectorSuite",
     "Suite",
+    "TestCertificates",
     "TransformSuite",
     "__version__",
     "example_scenarios",

@@ -20,7 +20,13 @@ from typing import Any, NoReturn
 
 import pytest
 
-from ._java import KAFKA_VERSION, JavaConnectWorker, JavaUnavailable, KafkaCluster
+from ._java import (
+    KAFKA_VERSION,
+    JavaConnectWorker,
+    JavaUnavailable,
+    KafkaCluster,
+    SecuredListeners,
+)
 
 __all__ = [
     "MariaDBServer",
@@ -33,6 +39,7 @@ __all__ = [
     "kc_postgres",
     "kc_s3",
     "kc_schema_registry",
+    "kc_secured_kafka",
     "kc_spark",
     "kc_sqlite",
     "kc_tansu",
@@ -52,17 +59,39 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def kc_kafka() -> Iterator[str]:
+def _kc_kafka_broker() -> Iterator[KafkaCluster]:
+    # The session's one broker: kc_kafka's PLAINTEXT listener and kc_secured_kafka's
+    # secured ones, so that tests of both need a single JVM.
+    cluster = _start_cluster(nodes=1, secured=True)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def kc_kafka(_kc_kafka_broker: KafkaCluster) -> str:
     """``bootstrap.servers`` of an Apache Kafka broker (KRaft, one node) for the session.
 
     The pinned release (:data:`kconnect_testkit.KAFKA_VERSION`) comes from Maven Central on
     first use and is cached; its data lives on disk in a temporary folder.
     """
-    cluster = _start_cluster(nodes=1)
-    try:
-        yield cluster.bootstrap_servers
-    finally:
-        cluster.stop()
+    return _kc_kafka_broker.bootstrap_servers
+
+
+@pytest.fixture(scope="session")
+def kc_secured_kafka(_kc_kafka_broker: KafkaCluster) -> SecuredListeners:
+    """The secured listeners of ``kc_kafka``'s broker: SASL_SSL, SSL with client
+    certificates required, and SASL_PLAINTEXT, with their test CA, stores and SASL users.
+
+    PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 users are :data:`SASL_USERS` (the SCRAM ones
+    made with the admin API); OAUTHBEARER takes Kafka's unsecured JWTs. The CA, the
+    broker's and a client's certificates come in JKS, PKCS12 and PEM stores
+    (``.certificates``).
+    """
+    listeners = _kc_kafka_broker.secured_listeners
+    assert listeners is not None  # the session broker is always secured
+    return listeners
 
 
 @pytest.fixture(scope="session")
@@ -80,8 +109,8 @@ def kc_kafka_cluster() -> Iterator[KafkaCluster]:
         cluster.stop()
 
 
-def _start_cluster(*, nodes: int) -> KafkaCluster:
-    cluster = KafkaCluster(nodes=nodes)
+def _start_cluster(*, nodes: int, secured: bool = False) -> KafkaCluster:
+    cluster = KafkaCluster(nodes=nodes, secured=secured)
     try:
         cluster.start()
     except JavaUnavailable as exc:

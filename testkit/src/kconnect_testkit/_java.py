@@ -27,9 +27,12 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any
+
+from ._tls import TestCertificates
 
 __all__ = [
     "DEBEZIUM_VERSION",
@@ -37,6 +40,7 @@ __all__ = [
     "JavaConnectWorker",
     "JavaUnavailable",
     "KafkaCluster",
+    "SecuredListeners",
     "java_jars",
 ]
 
@@ -235,10 +239,41 @@ class _Node:
         self.log = self.dir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self._stdout: IO[bytes] | None = None
+        # Secured listeners (SASL_SSL, SSL, SASL_PLAINTEXT) of a secured cluster, by name.
+        self.secured_ports: dict[str, int] = {}
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+
+SASL_USERS: dict[str, str] = {"alice": "alice-secret", "connect": "connect-secret"}
+"""The SASL users of a secured cluster: PLAIN users, and SCRAM-SHA-256/512 users made with
+the admin API once the broker runs."""
+
+_SECURED_PROTOCOLS = ("SASL_SSL", "SSL", "SASL_PLAINTEXT")
+
+
+@dataclass(frozen=True)
+class SecuredListeners:
+    """Where a secured cluster listens beside PLAINTEXT, and the credentials it accepts.
+
+    Attributes:
+        sasl_ssl: ``bootstrap.servers`` of the SASL_SSL listener (PLAIN, SCRAM-SHA-256,
+            SCRAM-SHA-512 and unsecured-JWT OAUTHBEARER).
+        ssl: ``bootstrap.servers`` of the SSL listener; it requires a client certificate
+            signed by the test CA.
+        sasl_plaintext: ``bootstrap.servers`` of the SASL_PLAINTEXT listener.
+        certificates: the test CA, the broker's and a client's certificates, in JKS,
+            PKCS12 and PEM stores.
+        users: SASL user name to password.
+    """
+
+    sasl_ssl: str
+    ssl: str
+    sasl_plaintext: str
+    certificates: TestCertificates
+    users: dict[str, str]
 
 
 class KafkaCluster:
@@ -256,6 +291,8 @@ class KafkaCluster:
         heap: the JVM's maximum heap per node.
         quick_start: run the JVM with the C1 compiler only: starts in about half the time,
             peaks lower. Benchmarks pass False.
+        secured: the nodes also listen with SASL_SSL, SSL (client certificates required) and
+            SASL_PLAINTEXT, beside PLAINTEXT (see :attr:`secured_listeners`).
     """
 
     def __init__(
@@ -266,6 +303,7 @@ class KafkaCluster:
         config: Mapping[str, object] | None = None,
         heap: str = "768m",
         quick_start: bool = True,
+        secured: bool = False,
     ) -> None:
         if nodes < 1:
             raise ValueError(f"a Kafka cluster needs at least one node, got {nodes}")
@@ -274,9 +312,14 @@ class KafkaCluster:
         self.cluster_id = _random_cluster_id()
         self.nodes = [_Node(i + 1, self.workdir) for i in range(nodes)]
         self._config = dict(config or {})
+        self._tls: TestCertificates | None = None
         self._heap = heap
         self._quick_start = quick_start
         self._jars: Path | None = None
+        self.secured_listeners: SecuredListeners | None = None
+        if secured:
+            for node in self.nodes:
+                node.secured_ports = {name: _free_port() for name in _SECURED_PROTOCOLS}
 
     @property
     def bootstrap_servers(self) -> str:
@@ -313,8 +356,73 @@ class KafkaCluster:
             "auto.create.topics.enable": "true",
             "delete.topic.enable": "true",
         }
+        if node.secured_ports:
+            settings.update(self._secured_settings(node))
         settings.update(self._config)
         return settings
+
+    def _secured_settings(self, node: _Node) -> dict[str, object]:
+        tls = self._certificates()
+        listeners = ",".join(
+            f"{name}://127.0.0.1:{port}" for name, port in node.secured_ports.items()
+        )
+        protocols = ",".join(f"{name}:{name}" for name in node.secured_ports)
+        plain_users = " ".join(f'user_{user}="{password}"' for user, password in SASL_USERS.items())
+        settings: dict[str, object] = {
+            "listeners": f"PLAINTEXT://127.0.0.1:{node.port},{listeners},"
+            f"CONTROLLER://127.0.0.1:{node.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port},{listeners}",
+            "listener.security.protocol.map": f"PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,{protocols}",
+            "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.location": tls.broker_keystore_p12,
+            "ssl.keystore.password": tls.store_password,
+            "ssl.key.password": tls.store_password,
+            # Client certificates are checked against the test CA (a PEM truststore).
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": tls.ca_pem,
+            "listener.name.ssl.ssl.client.auth": "required",
+            "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER",
+        }
+        for name in ("sasl_ssl", "sasl_plaintext"):
+            prefix = f"listener.name.{name}"
+            settings[f"{prefix}.plain.sasl.jaas.config"] = (
+                f"org.apache.kafka.common.security.plain.PlainLoginModule required {plain_users};"
+            )
+            for scram in ("scram-sha-256", "scram-sha-512"):
+                settings[f"{prefix}.{scram}.sasl.jaas.config"] = (
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+                )
+            # Kafka's unsecured JWT validator: OAUTHBEARER for tests, without an identity server.
+            settings[f"{prefix}.oauthbearer.sasl.jaas.config"] = (
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
+            )
+        return settings
+
+    def _certificates(self) -> TestCertificates:
+        if self._tls is None:
+            self._tls = TestCertificates(self.workdir / "tls")
+        return self._tls
+
+    def _add_scram_users(self) -> None:
+        from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported, untyped
+            AdminClient,
+            ScramCredentialInfo,
+            ScramMechanism,
+            UserScramCredentialAlteration,
+            UserScramCredentialUpsertion,
+        )
+
+        admin = AdminClient(self._client_config())
+        # One user once per request: a request per mechanism.
+        for mechanism in (ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512):
+            upserts: list[UserScramCredentialAlteration] = [
+                UserScramCredentialUpsertion(
+                    user, ScramCredentialInfo(mechanism, 4096), password.encode()
+                )
+                for user, password in SASL_USERS.items()
+            ]
+            for future in admin.alter_user_scram_credentials(upserts).values():
+                future.result(timeout=30)
 
     def _format(self, node: _Node, jars: Path) -> None:
         node.dir.mkdir(parents=True, exist_ok=True)
@@ -349,6 +457,17 @@ class KafkaCluster:
         for node in self.nodes:
             self._launch(node)
         self.wait_ready(timeout_s=timeout_s)
+        if self.nodes[0].secured_ports and self.secured_listeners is None:
+            self._add_scram_users()
+            tls = self._certificates()
+            self.secured_listeners = SecuredListeners(
+                **{
+                    name.lower(): ",".join(f"127.0.0.1:{n.secured_ports[name]}" for n in self.nodes)
+                    for name in _SECURED_PROTOCOLS
+                },
+                certificates=tls,
+                users=dict(SASL_USERS),
+            )
         return self.bootstrap_servers
 
     def _launch(self, node: _Node) -> None:

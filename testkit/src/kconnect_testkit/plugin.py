@@ -18,6 +18,7 @@ import pytest
 from . import _isolated, _support
 from ._base import STRICTNESS_LEVELS, Suite
 from ._fixtures import (
+    _kc_kafka_broker,
     _kc_spark_session,
     kc_java_connect,
     kc_kafka,
@@ -26,12 +27,14 @@ from ._fixtures import (
     kc_postgres,
     kc_s3,
     kc_schema_registry,
+    kc_secured_kafka,
     kc_spark,
     kc_sqlite,
     kc_tansu,
 )
 
 __all__ = [
+    "_kc_kafka_broker",
     "_kc_spark_session",
     "kc_java_connect",
     "kc_kafka",
@@ -40,6 +43,7 @@ __all__ = [
     "kc_postgres",
     "kc_s3",
     "kc_schema_registry",
+    "kc_secured_kafka",
     "kc_spark",
     "kc_sqlite",
     "kc_tansu",

@@ -2,8 +2,9 @@
 
 Connector configs carry Java client properties (``source.cluster.bootstrap.servers``,
 ``producer.linger.ms``, ``sasl.jaas.config`` ...). librdkafka shares most names; the
-few that differ are translated here, and properties librdkafka does not know are left
-out with a debug line, as Java's clients ignore unknown properties with a warning.
+security settings that differ are translated by the SDK (``kconnect_sdk.kafka_clients``),
+and properties librdkafka does not know are left out with a debug line, as Java's clients
+ignore unknown properties with a warning.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from confluent_kafka import (
     Consumer,
@@ -36,7 +37,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]
     NewPartitions,
     NewTopic,
 )
-from kconnect_sdk import ConfigError, ConnectError, TopicPartition
+from kconnect_sdk import ConfigError, ConnectError, TopicPartition, kafka_clients
 
 __all__ = [
     "ClusterAdmin",
@@ -50,61 +51,29 @@ log = logging.getLogger(__name__)
 
 C = TypeVar("C")
 
-# Java-only client properties: what a JVM client needs and librdkafka has no use for.
-_JAVA_ONLY: Final = frozenset(
-    {
-        "key.serializer",
-        "value.serializer",
-        "key.deserializer",
-        "value.deserializer",
-        "sasl.jaas.config",
-        "ssl.truststore.type",
-        "ssl.keystore.type",
-        "ssl.truststore.password",
-        "ssl.keymanager.algorithm",
-        "ssl.trustmanager.algorithm",
-        "ssl.protocol",
-        "ssl.enabled.protocols",
-        "ssl.provider",
-        "ssl.secure.random.implementation",
-        "metric.reporters",
-        "interceptor.classes",
-    }
-)
-_RENAMED: Final = {"sasl.mechanism": "sasl.mechanisms"}
-_JAAS_OPTION: Final = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
+def librdkafka_config(java: Mapping[str, Any], *, prefix: str = "") -> dict[str, Any]:
+    """librdkafka properties for Java client properties ``java`` (the SDK's translation:
+    ``sasl.jaas.config``, JKS/PKCS12/PEM stores and the rest of Java's security settings).
 
-def librdkafka_config(java: Mapping[str, Any]) -> dict[str, Any]:
-    """librdkafka properties for Java client properties ``java``."""
-    result: dict[str, Any] = {}
-    for key, raw in java.items():
-        if raw is None:
-            continue
-        value = raw if isinstance(raw, bool | int | float) else str(raw)
-        if key == "sasl.jaas.config":
-            # PLAIN and SCRAM logins carry username and password inside the JAAS line.
-            options = dict(_JAAS_OPTION.findall(str(value)))
-            if "username" in options:
-                result.setdefault("sasl.username", options["username"])
-            if "password" in options:
-                result.setdefault("sasl.password", options["password"])
-            continue
-        if key in _JAVA_ONLY:
-            continue
-        if key == "bootstrap.servers":
-            value = ",".join(part.strip() for part in str(value).split(",") if part.strip())
-        result[_RENAMED.get(key, key)] = value
-    return result
+    Raises:
+        ConfigError: a setting librdkafka cannot honour, or a store that cannot be read,
+            named with ``prefix`` (``source.cluster.``).
+    """
+    return kafka_clients.librdkafka_config(java, prefix=prefix)
 
 
 def kafka_client(factory: Callable[[dict[str, Any]], C], java: Mapping[str, Any], role: str) -> C:
     """A librdkafka client (``Consumer``, ``Producer`` or ``AdminClient``) for ``java`` settings.
 
     Properties librdkafka refuses as unknown are dropped one by one (each named in a debug
-    line); a known property with a bad value is a ConfigError naming the client's role.
+    line); a known property with a bad value, a security setting librdkafka cannot honour
+    or a store that cannot be read is a ConfigError naming the client's role.
     """
-    config = librdkafka_config(java)
+    try:
+        config = librdkafka_config(java)
+    except ConfigError as exc:
+        raise ConfigError(f"MirrorMaker {role} client: {exc}", name=exc.name) from None
     config.setdefault("logger", logging.getLogger(f"{__name__}.{role}"))
     while True:
         try:

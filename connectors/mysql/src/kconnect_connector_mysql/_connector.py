@@ -14,8 +14,10 @@ from kconnect_sdk import (
     ExactlyOnceSupport,
     SourceConnector,
 )
+from kconnect_sdk.kafka_clients import check_prefixed
 
 from ._config import CONFIG_DEF, parse_settings
+from ._history import HISTORY_CONSUMER_PREFIX, HISTORY_PRODUCER_PREFIX
 from ._task import MySqlSourceTask
 from ._version import package_version
 
@@ -65,6 +67,12 @@ class MySqlConnector(SourceConnector):
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         """Per-key results; also connects to the server and checks binlog settings and grants."""
         results = CONFIG_DEF.validate(props)
+        # The schema history's Kafka clients: settings librdkafka cannot honour are refused
+        # now, not when the task starts.
+        for key, message in check_prefixed(
+            props, (HISTORY_PRODUCER_PREFIX, HISTORY_CONSUMER_PREFIX)
+        ):
+            results.append(ConfigValue(key, props.get(key), [], [message]))
         by_name = {r.name: r for r in results}
         if any(r.error_messages for r in results):
             return results

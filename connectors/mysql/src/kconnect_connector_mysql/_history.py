@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from kconnect_sdk import ConnectError
+from kconnect_sdk.kafka_clients import librdkafka_config, with_prefix
 
-__all__ = ["SchemaHistory"]
+__all__ = ["HISTORY_CONSUMER_PREFIX", "HISTORY_PRODUCER_PREFIX", "SchemaHistory"]
+
+HISTORY_PRODUCER_PREFIX = "schema.history.internal.producer."
+HISTORY_CONSUMER_PREFIX = "schema.history.internal.consumer."
 
 log = logging.getLogger(__name__)
 
@@ -18,12 +23,26 @@ class SchemaHistory:
     """Reads and appends the schema history, with confluent-kafka.
 
     Each record is Debezium's ``HistoryRecord``: ``{"source": {"server": <prefix>},
-    "position": <offset>, "ts_ms", "databaseName", "ddl", "tableChanges": [...]}``.
+    "position": <offset>, "ts_ms", "databaseName", "ddl", "tableChanges": [...]}``. Its
+    clients take Debezium's ``schema.history.internal.producer.``/``.consumer.`` settings
+    from ``client_props`` (Java client settings: ``security.protocol``, ``sasl.jaas.config``,
+    ``ssl.truststore.*``...); the admin client uses the producer's, as Debezium's does.
     """
 
     def __init__(
-        self, *, servers: str, topic: str, prefix: str, timeout_ms: int, poll_ms: int, attempts: int
+        self,
+        *,
+        servers: str,
+        topic: str,
+        prefix: str,
+        timeout_ms: int,
+        poll_ms: int,
+        attempts: int,
+        client_props: Mapping[str, Any] | None = None,
     ) -> None:
+        props = client_props or {}
+        self._producer_settings = with_prefix(props, HISTORY_PRODUCER_PREFIX)
+        self._consumer_settings = with_prefix(props, HISTORY_CONSUMER_PREFIX)
         self.servers = servers
         self.topic = topic
         self.prefix = prefix
@@ -35,7 +54,13 @@ class SchemaHistory:
     def _admin(self) -> Any:
         from confluent_kafka.admin import AdminClient
 
-        return AdminClient({"bootstrap.servers": self.servers})
+        return AdminClient(self._client("producer", {}))
+
+    def _client(self, which: str, extra: Mapping[str, Any]) -> dict[str, Any]:
+        """librdkafka settings for the history's ``which`` client (Java's translated)."""
+        own = self._producer_settings if which == "producer" else self._consumer_settings
+        prefix = HISTORY_PRODUCER_PREFIX if which == "producer" else HISTORY_CONSUMER_PREFIX
+        return librdkafka_config({**own, **extra, "bootstrap.servers": self.servers}, prefix=prefix)
 
     def exists(self) -> bool:
         metadata = self._admin().list_topics(timeout=max(self.timeout_s, 5.0))
@@ -80,12 +105,14 @@ class SchemaHistory:
         if not self.exists():
             return []
         consumer = Consumer(
-            {
-                "bootstrap.servers": self.servers,
-                "group.id": f"{self.prefix}-schemahistory",
-                "enable.auto.commit": False,
-                "auto.offset.reset": "earliest",
-            }
+            self._client(
+                "consumer",
+                {
+                    "group.id": f"{self.prefix}-schemahistory",
+                    "enable.auto.commit": False,
+                    "auto.offset.reset": "earliest",
+                },
+            )
         )
         try:
             low, high = consumer.get_watermark_offsets(
@@ -132,7 +159,7 @@ class SchemaHistory:
             from confluent_kafka import Producer
 
             self._producer = Producer(
-                {"bootstrap.servers": self.servers, "enable.idempotence": True, "linger.ms": 5}
+                self._client("producer", {"enable.idempotence": True, "linger.ms": 5})
             )
         errors: list[str] = []
 

@@ -195,6 +195,7 @@ class MySqlSourceTask(SourceTask):
                 timeout_ms=settings.history_timeout_ms,
                 poll_ms=settings.history_poll_ms,
                 attempts=settings.history_attempts,
+                client_props=props,
             )
         offset = self.context.offset_storage_reader.offset(self._partition)
         conn = db.connect(settings)

@@ -19,6 +19,12 @@ from ._definitions import (
     parse_connector_config,
     parse_worker_config,
 )
+from ._kafka import (
+    CLIENT_PREFIXES,
+    client_security_errors,
+    kafka_client_config,
+    worker_security_errors,
+)
 from ._properties import load_connector_config, load_properties, parse_properties
 from ._providers import ConfigProviders
 from ._secrets import (
@@ -40,6 +46,7 @@ from ._suggest import (  # unknown keys with the closest known key
 
 __all__ = [
     "CLIENT_PASSWORD_KEYS",
+    "CLIENT_PREFIXES",
     "CONNECTOR_CONFIG",
     "CONNECTOR_NAME_MAX_CHARS",
     "EMBEDDED_SCHEMA_REGISTRY_URL",
@@ -52,9 +59,11 @@ __all__ = [
     "ConfigProviders",
     "Redactor",
     "UnknownKey",
+    "client_security_errors",
     "closest_key",
     "is_client_password",
     "is_valid_reference",
+    "kafka_client_config",
     "load_connector_config",
     "load_properties",
     "log_unknown_connector_keys",
@@ -66,4 +75,5 @@ __all__ = [
     "spark_session_conf",
     "unknown_connector_keys",
     "unknown_worker_keys",
+    "worker_security_errors",
 ]

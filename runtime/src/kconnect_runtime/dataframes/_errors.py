@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from kconnect_sdk import ConfigError, SourceRecord
+from kconnect_sdk.kafka_clients import security_settings
 
 from kconnect_runtime.errors import (
     DeadLetterQueue,
@@ -106,11 +107,7 @@ def new_error_handler(name: str, task: int, config: Mapping[str, str]) -> ErrorH
     metrics = ErrorMetrics()
     dlq = None
     if policy.dlq_topic:
-        security = {
-            k: v
-            for k, v in config.items()
-            if k.startswith(("security.", "sasl.", "ssl.")) or k == "client.dns.lookup"
-        }
+        security = security_settings(config)
         dlq = DeadLetterQueue(
             policy.dlq_topic,
             bootstrap_servers=str(config[BOOTSTRAP]).strip(),

@@ -9,7 +9,9 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 from kconnect_sdk import ConnectError
+from kconnect_sdk.kafka_clients import security_settings
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.metrics import ErrorMetrics
 
@@ -43,16 +45,18 @@ class DeadLetterQueue:
             self._create_topic()
             self._producer = Producer(
                 kafka_logging(
-                    {
-                        # Java's partitioner (a user's producer setting wins): a failed
-                        # record's key lands where Java's DLQ producer would put it.
-                        "partitioner": "murmur2_random",
-                        **self._settings,
-                        "bootstrap.servers": self._bootstrap,
-                        "enable.idempotence": True,
-                        "acks": "all",
-                        "linger.ms": 5,
-                    },
+                    kafka_client_config(
+                        {
+                            # Java's partitioner (a user's producer setting wins): a failed
+                            # record's key lands where Java's DLQ producer would put it.
+                            "partitioner": "murmur2_random",
+                            **self._settings,
+                            "bootstrap.servers": self._bootstrap,
+                            "enable.idempotence": True,
+                            "acks": "all",
+                            "linger.ms": 5,
+                        }
+                    ),
                     f"dead letter queue producer ({self.topic})",
                 )
             )
@@ -64,8 +68,14 @@ class DeadLetterQueue:
             NewTopic,
         )
 
+        # The producer's principal creates its topic (as a source task's admin client does).
         admin = AdminClient(
-            kafka_logging({"bootstrap.servers": self._bootstrap}, "dead letter queue admin client")
+            kafka_logging(
+                kafka_client_config(
+                    {**security_settings(self._settings), "bootstrap.servers": self._bootstrap}
+                ),
+                "dead letter queue admin client",
+            )
         )
         if self.topic in admin.list_topics(timeout=10).topics:
             return

@@ -25,6 +25,7 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.herder import MEMBER_SLOTS, DistributedHerder, GroupStore, StandaloneHerder
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import (
@@ -80,7 +81,10 @@ class Distributed(Standalone):
             # Security settings of the worker's own clients (as Kafka's top-level ssl.*/sasl.*).
             if key.startswith(("security.", "ssl.", "sasl.")):
                 client[key] = value
-        client = kafka_logging(client, "worker store client")  # librdkafka's lines through logging
+        # Java's client settings as librdkafka's (JAAS, stores), once for every store client.
+        client = kafka_logging(
+            kafka_client_config(client), "worker store client"
+        )  # librdkafka's lines through logging
         logs = {
             name: KafkaLog(
                 client,

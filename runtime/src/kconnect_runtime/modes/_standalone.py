@@ -10,14 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
+from kconnect_sdk.kafka_clients import security_settings
 
 from kconnect_runtime.config import (
     EMBEDDED_SCHEMA_REGISTRY_URL,
     ConfigProviders,
     Redactor,
+    kafka_client_config,
     parse_worker_config,
     register_worker_secrets,
     unknown_worker_keys,
+    worker_security_errors,
 )
 from kconnect_runtime.engine import Engine, SparkEngine
 from kconnect_runtime.herder import DistributedHerder, StandaloneHerder
@@ -73,13 +76,19 @@ def _warn_open_rest(url: str, host: str, registry: PluginRegistry) -> None:
     )
 
 
-def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
-    """Fail fast, with advice, when the brokers cannot be reached. Returns the cluster id."""
+def _check_broker(
+    bootstrap: str, timeout_s: float = 10.0, security: Mapping[str, Any] | None = None
+) -> str | None:
+    """Fail fast, with advice, when the brokers cannot be reached. Returns the cluster id.
+
+    ``security`` holds the worker's own (top-level) security settings, as Kafka's worker
+    uses them to look up the cluster id.
+    """
     from confluent_kafka.admin import AdminClient
 
     errors: list[str] = []
     settings: dict[str, Any] = {
-        "bootstrap.servers": bootstrap,
+        **kafka_client_config({**(security or {}), "bootstrap.servers": bootstrap}),
         "error_cb": lambda e: errors.append(e.str()),
         "logger": KafkaClientLog(
             "admin client (broker check)"
@@ -177,13 +186,15 @@ class Standalone:
             error = ConfigError(f"worker config: {safe}", name=exc.name)
             raise error from (exc if safe == str(exc) else None)
         self._check_mode_config(config)
+        for key, message in worker_security_errors(self.worker_props):
+            raise ConfigError(f"worker config: {message}", name=key)
         _warn_unknown_worker_keys(self.worker_props, bool(config["bootstrap.servers"]))
         self._interrupted("connecting to Kafka")
         session_timeout = config["consumer.session.timeout.ms"]
         servers = config["bootstrap.servers"]
         if servers:
             bootstrap = ",".join(servers)
-            cluster_id = _check_broker(bootstrap)
+            cluster_id = _check_broker(bootstrap, security=security_settings(self.worker_props))
         else:
             self.broker = EmbeddedBroker()
             bootstrap = self.broker.start()

@@ -24,17 +24,9 @@ __all__ = ["SchemaRegistryServer", "main"]
 log = logging.getLogger("kconnect.schema_registry")
 
 DEFAULT_LISTENER: Final = "http://0.0.0.0:8081"
-# Kafka client settings passed on from kafkastore.<name> to the store's clients.
-_CLIENT_KEYS: Final = (
-    "security.protocol",
-    "sasl.mechanism",
-    "sasl.username",
-    "sasl.password",
-    "ssl.ca.location",
-    "ssl.certificate.location",
-    "ssl.key.location",
-    "ssl.key.password",
-)
+# Kafka client settings passed on from kafkastore.<name> to the store's clients: Java's
+# (sasl.jaas.config, ssl.truststore.*...) or librdkafka's, translated like every client's.
+_CLIENT_KEY_PREFIXES: Final = ("security.", "sasl.", "ssl.", "client.dns.lookup")
 
 
 def _bootstrap(value: str) -> str:
@@ -50,8 +42,8 @@ class SchemaRegistryServer:
     one), ``kafkastore.bootstrap.servers`` (required), ``kafkastore.topic`` (``_schemas``),
     ``kafkastore.topic.replication.factor`` (3, capped by the broker count),
     ``schema.compatibility.level`` (``backward``), ``kafkastore.init.timeout.ms`` (60000), and
-    ``kafkastore.security.protocol``/``kafkastore.sasl.*``/``kafkastore.ssl.*`` (PEM) for the
-    store's Kafka clients.
+    ``kafkastore.security.protocol``/``kafkastore.sasl.*``/``kafkastore.ssl.*`` for the
+    store's Kafka clients (Java's settings: ``sasl.jaas.config``, JKS, PKCS12 or PEM stores).
 
     Example:
         >>> server = SchemaRegistryServer({"listeners": "http://127.0.0.1:0",
@@ -90,9 +82,11 @@ class SchemaRegistryServer:
                 name="schema.compatibility.level",
             ) from None
         client = {
-            key: self.config[f"kafkastore.{key}"]
-            for key in _CLIENT_KEYS
-            if self.config.get(f"kafkastore.{key}")
+            key[len("kafkastore.") :]: value
+            for key, value in self.config.items()
+            if key.startswith("kafkastore.")
+            and key[len("kafkastore.") :].startswith(_CLIENT_KEY_PREFIXES)
+            and value
         }
         self.topic = self.config.get("kafkastore.topic", "_schemas")
         self.store = KafkaSchemaLog(

@@ -26,6 +26,7 @@ from typing import Any
 
 from kconnect_sdk import ConnectError
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.logcontext import kafka_logging
 
 from ._compat import CompatibilityLevel, canonical
@@ -154,7 +155,10 @@ class KafkaSchemaLog:
 
     def _conf(self) -> dict[str, Any]:
         return kafka_logging(  # librdkafka's lines through logging
-            {"bootstrap.servers": self.bootstrap_servers, **self.client_config},
+            kafka_client_config(
+                {"bootstrap.servers": self.bootstrap_servers, **self.client_config},
+                prefix="kafkastore.",
+            ),
             "schema registry client",
         )
 

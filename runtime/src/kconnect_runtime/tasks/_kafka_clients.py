@@ -20,8 +20,9 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from kconnect_sdk import ConnectError
+from kconnect_sdk import ConfigError, ConnectError
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.logcontext import KafkaClientLog, kafka_logging
 from kconnect_runtime.status import State
 
@@ -70,6 +71,7 @@ class BrokerWatch:
         self._since: float | None = None
         self.last_error = ""
         self._told = False
+        self.authentication = "security.protocol=PLAINTEXT"
 
     @property
     def since(self) -> float | None:
@@ -78,6 +80,16 @@ class BrokerWatch:
 
     def on_error(self, err: Any) -> None:
         name = err.name()
+        if name == "_AUTHENTICATION":
+            # Java's clients throw SaslAuthenticationException and the task fails; librdkafka
+            # would retry with the same credentials for ever. The error is raised from the
+            # client's poll, on the task's thread.
+            runner = self._runner
+            raise ConnectError(
+                f"connector {runner.id.connector!r} task {runner.id.task}: its {self._client} "
+                f"could not authenticate to Kafka ({self.authentication}): {err.str()}; check "
+                "the credentials (sasl.jaas.config, or the keystore for TLS client certificates)"
+            )
         if name in ("_ALL_BROKERS_DOWN", "_TRANSPORT", "_RESOLVE"):
             self.last_error = str(err.str())
         if name == "_ALL_BROKERS_DOWN" and self._since is None:
@@ -166,10 +178,33 @@ class TaskKafkaClient:
         self.watch = BrokerWatch(runner, client, bootstrap, timeout_ms / 1000)
         name = f"{client} {config.get('client.id') or runner.name}"
         self.log = KafkaClientLog(name, on_error=self.watch.on_error)
+        self._runner = runner
+        self._client = client
 
     def config(self, config: Mapping[str, Any]) -> dict[str, Any]:
-        """``config`` with the logger, error and statistics callbacks."""
-        out = self.log.apply(config)
+        """``config`` (Java client settings) as librdkafka's, with the logger, error and
+        statistics callbacks.
+
+        Raises:
+            ConfigError: a security setting cannot be honoured or a store cannot be read;
+                the message names the connector, the task and the key.
+        """
+        try:
+            translated = kafka_client_config(config)
+        except ConfigError as exc:
+            runner = self._runner
+            raise ConfigError(
+                f"connector {runner.id.connector!r} task {runner.id.task}: its {self._client} "
+                f"cannot be configured: {exc}",
+                name=exc.name,
+            ) from None
+        protocol = str(translated.get("security.protocol", "PLAINTEXT")).upper()
+        if protocol.startswith("SASL_"):
+            mechanism = translated.get("sasl.mechanisms") or translated.get("sasl.mechanism")
+            self.watch.authentication = f"security.protocol={protocol}, SASL mechanism {mechanism}"
+        else:
+            self.watch.authentication = f"security.protocol={protocol}"
+        out = self.log.apply(translated)
         if "stats_cb" not in out:
             out["stats_cb"] = self.watch.on_stats
             out.setdefault("statistics.interval.ms", STATS_INTERVAL_MS)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect_sdk import PluginMetricsGroup, Task
+from kconnect_sdk.kafka_clients import security_settings
 
 from kconnect_runtime.errors import DeadLetterQueue, ErrorHandler, ErrorPolicy
 from kconnect_runtime.metrics import TaskMetrics
@@ -192,11 +193,7 @@ class TaskRunner:
         dlq = None
         if policy.dlq_topic:
             # The DLQ producer shares the task client's security settings, not its tuning.
-            security = {
-                k: v
-                for k, v in client.items()
-                if k.startswith(("security.", "sasl.", "ssl.")) or k == "client.dns.lookup"
-            }
+            security = security_settings(client)
             dlq = DeadLetterQueue(
                 policy.dlq_topic,
                 bootstrap_servers=bootstrap_servers,

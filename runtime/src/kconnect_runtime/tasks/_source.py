@@ -26,7 +26,9 @@ from kconnect_sdk import (
     SourceTask,
     TransactionContext,
 )
+from kconnect_sdk.kafka_clients import security_settings
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.errors import (
     ErrorHandler,
     Failure,
@@ -536,7 +538,13 @@ class SourcePipeline:
         partitions, replication = self.topic_creation
         admin = AdminClient(
             kafka_logging(
-                {"bootstrap.servers": self.producer_config["bootstrap.servers"]},
+                kafka_client_config(
+                    {
+                        "bootstrap.servers": self.producer_config["bootstrap.servers"],
+                        # The producer's principal creates the topics it writes to.
+                        **security_settings(self.producer_config),
+                    }
+                ),
                 f"admin client of source task {self.name}",
             )
         )

@@ -10,6 +10,7 @@ from typing import Any
 
 from kconnect_sdk import ConnectError, TopicPartition
 
+from kconnect_runtime.config import kafka_client_config
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import BadRequestError
 
@@ -32,7 +33,9 @@ def list_group_offsets(client_config: Mapping[str, Any], group: str) -> dict[tup
     from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(kafka_logging(client_config, "admin client (group offsets)"))
+    admin = AdminClient(
+        kafka_logging(kafka_client_config(client_config), "admin client (group offsets)")
+    )
     try:
         futures = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
         result = futures[group].result(timeout=_TIMEOUT_S)
@@ -59,7 +62,7 @@ def alter_group_offsets(
     # that supports offset commits, including ones without the AlterConsumerGroupOffsets API.
     consumer = Consumer(
         kafka_logging(
-            {**client_config, "group.id": group, "enable.auto.commit": False},
+            kafka_client_config({**client_config, "group.id": group, "enable.auto.commit": False}),
             f"consumer (offsets of group {group})",
         )
     )
@@ -79,7 +82,9 @@ def delete_group(client_config: Mapping[str, Any], group: str) -> None:
     from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(kafka_logging(client_config, "admin client (group reset)"))
+    admin = AdminClient(
+        kafka_logging(kafka_client_config(client_config), "admin client (group reset)")
+    )
     try:
         admin.delete_consumer_groups([group], request_timeout=_TIMEOUT_S)[group].result(
             timeout=_TIMEOUT_S
@@ -332,7 +337,7 @@ def delete_group_offsets(
             f"Kafka's OffsetDelete request on PLAINTEXT listeners only (this worker uses "
             f"{protocol}); {instead}"
         )
-    admin = AdminClient(dict(client_config))
+    admin = AdminClient(kafka_client_config(client_config))
     try:
         described = admin.describe_consumer_groups([group], request_timeout=_TIMEOUT_S)[
             group

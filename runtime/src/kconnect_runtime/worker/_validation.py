@@ -45,6 +45,7 @@ from kconnect_runtime.config import (
     SOURCE_CONNECTOR_CONFIG,
     ConfigProviders,
     Redactor,
+    client_security_errors,
     log_unknown_connector_keys,
     parse_connector_config,
 )
@@ -596,6 +597,9 @@ def _validate_strictly(
 ) -> ConnectorValidation:
     """Create and update: the first problem is raised, and nothing after it runs."""
     parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
+    # Client settings librdkafka cannot honour are refused now, not when a task starts.
+    for key, message in client_security_errors(worker_props, props):
+        raise ConfigError(message, name=key)
     # Built once to validate converters and transforms; tasks get their own instances.
     build_converters(registry, worker_props, props).close()
     TransformChain.from_config(registry, props).close()
@@ -909,6 +913,10 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
             )
             add_error("topics", message)
             add_error("topics.regex", message)  # Kafka reports it on both keys
+    for client_key, message in client_security_errors(worker_props, props):
+        if client_key not in values:
+            values[client_key] = ConfigValue(client_key, props.get(client_key), [], [])
+        add_error(client_key, message)
     try:
         build_converters(registry, worker_props, props).close()
     except ConfigError as exc:

@@ -44,7 +44,11 @@ from confluent_kafka import OFFSET_INVALID, Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kconnect_sdk import ConnectError
 
-from kconnect_runtime.config import parse_spark_engine_config, spark_session_conf
+from kconnect_runtime.config import (
+    kafka_client_config,
+    parse_spark_engine_config,
+    spark_session_conf,
+)
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.metrics import PluginMetricsRegistry
 from kconnect_runtime.plugins import PluginRegistry, plugin_locations
@@ -534,7 +538,9 @@ class _GroupOffsets:
         self.reset = str(config.get("auto.offset.reset", "latest")).lower()
         self.subscription: list[str] = runner.spec.subscription
         config["enable.auto.commit"] = False
-        self.consumer = Consumer(kafka_logging(config, f"offsets consumer of {self.where}"))
+        self.consumer = Consumer(
+            kafka_logging(kafka_client_config(config), f"offsets consumer of {self.where}")
+        )
         # Some brokers (Tansu) answer ListOffsets with the start of the last batch, not
         # its end; the fetches of the last cycle know better.
         self.fetched_high: dict[tuple[str, int], int] = {}
