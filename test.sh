@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: lint, format, types, import contracts, then the tests
 # of every package. Extra arguments go to pytest (e.g. ./test.sh -k json -x) and then run in
-# one pytest session; with none, the suite runs as two pytest sessions side by side (below).
+# one pytest session; with none, the suite runs as four pytest sessions side by side (below).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 source .ci/ensure-uv.sh
@@ -17,7 +17,7 @@ uv run --no-sync ruff format --check .
 uv run --no-sync mypy
 uv run --no-sync lint-imports
 # Apache Kafka, the Java Connect worker and Debezium, resolved once from Maven Central into the
-# testkit's cache (both pytest sessions below would otherwise wait on the same download).
+# testkit's cache (the pytest sessions below would otherwise wait on the same download).
 uv run --no-sync python -m kconnect_testkit.java_jars
 if [ "$#" -gt 0 ]; then
   exec uv run --no-sync pytest "$@"
@@ -25,40 +25,54 @@ fi
 
 # Most of the suite's wall time is spent waiting on services (group joins, restarts, kills,
 # Spark jobs): in one session a full run used about 9 minutes of CPU in 30 minutes. So the
-# tests run as three pytest sessions at once, each with its own broker, S3 endpoint, schema
+# tests run as four pytest sessions at once, each with its own broker, S3 endpoint, schema
 # registry, private MariaDB, PostgreSQL database and Spark session (the testkit's session
 # fixtures), split so that they take about as long: the runtime's tests; the SDK, converters,
 # transforms, testkit, speedups, the differential suite and the crash suites; the catalogue's
-# connectors with the multi-worker distributed tests. The other sessions' output follows the
-# first's.
-second=(
-  sdk/tests converters transforms/tests testkit/tests speedups/tests compat
-  runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
+# connectors with the multi-worker distributed tests; MirrorMaker (two clusters, the Java
+# original, the dedicated mode), secured Kafka, the worker plug-ins and the benchmarks' smoke
+# run. A path listed for one session is left out of any other session whose folder holds
+# it. The other sessions' output follows the first's.
+sessions=(
+  "runtime/tests"
+  "sdk/tests converters transforms/tests testkit/tests speedups/tests compat
+   runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py"
+  "connectors bundle/tests runtime/tests/test_distributed_group.py"
+  "connectors/mirror runtime/tests/test_secured_kafka.py
+   runtime/tests/test_client_security_validation.py runtime/tests/test_rest_extensions.py
+   runtime/tests/test_client_override_policies.py runtime/tests/test_bench_smoke.py"
 )
-third=(connectors bundle/tests runtime/tests/test_distributed_group.py)
-first=(runtime/tests)
-for path in "${second[@]}" "${third[@]}"; do
-  case "$path" in runtime/tests/*) first+=("--ignore=$path") ;; esac
+session_args() {  # the pytest paths of session $1, with the other sessions' paths ignored
+  local own="$1" i path other
+  read -r -a args <<<"$(echo ${sessions[$own]})"
+  for i in "${!sessions[@]}"; do
+    [ "$i" -eq "$own" ] && continue
+    for other in ${sessions[$i]}; do
+      for path in ${sessions[$own]}; do
+        case "$other" in "$path"/*) args+=("--ignore=$other") ;; esac
+      done
+    done
+  done
+}
+pids=()
+logs=()
+for i in "${!sessions[@]}"; do
+  [ "$i" -eq 0 ] && continue
+  session_args "$i"
+  logs[$i]="$(mktemp -t kconnect-tests-XXXXXX.log)"
+  uv run --no-sync pytest -p no:cacheprovider --durations=15 "${args[@]}" >"${logs[$i]}" 2>&1 &
+  pids[$i]=$!
 done
-second_log="$(mktemp -t kconnect-tests-XXXXXX.log)"
-third_log="$(mktemp -t kconnect-tests-XXXXXX.log)"
-uv run --no-sync pytest -p no:cacheprovider --durations=15 "${second[@]}" >"$second_log" 2>&1 &
-second_pid=$!
-uv run --no-sync pytest -p no:cacheprovider --durations=15 "${third[@]}" >"$third_log" 2>&1 &
-third_pid=$!
+session_args 0
 status=0
-uv run --no-sync pytest --durations=15 "${first[@]}" || status=$?
-second_status=0
-wait "$second_pid" || second_status=$?
-third_status=0
-wait "$third_pid" || third_status=$?
-echo
-echo "=== second pytest session: ${second[*]} (exit $second_status) ==="
-cat "$second_log"
-echo
-echo "=== third pytest session: ${third[*]} (exit $third_status) ==="
-cat "$third_log"
-rm -f "$second_log" "$third_log"
-if [ "$status" -ne 0 ]; then exit "$status"; fi
-if [ "$second_status" -ne 0 ]; then exit "$second_status"; fi
-exit "$third_status"
+uv run --no-sync pytest --durations=15 "${args[@]}" || status=$?
+for i in "${!pids[@]}"; do
+  session_status=0
+  wait "${pids[$i]}" || session_status=$?
+  echo
+  echo "=== pytest session $((i + 1)): $(echo ${sessions[$i]}) (exit $session_status) ==="
+  cat "${logs[$i]}"
+  rm -f "${logs[$i]}"
+  if [ "$status" -eq 0 ]; then status=$session_status; fi
+done
+exit "$status"
