@@ -575,7 +575,8 @@ def _validate_strictly(
     # Exactly-once preflight (KIP-618), as Kafka's distributed herder runs it.
     for key, messages in _exactly_once_errors(worker_props, props, instance).items():
         raise ConfigError(f"Invalid value for {key}: {' '.join(messages)}", name=key)
-    log_unknown_connector_keys(props, instance.config().config_keys)
+    definition = instance.config()
+    log_unknown_connector_keys(props, definition.config_keys, definition.accepted_prefixes)
     return ConnectorValidation(plugin, instance, parsed, None)
 
 
