@@ -329,3 +329,77 @@ def test_mirror_maker_replicates_and_two_nodes_share_the_flow(
     assert second.stop() == 0, second.output()[-3000:]
     # Never copied to A: the flow b->a is not enabled.
     assert f"{b}.{other}" not in _topics(kc_kafka)
+
+
+def test_only_enabled_flows_into_the_nodes_clusters_run(
+    kc_kafka: str, target_kafka: str, tmp_path: Path, nodes: list[Node]
+) -> None:
+    topic = f"items-{uuid.uuid4().hex[:6]}"
+    _create(kc_kafka, topic, 2)
+    _produce(kc_kafka, topic, 0, 10)
+
+    # a->b enabled, b->a neither enabled nor emitting heartbeats: only a->b runs.
+    a, b = _aliases()
+    one_way = _mm2_file(
+        tmp_path / "one-way.properties",
+        a,
+        b,
+        kc_kafka,
+        target_kafka,
+        **{
+            f"{a}->{b}.enabled": "true",
+            f"{a}->{b}.topics": topic,
+            f"{b}->{a}.emit.heartbeats.enabled": "false",
+        },
+    )
+    node = Node(one_way, tmp_path / "one-way.log")
+    nodes.append(node)
+
+    def copied() -> int:
+        node.check_alive()
+        return len(_read(target_kafka, f"{a}.{topic}"))
+
+    _wait("the records of a->b on B", lambda: copied() >= 10)
+    assert f"mm2-configs.{b}.internal" not in _topics(kc_kafka)
+    assert f"starting 1 flows: {a}->{b}" in node.output()
+    assert node.stop() == 0
+
+    # The same file for a node whose only target is a: no flow into a runs, so none at all.
+    done = subprocess.run(
+        [str(KCONNECT), "mirror-maker", str(one_way), "--clusters", a],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "no source->target replication flows for this node" in done.stderr
+
+    # With b->a's heartbeats on (the default), --clusters a runs b->a alone: on A, with
+    # heartbeats from b, and nothing of a->b.
+    a, b = _aliases()
+    both = _mm2_file(
+        tmp_path / "both.properties",
+        a,
+        b,
+        kc_kafka,
+        target_kafka,
+        **{f"{a}->{b}.enabled": "true", f"{a}->{b}.topics": topic},
+    )
+    node = Node(both, tmp_path / "into-a.log", "--clusters", a)
+    nodes.append(node)
+
+    def heartbeats_on_a() -> bool:
+        node.check_alive()
+        return any(
+            Heartbeat.deserialize(m.key(), m.value()).source_cluster_alias == b
+            for m in _read(kc_kafka, "heartbeats")
+        )
+
+    _wait("heartbeats from b on A", heartbeats_on_a)
+    assert f"mm2-configs.{b}.internal" in _topics(kc_kafka)
+    on_b = _topics(target_kafka)
+    assert f"mm2-configs.{a}.internal" not in on_b
+    assert f"{a}.{topic}" not in on_b
+    assert f"starting 1 flows: {b}->{a}" in node.output()
+    assert node.stop() == 0

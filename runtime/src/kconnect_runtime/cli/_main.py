@@ -141,7 +141,6 @@ def cmd_mirror_maker(args: argparse.Namespace) -> int:
     from kconnect_runtime.config import load_properties
     from kconnect_runtime.modes import MirrorMaker, load_mirror_maker_flows
 
-    stop = _install_stop_handlers()
     source = str(args.config)
     props = load_properties(args.config)
     try:
@@ -159,6 +158,7 @@ def cmd_mirror_maker(args: argparse.Namespace) -> int:
                 ", ".join(sorted(aliases)),
             )
     log.info("%s: targeting clusters %s", source, ", ".join(args.clusters or sorted(aliases)))
+    stop = _install_stop_handlers()  # before anything starts: flows stop cleanly
     app = MirrorMaker(props, flows, stop_requested=stop, source=source)
     return _run_until_signal(app, stop, args.progress_interval)
 
