@@ -136,6 +136,12 @@ class FlowWorker(Distributed):
     def _listeners(self, config: Any) -> list[str]:
         return []  # Kafka's dedicated workers serve no REST API
 
+    def _unreachable_advice(self) -> str:
+        return (
+            f"flow {self.name} runs on cluster {self.flow.target!r}: check that its brokers "
+            f"are running and reachable, and {self.flow.target}.bootstrap.servers"
+        )
+
     def _worker_id(self) -> str:
         return self.node_id
 

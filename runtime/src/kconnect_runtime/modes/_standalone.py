@@ -73,7 +73,15 @@ def _warn_open_rest(url: str, host: str, registry: PluginRegistry) -> None:
     )
 
 
-def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
+_UNREACHABLE_ADVICE = (
+    "check that the brokers are running and reachable, or remove bootstrap.servers from the "
+    "worker config to use the embedded development broker"
+)
+
+
+def _check_broker(
+    bootstrap: str, timeout_s: float = 10.0, advice: str = _UNREACHABLE_ADVICE
+) -> str | None:
     """Fail fast, with advice, when the brokers cannot be reached. Returns the cluster id."""
     from confluent_kafka.admin import AdminClient
 
@@ -91,9 +99,8 @@ def _check_broker(bootstrap: str, timeout_s: float = 10.0) -> str | None:
     except Exception as exc:
         detail = errors[-1] if errors else str(exc)
         raise ConnectError(
-            f"cannot reach Kafka at bootstrap.servers={bootstrap} within {timeout_s:.0f}s ({detail}); "
-            "check that the brokers are running and reachable, or remove bootstrap.servers from the "
-            "worker config to use the embedded development broker"
+            f"cannot reach Kafka at bootstrap.servers={bootstrap} within {timeout_s:.0f}s "
+            f"({detail}); {advice}"
         ) from None
     cluster_id: str | None = metadata.cluster_id
     return cluster_id
@@ -180,7 +187,7 @@ class Standalone:
         servers = config["bootstrap.servers"]
         if servers:
             bootstrap = ",".join(servers)
-            cluster_id = _check_broker(bootstrap)
+            cluster_id = _check_broker(bootstrap, advice=self._unreachable_advice())
         else:
             self.broker = EmbeddedBroker()
             bootstrap = self.broker.start()
@@ -278,6 +285,10 @@ class Standalone:
             )
             return [DEFAULT_LISTENER]
         return listeners
+
+    def _unreachable_advice(self) -> str:
+        """What to do when ``bootstrap.servers`` cannot be reached."""
+        return _UNREACHABLE_ADVICE
 
     def _worker_id(self) -> str | None:
         """This worker's id before its REST API names it (None: the Worker's default)."""
