@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
 from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported, no __all__
     AdminClient,
     AlterConfigOpType,
@@ -114,9 +121,26 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
         {"bootstrap.servers": kc_kafka, "group.id": group, "enable.auto.commit": False}
     )
     app_consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
-    app_consumer.commit(
-        offsets=[TopicPartition(topic, 0, 10), TopicPartition(topic, 1, 10)], asynchronous=False
-    )
+
+    # A group coordinator that is still loading (a cluster just started) answers
+    # NOT_COORDINATOR for a while: commit again until it takes the offsets.
+    def committed() -> bool:
+        try:
+            app_consumer.commit(
+                offsets=[TopicPartition(topic, 0, 10), TopicPartition(topic, 1, 10)],
+                asynchronous=False,
+            )
+        except KafkaException as exc:
+            if exc.args[0].code() not in (
+                KafkaError.NOT_COORDINATOR,
+                KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+                KafkaError.COORDINATOR_NOT_AVAILABLE,
+            ):
+                raise
+            return False
+        return True
+
+    _wait("the source group's offsets committed", committed)
     app_consumer.close()
 
     source_config = _config(
@@ -259,6 +283,61 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
         unconsumed = {f"k{i}".encode() for i in range(20, 40)}
         assert unconsumed <= seen, f"skipped: {sorted(unconsumed - seen)}"
         assert all(tp.offset <= 10 for tp in committed)
+
+        # Kafka's MirrorSourceMetrics and MirrorCheckpointMetrics names and tags, exported
+        # through the tasks' plugin metrics.
+        herder = app.herder
+        assert herder is not None
+
+        def metric(name: str, partition: int, **tags: str) -> float | None:
+            for metric_name, value in herder.plugin_metric_samples():
+                t = metric_name.tags
+                if (
+                    metric_name.name == name
+                    and t.get("partition") == str(partition)
+                    and all(t.get(k) == v for k, v in tags.items())
+                ):
+                    return value
+            return None
+
+        source_tags = {
+            "connector": "east-to-west-source",
+            "source": "east",
+            "target": "west",
+            "topic": remote,
+        }
+        try:
+            _wait(
+                "20 replicated records counted per partition",
+                lambda: all(metric("record-count", p, **source_tags) == 20.0 for p in (0, 1)),
+            )
+        except AssertionError as exc:
+            seen_metrics = [(m.name, m.tags, v) for m, v in herder.plugin_metric_samples()]
+            raise AssertionError(f"{exc}; plugin metrics: {seen_metrics}") from None
+        for p in (0, 1):
+            sizes = [len(f"v{i}") for i in range(40) if i % 2 == p]
+            assert metric("byte-count", p, **source_tags) == float(sum(sizes))
+            age_min = metric("record-age-ms-min", p, **source_tags)
+            latency_min = metric("replication-latency-ms-min", p, **source_tags)
+            assert age_min is not None and latency_min is not None
+            # The records were produced with old timestamps; a record is acknowledged after
+            # it was polled, so its latency is at least its age.
+            assert age_min > 0 and latency_min >= age_min
+            assert metric("record-rate", p, **source_tags) > 0  # type: ignore[operator]
+        checkpoint_tags = {
+            "connector": "east-to-west-checkpoint",
+            "source": "east",
+            "target": "west",
+            "group": group,
+            "topic": remote,  # a checkpoint's partition is the remote topic's
+        }
+        _wait(
+            "checkpoint latency per group and partition",
+            lambda: all(
+                metric("checkpoint-latency-ms-avg", p, **checkpoint_tags) is not None
+                for p in (0, 1)
+            ),
+        )
     finally:
         app.stop()
 

@@ -11,15 +11,20 @@ Kafka's 30-second sampled windows.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from kconnect_sdk import MetricName, Monitorable, PluginMetricsGroup
 
 __all__ = [
     "SINK_METRICS",
     "SOURCE_METRICS",
     "TASK_METRICS",
     "ErrorMetrics",
+    "PluginMetricsRegistry",
     "Stat",
     "TaskMetrics",
     "prometheus_name",
@@ -159,3 +164,47 @@ SINK_METRICS: list[tuple[str, str, str, str, _Getter]] = [
 def prometheus_name(group: str, metric: str) -> str:
     """``kafka_connect_<group>_<metric>``, dashes to underscores."""
     return f"kafka_connect_{group}_{metric}".replace("-", "_")
+
+
+log = logging.getLogger("kconnect.metrics")
+
+
+class PluginMetricsRegistry:
+    """The plugin metrics (KIP-877) of one worker's connectors, tasks and their plugins.
+
+    Each plugin instance gets a :class:`PluginMetricsGroup` tagged as Kafka tags it
+    (``connector``, ``task``, then ``converter``/``transformation``/``predicate``); a
+    group leaves the registry when it is closed with its plugin. ``/metrics`` reads
+    :meth:`samples`.
+    """
+
+    def __init__(self) -> None:
+        self._groups: dict[int, PluginMetricsGroup] = {}
+        self._lock = threading.Lock()
+
+    def group(self, **tags: str) -> PluginMetricsGroup:
+        group = PluginMetricsGroup(tags, on_close=self._forget)
+        with self._lock:
+            self._groups[id(group)] = group
+        return group
+
+    def monitor(self, plugin: object, **tags: str) -> PluginMetricsGroup | None:
+        """Hand ``plugin`` its metrics group if it is Monitorable; the group, to close with it."""
+        if not isinstance(plugin, Monitorable):
+            return None
+        group = self.group(**tags)
+        try:
+            plugin.with_plugin_metrics(group)
+        except Exception:
+            group.close()
+            raise
+        return group
+
+    def _forget(self, group: PluginMetricsGroup) -> None:
+        with self._lock:
+            self._groups.pop(id(group), None)
+
+    def samples(self) -> list[tuple[MetricName, float]]:
+        with self._lock:
+            groups = list(self._groups.values())
+        return [sample for group in groups for sample in group.samples()]

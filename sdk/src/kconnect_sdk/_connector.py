@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from ._batch import SourceBatch
     from ._config import ConfigDef, ConfigValue
+    from ._metrics import PluginMetrics
     from ._records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
 
 __all__ = [
@@ -99,6 +100,15 @@ class ConnectorContext(Protocol):
         """For source connectors: read the committed offsets of their tasks. None for sinks."""
         ...
 
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        """Where this connector defines its own metrics (Kafka's ``pluginMetrics()``, KIP-877).
+
+        Tagged ``connector`` by the worker and exported with its metrics; removed when
+        the connector stops.
+        """
+        ...
+
 
 class SourceTaskContext(Protocol):
     """What the runtime offers a running source task."""
@@ -114,6 +124,15 @@ class SourceTaskContext(Protocol):
 
         Only with ``exactly.once.source.support=enabled`` on the worker and
         ``transaction.boundary=connector`` on the connector (Kafka's contract).
+        """
+        ...
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        """Where this task defines its own metrics (Kafka's ``pluginMetrics()``, KIP-877).
+
+        Tagged ``connector`` and ``task`` by the worker and exported with its metrics; removed when
+        the task stops.
         """
         ...
 
@@ -154,6 +173,15 @@ class SinkTaskContext(Protocol):
     @property
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         """None unless the connector's ``errors.*`` config gives bad records somewhere to go."""
+        ...
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:
+        """Where this task defines its own metrics (Kafka's ``pluginMetrics()``, KIP-877).
+
+        Tagged ``connector`` and ``task`` by the worker and exported with its metrics; removed when
+        the task stops.
+        """
         ...
 
 

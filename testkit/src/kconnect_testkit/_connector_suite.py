@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections import Counter
@@ -13,6 +14,7 @@ import pytest
 from kconnect_sdk import (
     Connector,
     PluginKind,
+    PluginMetricsGroup,
     SinkRecord,
     Task,
     TopicPartition,
@@ -44,6 +46,11 @@ class _NoopConnectorContext:
     @property
     def offset_storage_reader(self) -> InMemoryOffsetStore | None:
         return self._reader
+
+    @functools.cached_property
+    def plugin_metrics(self) -> PluginMetricsGroup:
+        """Kept for the test to read (``plugin_metrics.samples()``)."""
+        return PluginMetricsGroup({})
 
 
 def _missing(records: Sequence[SinkRecord], output: Sequence[Any]) -> list[str]:

@@ -6,6 +6,7 @@ reporter whose futures complete at once), so plugin unit tests need no worker.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -15,6 +16,7 @@ from typing import Any
 
 from kconnect_sdk import (
     Headers,
+    PluginMetricsGroup,
     Schema,
     SchemaBuilder,
     SinkRecord,
@@ -94,6 +96,11 @@ class ScriptedSourceContext:
         """None: the task runs without connector-defined transaction boundaries."""
         return None
 
+    @functools.cached_property
+    def plugin_metrics(self) -> PluginMetricsGroup:
+        """Kept for the test to read (``plugin_metrics.samples()``)."""
+        return PluginMetricsGroup({})
+
 
 class RecordingErrantReporter:
     """An ``ErrantRecordReporter`` that remembers every report; its futures complete at once."""
@@ -167,6 +174,11 @@ class RecordingSinkContext:
     @property
     def errant_record_reporter(self) -> RecordingErrantReporter | None:
         return self._reporter
+
+    @functools.cached_property
+    def plugin_metrics(self) -> PluginMetricsGroup:
+        """Kept for the test to read (``plugin_metrics.samples()``)."""
+        return PluginMetricsGroup({})
 
 
 class FakeClock:

@@ -51,6 +51,7 @@ from ._config import (
 from ._filters import ConfigPropertyFilter, TopicFilter, config_property_filter, topic_filter
 from ._formats import OffsetSync
 from ._kafka import ClusterAdmin, KafkaAdmin, TopicConfigEntry, new_consumer, new_producer
+from ._metrics import MirrorSourceMetrics, now_ms, task_plugin_metrics
 from ._offset_syncs import OffsetSyncWriter
 from ._partitions import check_offsets
 from ._policy import ReplicationPolicy
@@ -505,6 +506,7 @@ class MirrorSourceTask(SourceTask):
         self.policy: ReplicationPolicy | None = None
         self._poll_timeout_s = 1.0
         self._remote_topics: dict[str, str] = {}
+        self.metrics: MirrorSourceMetrics | None = None
 
     def start(self, props: Mapping[str, str]) -> None:
         config = MirrorConfig(SOURCE_CONFIG_DEF, props)
@@ -531,6 +533,12 @@ class MirrorSourceTask(SourceTask):
             self.writer = OffsetSyncWriter(send, int(config["offset.lag.max"]))
         raw = props.get(TASK_TOPIC_PARTITIONS, "")
         partitions = [decode_topic_partition(p) for p in raw.split(",") if p.strip()]
+        self.metrics = MirrorSourceMetrics(
+            task_plugin_metrics(self.context),
+            self.source_alias,
+            config.target_cluster_alias,
+            [(self.remote_topic(tp.topic), tp.partition) for tp in partitions],
+        )
         consumer_config = config.source_consumer_config("replication-consumer")
         self._consumer = new_consumer(consumer_config, "replication consumer")
         self._initialize_consumer(partitions, str(consumer_config["auto.offset.reset"]))
@@ -607,8 +615,14 @@ class MirrorSourceTask(SourceTask):
         try:
             if self._stopping or self._consumer is None:
                 return None
+            metrics = self.metrics
+            if metrics is not None:
+                metrics.report()
             messages = self._consumer.consume(500, self._poll_timeout_s)
             records = []
+            # Per remote topic-partition: the polled records' ages (ms) and value sizes.
+            measured: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
+            polled_at = now_ms()
             for message in messages:
                 error = message.error()
                 if error is not None:
@@ -617,23 +631,30 @@ class MirrorSourceTask(SourceTask):
                     continue
                 kind, ts = message.timestamp()
                 key, value = message.key(), message.value()
-                records.append(
-                    self.convert_record(
-                        topic=message.topic() or "",
-                        partition=message.partition() or 0,
-                        offset=message.offset() or 0,
-                        key=key.encode() if isinstance(key, str) else key,
-                        value=value.encode() if isinstance(value, str) else value,
-                        timestamp=ts if kind != TIMESTAMP_NOT_AVAILABLE else None,
-                        headers=_headers(message.headers()),
-                    )
+                record = self.convert_record(
+                    topic=message.topic() or "",
+                    partition=message.partition() or 0,
+                    offset=message.offset() or 0,
+                    key=key.encode() if isinstance(key, str) else key,
+                    value=value.encode() if isinstance(value, str) else value,
+                    timestamp=ts if kind != TIMESTAMP_NOT_AVAILABLE else None,
+                    headers=_headers(message.headers()),
                 )
+                records.append(record)
+                where = (record.topic, record.kafka_partition or 0)
+                ages, sizes = measured.get(where) or measured.setdefault(where, ([], []))
+                if kind != TIMESTAMP_NOT_AVAILABLE:
+                    ages.append(polled_at - ts)
+                sizes.append(float(len(value)) if value is not None else 0.0)
+            if metrics is not None:
+                for (topic, partition), (ages, sizes) in measured.items():
+                    metrics.polled(topic, partition, ages, sizes)
             return records or None
         finally:
             self._consumer_lock.release()
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
-        if self._stopping or self.writer is None:
+        if self._stopping:
             return
         if metadata is None:
             log.debug(
@@ -642,6 +663,12 @@ class MirrorSourceTask(SourceTask):
             return
         if metadata.offset < 0:
             log.error("RecordMetadata has no offset -- can't sync offsets for %s.", record.topic)
+            return
+        if self.metrics is not None and record.timestamp is not None:
+            self.metrics.acknowledged(
+                record.topic, record.kafka_partition or 0, now_ms() - record.timestamp
+            )
+        if self.writer is None:
             return
         assert record.source_partition is not None
         source_tp = TopicPartition(
@@ -654,6 +681,8 @@ class MirrorSourceTask(SourceTask):
         self.writer.fire_pending_offset_syncs()
 
     def commit(self) -> None:
+        if self.metrics is not None:
+            self.metrics.report()
         if self.writer is None:
             return
         # Syncs held back by their spacing go out at each commit, so a partition that

@@ -20,6 +20,7 @@ from kconnect_sdk import (
     ConfigError,
     ConnectError,
     PluginKind,
+    PluginMetricsGroup,
     RetriableError,
     SinkTask,
     SourceBatch,
@@ -187,6 +188,11 @@ class _ConnectorContext:
     @property
     def offset_storage_reader(self) -> TaskOffsetReader | None:
         return self._reader
+
+    @functools.cached_property
+    def plugin_metrics(self) -> PluginMetricsGroup:
+        """A DataFrame read's plugin metrics stay in Spark's processes: nothing exports them."""
+        return PluginMetricsGroup({})
 
 
 def split_options(options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -33,6 +33,7 @@ from kconnect_sdk import (
     ConnectError,
     Header,
     Headers,
+    PluginMetricsGroup,
     SinkRecord,
     SinkTask,
     TimestampType,
@@ -101,6 +102,11 @@ class _SinkContext:
     @property
     def errant_record_reporter(self) -> _Reporter | None:
         return self._reporter
+
+    @functools.cached_property
+    def plugin_metrics(self) -> PluginMetricsGroup:
+        """A DataFrame write's plugin metrics stay on the Spark executor: nothing exports them."""
+        return PluginMetricsGroup({})
 
 
 class _Reporter:

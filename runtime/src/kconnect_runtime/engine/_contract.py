@@ -18,6 +18,7 @@ from typing import Protocol
 
 from kconnect_sdk import ConnectError
 
+from kconnect_runtime.metrics import PluginMetricsRegistry
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.status import State, Status
 from kconnect_runtime.storage import OffsetStore
@@ -33,8 +34,15 @@ class Engine(Protocol):
 
     name: str
 
-    def bind(self, *, registry: PluginRegistry, offset_store: OffsetStore) -> None:
-        """Called once by the worker: the plugins and the source offsets its tasks use."""
+    def bind(
+        self,
+        *,
+        registry: PluginRegistry,
+        offset_store: OffsetStore,
+        plugin_metrics: PluginMetricsRegistry | None = None,
+    ) -> None:
+        """Called once by the worker: the plugins and the source offsets its tasks use, and
+        where the plugins' own metrics are exported from."""
         ...
 
     def start_task(self, spec: TaskSpec, status: Status) -> TaskRunner:

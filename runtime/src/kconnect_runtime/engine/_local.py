@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kconnect_runtime.logcontext import set_task_context
+from kconnect_runtime.metrics import PluginMetricsRegistry
 from kconnect_runtime.plugins import PluginRegistry
 from kconnect_runtime.status import State, Status
 from kconnect_runtime.storage import OffsetStore
@@ -57,17 +58,29 @@ class LocalEngine:
         self.liveness = LivenessMonitor()
         self._registry: PluginRegistry | None = None
         self._offset_store: OffsetStore | None = None
+        self._plugin_metrics: PluginMetricsRegistry | None = None
 
-    def bind(self, *, registry: PluginRegistry, offset_store: OffsetStore) -> None:
+    def bind(
+        self,
+        *,
+        registry: PluginRegistry,
+        offset_store: OffsetStore,
+        plugin_metrics: PluginMetricsRegistry | None = None,
+    ) -> None:
         self._registry = registry
         self._offset_store = offset_store
+        self._plugin_metrics = plugin_metrics
 
     def start_task(self, spec: TaskSpec, status: Status) -> TaskRunner:
         if self._registry is None or self._offset_store is None:
             raise RuntimeError("LocalEngine.start_task before bind(): the worker binds its engine")
         apply_gc_policy()  # once per process: batches of records, not a young heap per 700
         runner, pipeline = build_pipeline(
-            spec, status, registry=self._registry, offset_store=self._offset_store
+            spec,
+            status,
+            registry=self._registry,
+            offset_store=self._offset_store,
+            plugin_metrics=self._plugin_metrics,
         )
         if spec.start_paused:
             runner.pause()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from kconnect_sdk import ConfigDef, PluginKind
+from kconnect_sdk import ConfigDef, MetricName, PluginKind
 
 from kconnect_runtime.config import Redactor
 from kconnect_runtime.metrics import TaskMetrics
@@ -93,6 +93,10 @@ class WorkerApi(Protocol):
 
     def task_metrics(self) -> list[TaskMetricsView]:
         """Every running task's metrics, for ``GET /metrics``."""
+        ...
+
+    def plugin_metric_samples(self) -> list[tuple[MetricName, float]]:
+        """The current values of the metrics plugins defined (KIP-877), for ``GET /metrics``."""
         ...
 
     # -- topics (KIP-558) and offsets (KIP-875) ------------------------------------------

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kconnect_sdk import ConfigDef, ConfigError, ConfigType, NotFoundError
+from kconnect_sdk import ConfigDef, ConfigError, ConfigType, MetricName, NotFoundError
 
 from kconnect_runtime.config import Redactor
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginDesc, PluginKind
@@ -183,6 +183,10 @@ class AbstractHerder:
                 state = runner.status.state.value
                 out.append((task.id.connector, task.id.task, runner.kind, runner.metrics, state))
         return out
+
+    def plugin_metric_samples(self) -> list[tuple[MetricName, float]]:
+        """The metrics the connectors, tasks and their plugins here defined themselves."""
+        return self.worker.plugin_metrics.samples()
 
     def progress(self) -> dict[str, tuple[str, int, int]]:
         """Per connector running here: (type, records in, records out) of its tasks here."""

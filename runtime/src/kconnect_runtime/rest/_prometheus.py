@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,6 +59,28 @@ def _families(worker: WorkerApi) -> Iterator[tuple[str, str, str, list[tuple[str
         [("", float(len(tasks)))],
     )
     yield from _state_families(worker)
+    yield from _plugin_families(worker)
+
+
+def _label_name(tag: str) -> str:
+    """A Prometheus label name for a metric tag (letters, digits and underscores)."""
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", tag)
+    return name if not name[:1].isdigit() else f"_{name}"
+
+
+def _plugin_families(worker: WorkerApi) -> Iterator[tuple[str, str, str, list[tuple[str, float]]]]:
+    """Metrics plugins defined themselves (KIP-877): Kafka's group ``plugins``, their tags
+    (the worker's ``connector``, ``task``, ``converter``/``transformation``/``predicate``,
+    then the plugin's own) as labels."""
+    families: dict[str, tuple[str, list[tuple[str, float]]]] = {}
+    for metric, value in worker.plugin_metric_samples():
+        name = prometheus_name(metric.group, metric.name)
+        labels = ",".join(f'{_label_name(k)}="{_escape(v)}"' for k, v in metric.tag_items)
+        families.setdefault(name, (metric.description or metric.name, []))[1].append(
+            (labels, value)
+        )
+    for name, (help_text, samples) in sorted(families.items()):
+        yield name, "gauge", help_text, samples
 
 
 # Kafka's per-connector task counts in connect-worker-metrics (KIP-475), by task state.

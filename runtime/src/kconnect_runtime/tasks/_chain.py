@@ -201,8 +201,15 @@ class _Stage(Generic[R]):
 class TransformChain(Generic[R]):
     """The ``transforms`` of a connector config, each gated by its predicate."""
 
-    def __init__(self, stages: list[_Stage[R]], *, fuse: bool = True) -> None:
+    def __init__(
+        self,
+        stages: list[_Stage[R]],
+        *,
+        fuse: bool = True,
+        predicates: Mapping[str, Predicate[R]] | None = None,
+    ) -> None:
         self._stages = stages
+        self._predicates = dict(predicates or {})
         self._plan = _plan(stages) if fuse else [([stage], None) for stage in stages]
 
     def __len__(self) -> int:
@@ -264,7 +271,15 @@ class TransformChain(Generic[R]):
             stages.append(
                 _Stage(alias, transform, predicates.get(predicate_alias), negate_raw == "true")
             )
-        return cls(stages)
+        return cls(stages, predicates=predicates)
+
+    def plugins(self) -> list[tuple[str, str, object]]:
+        """``("transformation"|"predicate", alias, plugin)`` for each configured alias."""
+        out: list[tuple[str, str, object]] = [
+            ("transformation", stage.alias, stage.transform) for stage in self._stages
+        ]
+        out.extend(("predicate", alias, p) for alias, p in self._predicates.items())
+        return out
 
     def apply_batch(self, records: Sequence[R]) -> list[R]:
         """Run every stage over the batch; dropped records are left out.

@@ -242,6 +242,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
                 TaskOffsetReader(self.offset_store, connector),
                 self.transactions,
                 progress=self.runner.report_progress,
+                plugin_metrics=self.runner.plugin_metrics,
             )
         )
         self.task.start(self.task_config)
@@ -307,10 +308,19 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
         if not self._in_transaction:
             return
         if not commit:
+            # librdkafka may send the abort before the coordinator has added the
+            # transaction's partitions (it counts AddPartitionsToTxn as done once sent):
+            # the coordinator then finds no open transaction and answers the fatal
+            # INVALID_TXN_STATE (librdkafka#4849). An acknowledged record proves its
+            # partition was added, so the records are awaited first; read_committed
+            # readers never see them once the abort marker is written.
+            self.producer.flush(_TXN_TIMEOUT_S)
             self.producer.abort_transaction(_TXN_TIMEOUT_S)
             self._in_transaction = False
             dropped = sum(b.polled for b in self._in_flight)
             self._in_flight.clear()
+            # Offsets of this transaction's records acknowledged before the abort.
+            self._committable = {}
             self.metrics.active_count -= dropped
             self.aborted_transactions += 1
             log.info("source task %s: aborted a transaction (%d records)", self.name, dropped)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kconnect_sdk import Task
+from kconnect_sdk import PluginMetricsGroup, Task
 
 from kconnect_runtime.errors import DeadLetterQueue, ErrorHandler, ErrorPolicy
 from kconnect_runtime.metrics import TaskMetrics
@@ -116,6 +116,18 @@ class TaskRunner:
         self._task_stopped = False
         self._stop_lock = threading.Lock()
         self._progress_logged = float("-inf")
+        # The task's own plugin metrics (its context's) and those of its converters,
+        # transforms and predicates: closed with the pipeline, as Kafka closes them. The
+        # engine replaces this group with one its worker exports.
+        self.plugin_metrics = PluginMetricsGroup(
+            {"connector": spec.id.connector, "task": str(spec.id.task)}
+        )
+        self.plugin_metric_groups: list[PluginMetricsGroup] = []
+
+    def close_plugin_metrics(self) -> None:
+        self.plugin_metrics.close()
+        for group in self.plugin_metric_groups:
+            group.close()
 
     @property
     def name(self) -> str:

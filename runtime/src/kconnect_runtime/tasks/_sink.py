@@ -29,6 +29,7 @@ from kconnect_sdk import (
     ConnectError,
     Converter,
     Headers,
+    PluginMetrics,
     RetriableError,
     SchemaAndValue,
     SinkRecord,
@@ -121,6 +122,10 @@ class SinkContext:
     @property
     def configs(self) -> Mapping[str, str]:
         return self._runner.task_config
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:  # KIP-877
+        return self._runner.runner.plugin_metrics
 
     def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
         self.seeks.update(offsets)
@@ -453,6 +458,7 @@ class SinkPipeline:
             self.converters.close()
             self.transforms.close()
             self.errors.close()
+            self.runner.close_plugin_metrics()
 
     def apply_seeks(self) -> None:
         """Move the consumer to the offsets the task asked for (``context.offset``)."""

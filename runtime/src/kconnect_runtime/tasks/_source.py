@@ -18,6 +18,8 @@ from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException,
 from kconnect_sdk import (
     ConnectError,
     Headers,
+    PluginMetrics,
+    PluginMetricsGroup,
     RecordMetadata,
     RetriableError,
     SourceRecord,
@@ -169,11 +171,13 @@ class SourceContext:
         reader: TaskOffsetReader,
         transactions: TransactionContext | None = None,
         progress: Any = None,  # the runner's report_progress
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self._configs = configs
         self._reader = reader
         self._transactions = transactions
         self._progress = progress
+        self._plugin_metrics = plugin_metrics or PluginMetricsGroup({})
 
     @property
     def configs(self) -> Mapping[str, str]:
@@ -186,6 +190,10 @@ class SourceContext:
     def transaction_context(self) -> TransactionContext | None:  # KIP-618
         """Set only with exactly-once enabled and ``transaction.boundary=connector``."""
         return self._transactions
+
+    @property
+    def plugin_metrics(self) -> PluginMetrics:  # KIP-877
+        return self._plugin_metrics
 
     def report_progress(self, done: int, total: int | None = None) -> None:
         """A snapshot's or bulk load's rows done, of about ``total``: status, metrics, log."""
@@ -271,6 +279,7 @@ class SourcePipeline:
                 self.task_config,
                 TaskOffsetReader(self.offset_store, connector),
                 progress=self.runner.report_progress,
+                plugin_metrics=self.runner.plugin_metrics,
             )
         )
         self.task.start(self.task_config)
@@ -883,6 +892,7 @@ class SourcePipeline:
     def _release(self) -> None:
         self.converters.close()
         self.transforms.close()
+        self.runner.close_plugin_metrics()
         self.errors.close()
         # Release librdkafka's threads now, not whenever the runner is collected
         # (older confluent-kafka clients have no close() and free it on collection).

@@ -21,6 +21,7 @@ from kconnect_sdk import (
     ConnectError,
     Connector,
     NotFoundError,
+    PluginMetricsGroup,
     SinkConnector,
     SourceConnector,
     TopicPartition,
@@ -30,6 +31,7 @@ from kconnect_sdk import (
 from kconnect_runtime.config import ConfigProviders
 from kconnect_runtime.engine import Engine, LocalEngine
 from kconnect_runtime.isolation import close_idle_hosts
+from kconnect_runtime.metrics import PluginMetricsRegistry
 from kconnect_runtime.plugins import PluginDesc, PluginKind, PluginRegistry
 from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
 from kconnect_runtime.storage import BadRequestError, OffsetStore, TaskOffsetReader, offset_key
@@ -114,6 +116,8 @@ class ConnectorRuntime(PreparedConnector):
     started: bool = False
     # The herder's answer to the connector's ``request_task_reconfiguration``.
     on_reconfigure: Callable[[], None] | None = None
+    # The running instance's own metrics (KIP-877), closed when it stops.
+    plugin_metrics: PluginMetricsGroup | None = None
 
 
 @runtime_checkable
@@ -134,11 +138,13 @@ class _ConnectorContext:
         on_reconfigure: Callable[[], None] | None,
         on_error: Callable[[BaseException], None],
         reader: TaskOffsetReader | None,
+        plugin_metrics: PluginMetricsGroup,
     ) -> None:
         self._name = name
         self._on_reconfigure = on_reconfigure
         self._on_error = on_error
         self._reader = reader
+        self._plugin_metrics = plugin_metrics
 
     def request_task_reconfiguration(self) -> None:
         if self._on_reconfigure is None:
@@ -154,6 +160,10 @@ class _ConnectorContext:
     @property
     def offset_storage_reader(self) -> TaskOffsetReader | None:
         return self._reader
+
+    @property
+    def plugin_metrics(self) -> PluginMetricsGroup:  # KIP-877
+        return self._plugin_metrics
 
 
 class Worker:
@@ -184,7 +194,11 @@ class Worker:
         self.offset_store = offset_store
         self.bootstrap_servers = bootstrap_servers
         self.engine: Engine = engine or LocalEngine()
-        self.engine.bind(registry=registry, offset_store=offset_store)
+        # The plugins' own metrics (KIP-877) of everything this worker runs.
+        self.plugin_metrics = PluginMetricsRegistry()
+        self.engine.bind(
+            registry=registry, offset_store=offset_store, plugin_metrics=self.plugin_metrics
+        )
         self.worker_id = worker_id or f"{socket.gethostname()}:8083"
         self.commit_interval_s = commit_interval_ms / 1000
         self.flush_timeout_s = flush_timeout_ms / 1000
@@ -273,6 +287,9 @@ class Worker:
             else None
         )
         name = runtime.name
+        if runtime.plugin_metrics is not None:
+            runtime.plugin_metrics.close()
+        runtime.plugin_metrics = self.plugin_metrics.group(connector=name)
         try:
             runtime.instance.initialize(
                 _ConnectorContext(
@@ -280,6 +297,7 @@ class Worker:
                     on_reconfigure=runtime.on_reconfigure,
                     on_error=lambda error: self.fail_connector(name, error),
                     reader=reader,
+                    plugin_metrics=runtime.plugin_metrics,
                 )
             )
             runtime.instance.start(runtime.config)
@@ -315,6 +333,10 @@ class Worker:
             runtime.instance.stop()
         except Exception:
             log.exception("connector %s: stop() raised", runtime.name)
+        finally:
+            if runtime.plugin_metrics is not None:
+                runtime.plugin_metrics.close()
+                runtime.plugin_metrics = None
 
     def reconfigure(self, runtime: ConnectorRuntime, prepared: PreparedConnector) -> None:
         """Run the connector with a new config from now on (its instance stopped first)."""

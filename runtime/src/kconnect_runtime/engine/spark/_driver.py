@@ -46,6 +46,7 @@ from kconnect_sdk import ConnectError
 
 from kconnect_runtime.config import parse_spark_engine_config, spark_session_conf
 from kconnect_runtime.logcontext import kafka_logging
+from kconnect_runtime.metrics import PluginMetricsRegistry
 from kconnect_runtime.plugins import PluginRegistry, plugin_locations
 from kconnect_runtime.status import State, Status
 from kconnect_runtime.storage import OffsetStore, offset_key
@@ -178,7 +179,16 @@ class SparkEngine:
         self._offset_store: OffsetStore | None = None
 
     # -- Engine protocol -----------------------------------------------------------------
-    def bind(self, *, registry: PluginRegistry, offset_store: OffsetStore) -> None:
+    def bind(
+        self,
+        *,
+        registry: PluginRegistry,
+        offset_store: OffsetStore,
+        plugin_metrics: PluginMetricsRegistry | None = None,
+    ) -> None:
+        # Plugins' own metrics are recorded where their records are: on the executors, in
+        # groups the worker does not export (docs/metrics.md says so); the driver's pipeline
+        # never runs, so ``plugin_metrics`` has nothing to show.
         self._registry = registry
         self._offset_store = offset_store
 

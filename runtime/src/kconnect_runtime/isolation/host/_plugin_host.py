@@ -21,6 +21,7 @@ Anything the plugin prints goes to stderr so it cannot corrupt the protocol stre
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -221,6 +222,12 @@ class _SourceContext:
     def offset_storage_reader(self) -> _OffsetReader:
         return self._reader
 
+    @functools.cached_property
+    def plugin_metrics(self) -> Any:
+        """An isolated plugin's metrics stay in its plugin host: the worker does not export
+        them (docs/metrics.md). Looked up when asked: the location's SDK may predate them."""
+        return kconnect_sdk.PluginMetricsGroup({})
+
 
 class _SinkContext:
     """Collects what the task asks of the runtime; each reply carries it back as effects."""
@@ -273,6 +280,12 @@ class _SinkContext:
             self._errant, self._errors = [], []
         return effects
 
+    @functools.cached_property
+    def plugin_metrics(self) -> Any:
+        """An isolated plugin's metrics stay in its plugin host: the worker does not export
+        them (docs/metrics.md). Looked up when asked: the location's SDK may predate them."""
+        return kconnect_sdk.PluginMetricsGroup({})
+
 
 class _ErrantReporter:
     """The errant record reporter of an isolated sink task: reports travel with the reply."""
@@ -300,6 +313,12 @@ class _ConnectorContext:
     @property
     def offset_storage_reader(self) -> _OffsetReader:
         return self._reader
+
+    @functools.cached_property
+    def plugin_metrics(self) -> Any:
+        """An isolated plugin's metrics stay in its plugin host: the worker does not export
+        them (docs/metrics.md). Looked up when asked: the location's SDK may predate them."""
+        return kconnect_sdk.PluginMetricsGroup({})
 
 
 def _tps(data: Sequence[Sequence[Any]]) -> list[TopicPartition]:
