@@ -63,6 +63,18 @@ BENCHES: dict[str, list[str]] = {
         "--target",
         BOOTSTRAP,
     ],
+    "bench_mirror_maker.py": [
+        "--mb",
+        "0.5",
+        "--partitions",
+        "2",
+        "--tasks",
+        "1",
+        "--source",  # one cluster as both sides: each run's aliases keep its topics apart
+        BOOTSTRAP,
+        "--target",
+        BOOTSTRAP,
+    ],
     "bench_distributed.py": [
         "--rows",
         "600",

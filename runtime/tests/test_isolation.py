@@ -33,7 +33,8 @@ import os, sys, threading, time
 from kconnect_sdk import ConfigDef, ConnectError, Schema, SourceConnector, SourceRecord, SourceTask
 
 class FlakySourceConnector(SourceConnector):
-    def config(self): return ConfigDef()
+    def config(self):
+        return ConfigDef().accept_prefix("flaky.client.", "settings of the flaky client")
     def alter_offsets(self, props, offsets):
         for partition, offset in offsets:
             if offset is not None and not isinstance(offset.get("n"), int):
@@ -145,6 +146,19 @@ def test_a_connector_asked_only_for_its_config_lends_its_host_to_the_next(
     finally:
         connector.stop()
     assert not host_pids(location), "a stopped connector's host exits; it is not kept"
+
+
+def test_an_isolated_connectors_accepted_prefixes_cross_to_the_runtime(
+    registry: PluginRegistry,
+) -> None:
+    from kconnect_runtime.config import unknown_connector_keys
+
+    cls = registry.load("kc_flaky.FlakySourceConnector", PluginKind.SOURCE)
+    definition = cls().config()
+    assert dict(definition.accepted_prefixes) == {"flaky.client.": "settings of the flaky client"}
+    props = {"name": "f", "flaky.client.retries": "3", "flaky.clent.retries": "3"}
+    unknown = unknown_connector_keys(props, definition.config_keys, definition.accepted_prefixes)
+    assert [u.key for u in unknown] == ["flaky.clent.retries"]
 
 
 def test_alter_offsets_is_answered_by_the_plugin_in_its_location(

@@ -167,3 +167,36 @@ def test_to_markdown_lists_required_keys_first_then_by_importance() -> None:
         "| `batch.size` | int | 2000 | [1,...] | low | Max lines \\| per poll. |\n"
         '| `prefix` | string | "" |  | low | Prefix. |\n'
     )
+
+
+def test_accepted_prefixes_accept_their_keys_and_are_documented() -> None:
+    client = ConfigDef().accept_prefix("producer.", "Producer settings.")
+    config = (
+        ConfigDef()
+        .define("source.cluster.alias", ConfigType.STRING, documentation="Alias.")
+        .accept_prefix("source.cluster.", "Source cluster clients.")
+        .embed("target.", "Target", 0, client)
+    )
+    assert config.accepts("source.cluster.alias")
+    assert config.accepts("source.cluster.bootstrap.servers")
+    assert config.accepts("target.producer.linger.ms")
+    assert not config.accepts("producer.linger.ms")  # only under the embedding prefix
+    assert not config.accepts("source.clusters.bootstrap.servers")
+    assert dict(config.accepted_prefixes) == {
+        "source.cluster.": "Source cluster clients.",
+        "target.producer.": "Producer settings.",
+    }
+    assert config.to_markdown().endswith(
+        "\nKeys under these prefixes are accepted too:\n\n"
+        "- `source.cluster.*`: Source cluster clients.\n"
+        "- `target.producer.*`: Producer settings.\n"
+    )
+    # Keys of the family are not parsed: the plugin reads them from the raw config.
+    assert "source.cluster.bootstrap.servers" not in dict(
+        config.parse({"source.cluster.alias": "a", "source.cluster.bootstrap.servers": "b:9092"})
+    )
+
+
+def test_an_empty_prefix_is_refused() -> None:
+    with pytest.raises(ConfigError, match="must not be empty"):
+        ConfigDef().accept_prefix("")

@@ -98,3 +98,27 @@ def test_clusters_option_keeps_flows_into_those_clusters() -> None:
 def test_clusters_is_required() -> None:
     with pytest.raises(ConfigError, match="'clusters' is required"):
         mirror_maker_flows({"a->b.enabled": "true"})
+
+
+def test_connect_connector_keys_reach_every_connector_in_kafkas_order() -> None:
+    # MirrorMakerConfig.allConfigNames() includes ConnectorConfig's keys (tasks.max, errors.*).
+    (flow,) = mirror_maker_flows(
+        {
+            "clusters": "a, b",
+            "a->b.enabled": "true",
+            "emit.heartbeats.enabled": "false",
+            "tasks.max": "4",
+            "errors.tolerance": "all",
+            "not.a.connector.key": "x",
+        }
+    )
+    assert list(flow.connectors) == [
+        "MirrorSourceConnector",
+        "MirrorHeartbeatConnector",
+        "MirrorCheckpointConnector",
+    ]
+    for config in flow.connectors.values():
+        assert config["tasks.max"] == "4"
+        assert config["errors.tolerance"] == "all"
+        assert "not.a.connector.key" not in config
+    assert flow.worker_config["tasks.max"] == "4"  # the "task" prefix, as Kafka's workerConfig

@@ -535,6 +535,9 @@ def _markdown_cell(text: str) -> str:
 class ConfigDef:
     """A set of config keys, each with a type, default, importance, docs and validation.
 
+    Besides its keys, a definition may accept whole families of keys by prefix
+    (:meth:`accept_prefix`): settings the plugin passes on without defining each one.
+
     Example:
         >>> CONFIG = (ConfigDef()
         ...     .define("file", ConfigType.STRING, None, importance=Importance.HIGH,
@@ -545,6 +548,7 @@ class ConfigDef:
 
     def __init__(self, keys: Iterable[ConfigKey] = ()) -> None:
         self._keys: dict[str, ConfigKey] = {}
+        self._prefixes: dict[str, str] = {}
         for key in keys:
             self.define_key(key)
 
@@ -594,8 +598,43 @@ class ConfigDef:
         self._keys[key.name] = key
         return self
 
+    def accept_prefix(self, prefix: str, documentation: str = "") -> ConfigDef:
+        """Accept every key that starts with ``prefix`` as the plugin's own; returns self.
+
+        For a family of keys the plugin reads without defining them one by one, typically
+        settings it passes on to a client or driver: MirrorMaker's ``source.cluster.*`` and
+        ``target.producer.*``, a JDBC driver's ``connection.*`` properties. The runtime
+        does not report such keys as unknown ("unknown connector key ...; it is ignored"),
+        except one that looks like a misspelt defined key (``source.cluster.alais`` when
+        ``source.cluster.alias`` is defined). The keys of the family are neither parsed
+        nor validated here: the plugin reads them from the raw config (e.g. with
+        ``ParsedConfig.originals_with_prefix``). ``documentation`` says what they are for,
+        in the generated config docs.
+
+        Raises:
+            ConfigError: ``prefix`` is empty (that would accept every key).
+        """
+        if not prefix:
+            raise ConfigError(
+                "an accepted key prefix must not be empty (it would accept every key)"
+            )
+        self._prefixes[prefix] = documentation
+        return self
+
+    @property
+    def accepted_prefixes(self) -> Mapping[str, str]:
+        """The prefixes given to :meth:`accept_prefix`, each with its documentation."""
+        return self._prefixes
+
+    def accepts(self, name: str) -> bool:
+        """Whether ``name`` is a defined key or starts with an accepted prefix."""
+        return name in self._keys or name.startswith(tuple(self._prefixes))
+
     def embed(self, prefix: str, group: str, starting_order: int, child: ConfigDef) -> ConfigDef:
-        """Add every key of ``child`` under ``prefix`` (Kafka's ``ConfigDef.embed``)."""
+        """Add every key of ``child`` under ``prefix`` (Kafka's ``ConfigDef.embed``); the
+        child's accepted prefixes are accepted under ``prefix`` too."""
+        for accepted, documentation in child.accepted_prefixes.items():
+            self._prefixes.setdefault(prefix + accepted, documentation)
         for i, key in enumerate(child.config_keys.values()):
             self.define_key(
                 ConfigKey(
@@ -692,7 +731,8 @@ class ConfigDef:
         """A Markdown table of the public keys, ordered as Kafka's generated config docs.
 
         Required keys come first, then by importance (HIGH, MEDIUM, LOW), then by name.
-        Columns: Name, Type, Default, Valid Values, Importance, Description.
+        Columns: Name, Type, Default, Valid Values, Importance, Description. The accepted
+        prefixes (:meth:`accept_prefix`) follow as a list.
         """
         order = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
         keys = sorted(
@@ -713,6 +753,12 @@ class ConfigDef:
                 key.documentation,
             ]
             lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
+        if self._prefixes:
+            lines += ["", "Keys under these prefixes are accepted too:", ""]
+            lines += [
+                f"- `{prefix}*`" + (f": {doc}" if doc else "")
+                for prefix, doc in sorted(self._prefixes.items())
+            ]
         return "\n".join(lines) + "\n"
 
     def close_matches(self, name: str, *, limit: int = 3) -> list[str]:

@@ -26,6 +26,15 @@ Example:
         sync.topic.configs.interval.seconds=10
         sync.topic.acls.enabled=false
         topics=.*
+
+    Or Kafka's dedicated mode, ``kconnect mirror-maker mm2.properties``, from a
+    ``connect-mirror-maker.properties`` (read by :func:`mirror_maker_flows`)::
+
+        clusters = eu, us
+        eu.bootstrap.servers = eu-kafka0:9092
+        us.bootstrap.servers = us-kafka0:9092
+        eu->us.enabled = true
+        eu->us.topics = .*
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ it serves (``us->eu|mirror-source|replication-consumer``), as Kafka's do.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -45,10 +46,34 @@ def _is_client_config(name: str) -> bool:
     return name in ("bootstrap.servers", "security.protocol") or name.startswith(("ssl.", "sasl."))
 
 
+_CLIENT_PREFIXES: Final = {
+    SOURCE_CLUSTER_PREFIX: "Connection and security settings of every client of the source "
+    "cluster (bootstrap.servers, security.protocol, ssl.*, sasl.*).",
+    TARGET_CLUSTER_PREFIX: "Connection and security settings of every client of the target "
+    "cluster.",
+    "producer.": "Settings of the connector's producers, on either cluster.",
+    "consumer.": "Settings of the connector's consumers, on either cluster.",
+    "admin.": "Settings of the connector's admin clients, on either cluster.",
+    **{
+        f"{side}.{kind}.": f"Settings of the connector's {kind} clients of the {side} cluster "
+        f"(over {kind}.* and {side}.cluster.*)."
+        for side in ("source", "target")
+        for kind in ("producer", "consumer", "admin")
+    },
+    "replication.policy.": "Settings of a custom replication.policy.class.",
+    "config.providers": "Passed on by the dedicated mode, as Kafka's; the worker's config "
+    "providers resolve placeholders.",
+}
+"""Key families every MirrorMaker connector reads without defining each key (Kafka's
+``MirrorConnectorConfig`` prefixes, and what ``MirrorMakerConfig`` passes on)."""
+
+
 def _base() -> ConfigDef:
+    definition = ConfigDef()
+    for prefix, documentation in _CLIENT_PREFIXES.items():
+        definition.accept_prefix(prefix, documentation)
     return (
-        ConfigDef()
-        .define(
+        definition.define(
             "enabled",
             ConfigType.BOOLEAN,
             True,
@@ -406,6 +431,21 @@ HEARTBEAT_CONFIG_DEF: Final = (
         documentation="Replication factor for heartbeats topic.",
     )
 )
+
+
+def _know_each_others_keys(*definitions: ConfigDef) -> None:
+    """Kafka's dedicated mode gives each connector of a flow the keys of all three
+    (``MirrorMakerConfig.connectorBaseConfig``), and a checkpoint connector reads a source
+    key (``emit.offset-syncs.enabled``): every connector knows the others' keys, as
+    internal ones (parsed alike, left out of its documented table)."""
+    for definition in definitions:
+        for other in definitions:
+            for key in list(other.config_keys.values()):
+                if key.name not in definition:
+                    definition.define_key(dataclasses.replace(key, internal=True))
+
+
+_know_each_others_keys(SOURCE_CONFIG_DEF, CHECKPOINT_CONFIG_DEF, HEARTBEAT_CONFIG_DEF)
 
 
 class MirrorConfig:

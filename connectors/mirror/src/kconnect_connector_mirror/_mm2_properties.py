@@ -21,10 +21,11 @@ from ._config import CHECKPOINT_CONFIG_DEF, HEARTBEAT_CONFIG_DEF, SOURCE_CONFIG_
 
 __all__ = ["MirrorFlow", "mirror_maker_flows"]
 
+# In the order Kafka's MirrorMaker configures them.
 CONNECTOR_CLASSES: Final = (
     "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-    "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
     "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector",
+    "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
 )
 BYTE_ARRAY_CONVERTER: Final = "org.apache.kafka.connect.converters.ByteArrayConverter"
 _CLIENT_KIND: Final = re.compile(r"^(consumer|producer|admin)")
@@ -77,8 +78,36 @@ class _Props:
         return props
 
 
+# Kafka's ConnectorConfig.configDef() (Kafka 4.1): the Mirror*Config definitions extend it,
+# so a top-level ``tasks.max`` or ``errors.tolerance`` reaches every connector.
+_CONNECT_CONNECTOR_NAMES: Final = frozenset(
+    {
+        "name",
+        "connector.class",
+        "connector.plugin.version",
+        "tasks.max",
+        "tasks.max.enforce",
+        "key.converter",
+        "key.converter.plugin.version",
+        "value.converter",
+        "value.converter.plugin.version",
+        "header.converter",
+        "header.converter.plugin.version",
+        "transforms",
+        "predicates",
+        "config.action.reload",
+        "errors.retry.timeout",
+        "errors.retry.delay.max.ms",
+        "errors.tolerance",
+        "errors.log.enable",
+        "errors.log.include.messages",
+    }
+)
 _ALL_CONNECTOR_NAMES: Final = (
-    SOURCE_CONFIG_DEF.names() | CHECKPOINT_CONFIG_DEF.names() | HEARTBEAT_CONFIG_DEF.names()
+    SOURCE_CONFIG_DEF.names()
+    | CHECKPOINT_CONFIG_DEF.names()
+    | HEARTBEAT_CONFIG_DEF.names()
+    | _CONNECT_CONNECTOR_NAMES
 )
 
 

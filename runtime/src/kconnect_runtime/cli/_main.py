@@ -2,6 +2,7 @@
 
 kconnect standalone WORKER.properties [CONNECTOR.properties|CONNECTOR.json ...]
 kconnect distributed WORKER.properties
+kconnect mirror-maker MM2.properties [--clusters CLUSTER ...]
 kconnect quickstart [--config-dir config] [--lines N]
 kconnect plugins list|install|describe
 kconnect schema-registry SCHEMA-REGISTRY.properties
@@ -30,7 +31,7 @@ from ._parser import command
 from ._plugins import add_plugin_commands
 
 if TYPE_CHECKING:
-    from kconnect_runtime.modes import Standalone
+    from kconnect_runtime.modes import MirrorMaker, Standalone
 
 # The worker modes (the REST API, Kafka clients, the engines) and the schema registry are
 # imported by the commands that run them: an operator command (``kconnect get
@@ -69,7 +70,9 @@ def _install_stop_handlers() -> threading.Event:
     return stop
 
 
-def _run_until_signal(app: Standalone, stop: threading.Event, progress_interval: float) -> int:
+def _run_until_signal(
+    app: Standalone | MirrorMaker, stop: threading.Event, progress_interval: float
+) -> int:
     try:
         app.start()
     except ConnectError:
@@ -130,6 +133,34 @@ def cmd_distributed(args: argparse.Namespace) -> int:
         return _run_until_signal(app, stop, args.progress_interval)
     except ConnectError as exc:
         raise _in_file(exc, str(args.worker_config), {}) from exc
+
+
+def cmd_mirror_maker(args: argparse.Namespace) -> int:
+    """Kafka's ``connect-mirror-maker.sh``: every enabled flow of the file into this node's
+    target clusters, until SIGINT/SIGTERM."""
+    from kconnect_runtime.config import load_properties
+    from kconnect_runtime.modes import MirrorMaker, load_mirror_maker_flows
+
+    source = str(args.config)
+    props = load_properties(args.config)
+    try:
+        flows = load_mirror_maker_flows(props, clusters=args.clusters)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}", name=exc.name) from exc
+    aliases = {a.strip() for a in props.get("clusters", "").split(",") if a.strip()}
+    for cluster in args.clusters or []:
+        if cluster not in aliases:
+            log.warning(
+                "--clusters %s: %s defines no cluster %r (clusters = %s); no flow targets it",
+                cluster,
+                source,
+                cluster,
+                ", ".join(sorted(aliases)),
+            )
+    log.info("%s: targeting clusters %s", source, ", ".join(args.clusters or sorted(aliases)))
+    stop = _install_stop_handlers()  # before anything starts: flows stop cleanly
+    app = MirrorMaker(props, flows, stop_requested=stop, source=source)
+    return _run_until_signal(app, stop, args.progress_interval)
 
 
 def _count_lines(path: Path) -> int:
@@ -270,6 +301,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
     )
     p.set_defaults(func=cmd_distributed)
+
+    p = command(
+        sub,
+        "mirror-maker",
+        "run MirrorMaker 2's flows from a connect-mirror-maker.properties until SIGINT/SIGTERM",
+        [
+            "kconnect mirror-maker config/connect-mirror-maker.properties",
+            "kconnect mirror-maker mm2.properties --clusters us   # only the flows into us",
+        ],
+    )
+    p.add_argument("config", metavar="mm2.properties", help="MirrorMaker 2 properties file")
+    p.add_argument(
+        "--clusters",
+        nargs="+",
+        metavar="CLUSTER",
+        help="the target clusters this node runs flows into (default: every cluster)",
+    )
+    p.add_argument(
+        "--progress-interval", type=float, default=5.0, help="seconds between progress lines"
+    )
+    p.set_defaults(func=cmd_mirror_maker)
 
     p = command(
         sub,

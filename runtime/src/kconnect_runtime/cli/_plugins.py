@@ -164,6 +164,7 @@ def describe_plugin(
             keys = [
                 _key_from_definition(k) for k in definition.config_keys.values() if not k.internal
             ]
+            prefixes = dict(definition.accepted_prefixes)
             running_version = str(instance.version())
             caps = plugin_capabilities(instance)
         finally:
@@ -171,7 +172,7 @@ def describe_plugin(
                 with contextlib.suppress(Exception):
                     instance.close()
     else:
-        keys, running_version, caps = _describe_in_location(desc)
+        keys, prefixes, running_version, caps = _describe_in_location(desc)
     return {
         "kind": desc.kind.value,
         "class": desc.name,
@@ -182,12 +183,13 @@ def describe_plugin(
         "location": desc.location,
         "capabilities": caps,
         "config": keys,
+        "config_prefixes": prefixes,
     }
 
 
 def _describe_in_location(
     desc: PluginDesc,
-) -> tuple[list[dict[str, Any]], str, dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], dict[str, str], str, dict[str, Any] | None]:
     from kconnect_runtime.isolation import PluginProcess
 
     assert desc.location is not None
@@ -199,7 +201,9 @@ def _describe_in_location(
     finally:
         process.close()
     keys = [_key_from_host(k) for k in described["config"] if not k.get("internal")]
-    return keys, str(described.get("version", desc.version)), described.get("capabilities")
+    prefixes = {str(p): str(d) for p, d in (described.get("config_prefixes") or {}).items()}
+    version = str(described.get("version", desc.version))
+    return keys, prefixes, version, described.get("capabilities")
 
 
 def cmd_plugins_describe(args: argparse.Namespace) -> int:

@@ -4,7 +4,10 @@ Kafka Connect ignores a key it does not know, so a typo (``bootstrap.server=``,
 ``fiel=``) silently falls back to a default. These helpers find such keys: a key is known
 when a definition declares it, when Kafka defines it for the worker or connector (even if
 kconnect ignores it), or when it sits under a prefix whose keys are passed on
-(``producer.*``, ``transforms.<alias>.*``, ``key.converter.*``, ...).
+(``producer.*``, ``transforms.<alias>.*``, ``key.converter.*``, ...), the connector's own
+accepted prefixes included (``ConfigDef.accept_prefix``: MirrorMaker's
+``source.cluster.*``). A key under a connector's prefix that reads as a misspelt key the
+connector defines (``source.cluster.alais``) is still reported.
 """
 
 from __future__ import annotations
@@ -147,28 +150,61 @@ def unknown_keys(
     ]
 
 
-def unknown_worker_keys(props: Mapping[str, object]) -> list[UnknownKey]:
-    """Unknown keys of a worker config (standalone or distributed)."""
+def unknown_worker_keys(
+    props: Mapping[str, object], extra_prefixes: Iterable[str] = ()
+) -> list[UnknownKey]:
+    """Unknown keys of a worker config (standalone or distributed); keys under
+    ``extra_prefixes`` are known too (a mode that puts settings of its own there)."""
     known = (
         set(WORKER_CONFIG.config_keys) | set(SPARK_ENGINE_CONFIG.config_keys) | _KAFKA_WORKER_KEYS
     )
-    return unknown_keys(props, known, _WORKER_PREFIXES)
+    return unknown_keys(props, known, (*_WORKER_PREFIXES, *extra_prefixes))
+
+
+# A key under a plugin's accepted prefix is reported only when it is this close to a key the
+# plugin defines: a transposition or a dropped letter (``source.cluster.alais``), not a
+# client setting that merely shares the prefix (``source.cluster.bootstrap.servers``).
+_PREFIXED_TYPO_CUTOFF = 0.9
 
 
 def unknown_connector_keys(
-    props: Mapping[str, object], plugin_keys: Iterable[str] = ()
+    props: Mapping[str, object],
+    plugin_keys: Iterable[str] = (),
+    plugin_prefixes: Iterable[str] = (),
 ) -> list[UnknownKey]:
-    """Unknown keys of a connector config; ``plugin_keys`` are the connector's own keys."""
+    """Unknown keys of a connector config.
+
+    ``plugin_keys`` are the keys the connector defines and ``plugin_prefixes`` the prefixes
+    it accepts (its ``ConfigDef.accepted_prefixes``): a key under one of them is known,
+    unless it reads as a misspelt key of ``plugin_keys``.
+    """
+    own = set(plugin_keys)
     known = (
         set(SOURCE_CONNECTOR_CONFIG.config_keys)
         | set(SINK_CONNECTOR_CONFIG.config_keys)
         | _KAFKA_CONNECTOR_KEYS
-        | set(plugin_keys)
+        | own
     )
-    return unknown_keys(props, known, _CONNECTOR_PREFIXES)
+    found = unknown_keys(props, known, _CONNECTOR_PREFIXES)
+    prefixes = tuple(plugin_prefixes)
+    if not prefixes:
+        return found
+    out = []
+    for unknown in found:
+        if not unknown.key.startswith(prefixes):
+            out.append(unknown)
+            continue
+        close = difflib.get_close_matches(
+            unknown.key, sorted(own), n=1, cutoff=_PREFIXED_TYPO_CUTOFF
+        )
+        if close:  # else one of the family the connector passes on
+            out.append(UnknownKey(unknown.key, close[0]))
+    return out
 
 
-def log_unknown_connector_keys(props: Mapping[str, object], plugin_keys: Iterable[str]) -> None:
+def log_unknown_connector_keys(
+    props: Mapping[str, object], plugin_keys: Iterable[str], plugin_prefixes: Iterable[str] = ()
+) -> None:
     """A warning per unknown key of a connector config being created or updated."""
-    for unknown in unknown_connector_keys(props, plugin_keys):
+    for unknown in unknown_connector_keys(props, plugin_keys, plugin_prefixes):
         log.warning("connector %s: %s", props.get("name", "?"), unknown.message("connector"))

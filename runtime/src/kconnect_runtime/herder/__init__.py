@@ -2,7 +2,8 @@
 
 REST talks only to :class:`WorkerApi`. The standalone herder decides locally; the
 distributed herder decides from the group and the config topic, and forwards what runs on
-another worker. Both have a :class:`~kconnect_runtime.worker.Worker` run what they decide.
+another worker; MirrorMaker's herder is a distributed one whose leader also writes its
+flow's connector configs (the dedicated mode). Both have a :class:`~kconnect_runtime.worker.Worker` run what they decide.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from ._forwarding import (
     path_segment,
 )
 from ._membership import MEMBER_SLOTS
+from ._mirror import MirrorHerder
 from ._standalone import StandaloneConnector, StandaloneHerder
 
 __all__ = [
     "MEMBER_SLOTS",
     "DistributedHerder",
     "GroupStore",
+    "MirrorHerder",
     "NotReadyError",
     "RebalanceInProgressError",
     "StandaloneConnector",

@@ -740,6 +740,7 @@ class DistributedHerder(AbstractHerder):
                 self._reconcile()
                 if leader and self.eos_enabled:
                     self._fence_zombies_as_leader()
+                self._round_done(leader=leader)
             except (KafkaException, NotReadyError) as exc:
                 if self._stop.is_set():
                     return
@@ -755,6 +756,12 @@ class DistributedHerder(AbstractHerder):
                     return  # stopping: the follower is gone, nothing more to apply
                 log.exception("distributed: applying the group's assignment failed; retrying")
                 self._stop.wait(1.0)
+
+    def _round_done(self, *, leader: bool) -> None:
+        """After each round in which this worker, a member of the group, has read the config
+        topic to its end and applied the group's assignment (Kafka's ``rebalanceSuccess``);
+        ``leader`` says whether it leads the group. A herder that writes configs of its own
+        (MirrorMaker's) does it here; this one writes none."""
 
     # -- the leader ----------------------------------------------------------------------
     def _units(self) -> list[str]:

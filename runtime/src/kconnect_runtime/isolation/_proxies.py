@@ -81,12 +81,17 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def config_def_from_plain(keys: Sequence[Mapping[str, Any]]) -> ConfigDef:
-    """A ConfigDef from the key dicts the host's ``config`` and ``describe`` return.
+def config_def_from_plain(
+    keys: Sequence[Mapping[str, Any]], prefixes: Mapping[str, str] | None = None
+) -> ConfigDef:
+    """A ConfigDef from the key dicts (and accepted prefixes) the host's ``config`` and
+    ``describe`` return.
 
     Validators stay in the plugin's process; the plugin checks its config itself.
     """
     config = ConfigDef()
+    for prefix, documentation in (prefixes or {}).items():
+        config.accept_prefix(str(prefix), str(documentation))
     for key in keys:
         default = key["default"] if key["has_default"] else NO_DEFAULT
         config.define_key(
@@ -387,7 +392,7 @@ class _IsolatedConnectorMixin(_HostOwner):
             # passwords): the next instance, which validates and runs the config, loads a
             # fresh connector in this host instead of starting another.
             self._return_host()
-        return config_def_from_plain(plain)
+        return config_def_from_plain(plain["keys"], plain["prefixes"])
 
     def validate(self, props: Mapping[str, str]) -> list[ConfigValue]:
         return [
@@ -606,7 +611,7 @@ class _IsolatedPluginMixin(_HostOwner):
             plain = _CONFIG_DEFS[key] = self._call("config")
             if borrowed:  # only asked for its definition: the next instance loads there
                 self._return_host()
-        return config_def_from_plain(plain)
+        return config_def_from_plain(plain["keys"], plain["prefixes"])
 
     def version(self) -> str:
         if self._process is not None:

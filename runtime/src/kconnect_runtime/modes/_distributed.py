@@ -98,7 +98,7 @@ class Distributed(Standalone):
         # The group's membership slots (see _membership): never read, only subscribed to.
         logs["members"] = KafkaLog(
             client,
-            f"{config['config.storage.topic']}.members",
+            self._members_topic_name(config),
             partitions=MEMBER_SLOTS,
             replication_factor=config["config.storage.replication.factor"],
             key_name="config.storage.topic",
@@ -118,6 +118,10 @@ class Distributed(Standalone):
         self._control = KafkaControlStore(logs["config"], logs["status"])
         self._group_store = GroupStore(self._control)
         return offsets, self._control
+
+    def _members_topic_name(self, config: Any) -> str:
+        """The topic whose partitions are the group's membership slots."""
+        return f"{config['config.storage.topic']}.members"
 
     def _config_topic_recreated(self) -> None:
         """The config topic was deleted and this worker created it again, empty."""
@@ -141,7 +145,7 @@ class Distributed(Standalone):
         assert self._control is not None and self._group_store is not None
         assert self._offsets is not None
         listeners = config["listeners"] or []
-        return DistributedHerder(
+        return self._distributed_herder(
             worker,
             config_log=self._control.config_log,
             status_log=self._control.status_log,
@@ -158,6 +162,10 @@ class Distributed(Standalone):
             topic_tracking_enable=config["topic.tracking.enable"],
             topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
         )
+
+    def _distributed_herder(self, worker: Worker, **settings: Any) -> DistributedHerder:
+        """The herder of this worker, from the settings of the worker config."""
+        return DistributedHerder(worker, **settings)
 
     def _recover(self, herder: StandaloneHerder | DistributedHerder) -> None:
         assert isinstance(herder, DistributedHerder)

@@ -76,8 +76,17 @@ def _warn_open_rest(url: str, host: str, registry: PluginRegistry) -> None:
     )
 
 
+_UNREACHABLE_ADVICE = (
+    "check that the brokers are running and reachable, or remove bootstrap.servers from the "
+    "worker config to use the embedded development broker"
+)
+
+
 def _check_broker(
-    bootstrap: str, timeout_s: float = 10.0, security: Mapping[str, Any] | None = None
+    bootstrap: str,
+    timeout_s: float = 10.0,
+    security: Mapping[str, Any] | None = None,
+    advice: str = _UNREACHABLE_ADVICE,
 ) -> str | None:
     """Fail fast, with advice, when the brokers cannot be reached. Returns the cluster id.
 
@@ -100,9 +109,8 @@ def _check_broker(
     except Exception as exc:
         detail = errors[-1] if errors else str(exc)
         raise ConnectError(
-            f"cannot reach Kafka at bootstrap.servers={bootstrap} within {timeout_s:.0f}s ({detail}); "
-            "check that the brokers are running and reachable, or remove bootstrap.servers from the "
-            "worker config to use the embedded development broker"
+            f"cannot reach Kafka at bootstrap.servers={bootstrap} within {timeout_s:.0f}s "
+            f"({detail}); {advice}"
         ) from None
     cluster_id: str | None = metadata.cluster_id
     return cluster_id
@@ -121,6 +129,8 @@ class Standalone:
     """
 
     mode = "standalone"
+    accepted_worker_prefixes: tuple[str, ...] = ()
+    """Worker keys this mode passes on without defining them (not reported as unknown)."""
 
     def __init__(
         self,
@@ -188,13 +198,19 @@ class Standalone:
         self._check_mode_config(config)
         for key, message in worker_security_errors(self.worker_props):
             raise ConfigError(f"worker config: {message}", name=key)
-        _warn_unknown_worker_keys(self.worker_props, bool(config["bootstrap.servers"]))
+        _warn_unknown_worker_keys(
+            self.worker_props, bool(config["bootstrap.servers"]), self.accepted_worker_prefixes
+        )
         self._interrupted("connecting to Kafka")
         session_timeout = config["consumer.session.timeout.ms"]
         servers = config["bootstrap.servers"]
         if servers:
             bootstrap = ",".join(servers)
-            cluster_id = _check_broker(bootstrap, security=security_settings(self.worker_props))
+            cluster_id = _check_broker(
+                bootstrap,
+                security=security_settings(self.worker_props),
+                advice=self._unreachable_advice(),
+            )
         else:
             self.broker = EmbeddedBroker()
             bootstrap = self.broker.start()
@@ -202,16 +218,7 @@ class Standalone:
             self._start_embedded_registry(bootstrap)
             # A group's first join takes about half the session timeout on this broker.
             session_timeout = session_timeout or EMBEDDED_SESSION_TIMEOUT_MS
-        listeners = config["listeners"]
-        if "listeners" not in self.worker_props:
-            # Unset means loopback only (Kafka's default binds every interface).
-            listeners = [DEFAULT_LISTENER]
-            log.info(
-                "listeners is not set: the REST API listens on %s, loopback only; set "
-                "listeners (e.g. http://0.0.0.0:8083) to reach it from other hosts, with "
-                "rest.basic.auth.user.file and https (see docs/security.md)",
-                DEFAULT_LISTENER,
-            )
+        listeners = self._listeners(config)
         self._interrupted("setting up the stores")
         offset_store, control_store = self._stores(config, bootstrap)
         engine: Engine | None = None
@@ -228,6 +235,7 @@ class Standalone:
             flush_timeout_ms=config["offset.flush.timeout.ms"],
             shutdown_timeout_ms=config["task.shutdown.graceful.timeout.ms"],
             consumer_session_timeout_ms=session_timeout,
+            worker_id=self._worker_id(),
             config_providers=providers,
             topic_creation_enable=config["topic.creation.enable"],
             default_topic_creation=(1, 1) if self.broker is not None else None,
@@ -291,6 +299,28 @@ class Standalone:
         )
 
     # -- what differs between modes ----------------------------------------------------
+    def _listeners(self, config: Any) -> list[str]:
+        """Where the REST API listens (none: no REST API)."""
+        listeners: list[str] = config["listeners"] or []
+        if "listeners" not in self.worker_props:
+            # Unset means loopback only (Kafka's default binds every interface).
+            log.info(
+                "listeners is not set: the REST API listens on %s, loopback only; set "
+                "listeners (e.g. http://0.0.0.0:8083) to reach it from other hosts, with "
+                "rest.basic.auth.user.file and https (see docs/security.md)",
+                DEFAULT_LISTENER,
+            )
+            return [DEFAULT_LISTENER]
+        return listeners
+
+    def _unreachable_advice(self) -> str:
+        """What to do when ``bootstrap.servers`` cannot be reached."""
+        return _UNREACHABLE_ADVICE
+
+    def _worker_id(self) -> str | None:
+        """This worker's id before its REST API names it (None: the Worker's default)."""
+        return None
+
     def _check_mode_config(self, config: Any) -> None:
         if not config["offset.storage.file.filename"]:
             raise ConfigError(
@@ -394,13 +424,15 @@ def describe_progress(progress: Mapping[str, tuple[str, int, int]]) -> str:
 
 
 # -- silent surprises ------------------------------------------------------------------------
-def _warn_unknown_worker_keys(props: Mapping[str, str], has_bootstrap: bool) -> None:
+def _warn_unknown_worker_keys(
+    props: Mapping[str, str], has_bootstrap: bool, accepted_prefixes: Sequence[str] = ()
+) -> None:
     """A warning per unknown worker key, with the closest known key.
 
     A misspelt ``bootstrap.servers`` must not quietly start the embedded broker: that is
     refused with the key to fix.
     """
-    for unknown in unknown_worker_keys(props):
+    for unknown in unknown_worker_keys(props, accepted_prefixes):
         if unknown.suggestion == "bootstrap.servers" and not has_bootstrap:
             raise ConfigError(
                 f"worker config: {unknown.message('worker')}, and without bootstrap.servers "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kconnect_sdk import PluginKind
 
+from ._catalogue import CataloguePackage, package_for
 from ._descriptor import CONNECTOR_KINDS, CONNECTOR_VERSION_CONFIG, PluginDesc
 from ._discovery import discover_location, plugin_locations
 from ._installer import install_plugin
@@ -21,6 +22,7 @@ from ._versions import VersionRequirement, version_key
 __all__ = [
     "CONNECTOR_KINDS",
     "CONNECTOR_VERSION_CONFIG",
+    "CataloguePackage",
     "PluginDesc",
     "PluginKind",
     "PluginRegistry",
@@ -28,6 +30,7 @@ __all__ = [
     "discover_location",
     "install_plugin",
     "new_task",
+    "package_for",
     "plugin_locations",
     "version_key",
 ]

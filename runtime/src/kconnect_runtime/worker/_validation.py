@@ -611,7 +611,8 @@ def _validate_strictly(
     for value in client_override_values(policy, worker_props, props, sink=sink):
         if value.error_messages:
             raise ConfigError(value.error_messages[0], name=value.name)
-    log_unknown_connector_keys(props, instance.config().config_keys)
+    definition = instance.config()
+    log_unknown_connector_keys(props, definition.config_keys, definition.accepted_prefixes)
     return ConnectorValidation(plugin, instance, parsed, None)
 
 

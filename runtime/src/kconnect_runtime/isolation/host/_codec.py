@@ -20,7 +20,8 @@ the JSON (:func:`pack_blobs`).
 
 Protocol 2 added the record-batch shape, the converter, header converter, transformation
 and predicate kinds, and ``describe``; protocol 3 the binary tail, columnar record and
-value batches, and raw converter bytes.
+value batches, and raw converter bytes; protocol 4 a plugin's accepted config key
+prefixes beside its config keys (``config`` and ``describe``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from kconnect_sdk import (
 )
 from kconnect_sdk.plain import schema_from_plain, schema_to_plain, value_from_plain, value_to_plain
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # Frames are written by Python's json on both ends; orjson (the runtime has it, a plugin
 # location may) speeds up reading them, and writes the raw value columns of

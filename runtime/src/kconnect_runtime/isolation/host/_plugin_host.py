@@ -6,7 +6,7 @@ standard library and ``kconnect_sdk`` (never ``kconnect_runtime``, which the plu
 environment does not have); the wire codec (:mod:`._codec`) is the file beside it. It
 speaks the isolation protocol on stdin/stdout, in the codec's frames:
 
-* the host speaks first: ``{"hello": {"protocol": 3, "sdk": "<version>", "python": ...}}``;
+* the host speaks first: ``{"hello": {"protocol": 4, "sdk": "<version>", "python": ...}}``;
 * the runtime then sends ``{"op": "load", "args": {"kind": ..., "target": "module:Class"}}``
   and afterwards one request per call, ``{"op": name, "args": {...}}``;
 * every request is answered by ``{"ok": result, "effects": {...}}`` or ``{"error":
@@ -329,9 +329,17 @@ def _offsets(data: Sequence[Sequence[Any]]) -> dict[TopicPartition, int]:
     return {TopicPartition(str(t), int(p)): int(o) for t, p, o in data}
 
 
-def _config_def_plain(plugin: Any) -> list[dict[str, Any]]:
+def _config_plain(plugin: Any) -> dict[str, Any]:
+    """A plugin's config definition: its keys and its accepted key prefixes."""
+    definition = plugin.config()
+    # A plugin built on an SDK without accepted prefixes declares none.
+    prefixes = getattr(definition, "accepted_prefixes", {})
+    return {"keys": _config_keys_plain(definition), "prefixes": dict(prefixes)}
+
+
+def _config_keys_plain(definition: Any) -> list[dict[str, Any]]:
     keys = []
-    for key in plugin.config().config_keys.values():
+    for key in definition.config_keys.values():
         default = key.default if key.has_default else None
         if key.type is ConfigType.PASSWORD and default is not None:
             default = None
@@ -462,16 +470,18 @@ class Host:
 
     # Operations of every kind.
     def op_config(self, args: Mapping[str, Any]) -> Any:
-        return _config_def_plain(self.obj)
+        return _config_plain(self.obj)
 
     def op_describe(self, args: Mapping[str, Any]) -> Any:
         """Version and config definition of any plugin, without loading it for use."""
         kind = str(args["kind"])
         instance = _instantiate("connector" if kind in TASK_KINDS else kind, str(args["target"]))
         try:
+            config = _config_plain(instance)
             return {
                 "version": str(instance.version()),
-                "config": _config_def_plain(instance),
+                "config": config["keys"],
+                "config_prefixes": config["prefixes"],
                 "capabilities": plugin_capabilities(instance),
             }
         finally:
