@@ -356,6 +356,11 @@ class Flow:
     cpu_s: float = 0.0
 
     @property
+    def copied(self) -> int:
+        """Records mirrored from the connector's creation to the flow's end."""
+        return self.offered - self.left
+
+    @property
     def max_lag_records(self) -> int:
         return max((s.lag_records for s in self.samples), default=0)
 
@@ -633,11 +638,11 @@ def report(flows: list[Flow], args: argparse.Namespace, link_cpu: float) -> None
     by = {(f.who, f.rtt_ms): f for f in flows}
     for rtt in args.rtt_ms:
         ours, java = by.get(("kconnect", rtt)), by.get(("Java", rtt))
-        if ours and java and ours.copied_in_phase and java.copied_in_phase and java.cpu_s:
+        if ours and java and ours.copied and java.copied and java.cpu_s:
             print(
                 f"kconnect / Java at {rtt:g} ms: mirrored rate "
                 f"x{ours.copied_in_phase / java.copied_in_phase:.2f}, "
-                f"CPU per record x{(ours.cpu_s / ours.offered) / (java.cpu_s / java.offered):.2f}"
+                f"CPU per mirrored record x{(ours.cpu_s / ours.copied) / (java.cpu_s / java.copied):.2f}"
             )
     if link_cpu:
         print(f"the delay line used {link_cpu:.1f} CPU s")
