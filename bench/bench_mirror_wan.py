@@ -519,12 +519,14 @@ class Bench:
         finally:
             target.close()
             request(url, "DELETE", f"/connectors/{name}")
-            with contextlib.suppress(SystemExit):
-                wait(
-                    f"{name} deleted",
-                    lambda: request(url, "GET", f"/connectors/{name}")[0] == 404,
-                    60,
-                )
+            # Not bench_mirror.wait: its timeout is a SystemExit, and so is a stop by signal,
+            # which must not be swallowed here.
+            deadline = time.monotonic() + 60
+            while request(url, "GET", f"/connectors/{name}")[0] != 404:
+                if time.monotonic() > deadline:
+                    print(f"{name} was not deleted in 60 s", flush=True)
+                    break
+                time.sleep(0.2)
         return result
 
 
