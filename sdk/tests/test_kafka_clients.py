@@ -374,3 +374,27 @@ def test_every_key_of_the_table_is_in_the_docs() -> None:
     text = DOCS.read_text(encoding="utf-8")
     missing = [key for key in JAVA_CLIENT_SECURITY_KEYS if f"`{key}`" not in text]
     assert not missing, f"docs/security.md does not list {missing}"
+
+
+def test_java_client_keys_librdkafka_names_otherwise_keep_their_tuning() -> None:
+    config = librdkafka_config(
+        {
+            "bootstrap.servers": "b:9092",
+            "receive.buffer.bytes": "-1",
+            "send.buffer.bytes": "1048576",
+            "fetch.max.wait.ms": "800",
+            "max.request.size": "2097152",
+        }
+    )
+    assert config == {
+        "bootstrap.servers": "b:9092",
+        "socket.receive.buffer.bytes": 0,  # Java's -1: the operating system's default
+        "socket.send.buffer.bytes": 1048576,
+        "fetch.wait.max.ms": "800",
+        "message.max.bytes": "2097152",
+    }
+    # librdkafka's own name, when given, wins over the Java one.
+    both = librdkafka_config({"fetch.max.wait.ms": "800", "fetch.wait.max.ms": "100"})
+    assert both == {"fetch.wait.max.ms": "100"}
+    with pytest.raises(ConfigError, match=r"consumer\.receive\.buffer\.bytes"):
+        librdkafka_config({"receive.buffer.bytes": "lots"}, prefix="consumer.")

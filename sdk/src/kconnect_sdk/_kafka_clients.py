@@ -758,6 +758,19 @@ def librdkafka_config(
             value = protocol
         elif isinstance(raw, Password):
             value = _text(raw)
+        renamed = _RENAMED.get(key)
+        if renamed is not None:
+            name, convert = renamed
+            try:
+                translated_value = convert(value) if convert is not None else value
+            except ValueError:
+                raise ConfigError(
+                    f"Invalid value {value} for configuration {prefix}{key}: Not a number of type INT",
+                    name=f"{prefix}{key}",
+                ) from None
+            if name not in java:  # an explicit librdkafka key wins
+                out[name] = translated_value
+            continue
         out[key] = value
     translated: dict[str, Any] = {}
     if protocol.startswith("SASL_"):
@@ -770,6 +783,22 @@ def librdkafka_config(
 
 
 _SECURITY_PREFIXES: Final = ("security.", "sasl.", "ssl.", "enable.ssl.", "enable.sasl.")
+
+
+# Java client settings librdkafka has under another name. Java's -1 for a socket buffer
+# means the operating system's default (autotuned), which librdkafka spells 0; a config
+# tuned for a long link (larger buffers, a longer fetch wait) keeps its tuning.
+def _socket_buffer(value: Any) -> int:
+    size = int(str(value).strip())
+    return 0 if size == -1 else size
+
+
+_RENAMED: Final[dict[str, tuple[str, Any]]] = {
+    "receive.buffer.bytes": ("socket.receive.buffer.bytes", _socket_buffer),
+    "send.buffer.bytes": ("socket.send.buffer.bytes", _socket_buffer),
+    "fetch.max.wait.ms": ("fetch.wait.max.ms", None),
+    "max.request.size": ("message.max.bytes", None),
+}
 
 
 def security_settings(config: Mapping[str, Any]) -> dict[str, Any]:
