@@ -80,6 +80,15 @@ def test_jaas_file_kafka_client_section() -> None:
     assert parse_jaas_file(text, "Other") is None
 
 
+def test_jaas_file_errors_name_the_file_and_line() -> None:
+    unquoted = f"KafkaClient {{\n  {PLAIN} required\n  file=/etc/x;\n}};\n"
+    with pytest.raises(ConfigError, match=r"client\.jaas, line 4: expected a value for option"):
+        parse_jaas_file(unquoted, source="client.jaas")
+    twice = f"KafkaClient {{ {PLAIN} required; }};\n\nKafkaClient {{ }};\n"
+    with pytest.raises(ConfigError, match=r"line 3: section KafkaClient appears twice"):
+        parse_jaas_file(twice, source="client.jaas")
+
+
 def test_jaas_options_never_show_in_a_repr() -> None:
     (module,) = parse_jaas_config(f'{PLAIN} required username="alice" password="s3cret-pw";')
     assert "s3cret-pw" not in repr(module)

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ._config import Password
 from ._errors import ConfigError
-from ._jaas import JaasLoginModule, jaas_file_from_kafka_opts, parse_jaas_config, parse_jaas_file
+from ._jaas import JaasLoginModule, jaas_file_from_kafka_opts, parse_jaas_config, read_jaas_file
 
 __all__ = [
     "JAVA_CLIENT_SECURITY_KEYS",
@@ -279,11 +279,7 @@ def _jaas_source(
     if path is None:
         return "sasl.jaas.config", None
     where = f"the JAAS file {path} (KAFKA_OPTS -Djava.security.auth.login.config)"
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ValueError(f"cannot read {where}: {exc.strerror}") from None
-    return where, parse_jaas_file(text, "KafkaClient")
+    return where, read_jaas_file(path).get("KafkaClient")
 
 
 def _sasl_problems(java: Mapping[str, Any], environ: Mapping[str, str] | None) -> list[_Problem]:
@@ -348,7 +344,7 @@ def _sasl_problems(java: Mapping[str, Any], environ: Mapping[str, str] | None) -
         return problems
     try:
         where, modules = _jaas_source(java, environ)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         problems.append(_Problem("sasl.jaas.config", f"Invalid sasl.jaas.config: {exc}"))
         return problems
     if modules is None:

@@ -22,7 +22,14 @@ refuse such a config before it runs. Reading stores needs ``kconnect-sdk[kafka]`
 
 from __future__ import annotations
 
-from ._jaas import JaasLoginModule, jaas_file_from_kafka_opts, parse_jaas_config, parse_jaas_file
+from ._jaas import (
+    JAAS_LOGIN_CONFIG,
+    JaasLoginModule,
+    jaas_file_from_kafka_opts,
+    parse_jaas_config,
+    parse_jaas_file,
+    read_jaas_file,
+)
 from ._kafka_clients import (
     JAVA_CLIENT_SECURITY_KEYS,
     StoreError,
@@ -35,6 +42,7 @@ from ._kafka_clients import (
 )
 
 __all__ = [
+    "JAAS_LOGIN_CONFIG",
     "JAVA_CLIENT_SECURITY_KEYS",
     "JaasLoginModule",
     "StoreError",
@@ -44,6 +52,7 @@ __all__ = [
     "openssl_cipher_list",
     "parse_jaas_config",
     "parse_jaas_file",
+    "read_jaas_file",
     "security_problems",
     "security_settings",
     "with_prefix",

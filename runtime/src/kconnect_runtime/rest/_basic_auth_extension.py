@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,8 +41,7 @@ from kconnect_sdk import (
     RestResponse,
     parse_properties,
 )
-
-from ._jaas import JAAS_PROPERTY, jaas_file_from_java_options, read_jaas
+from kconnect_sdk.kafka_clients import JAAS_LOGIN_CONFIG, jaas_file_from_kafka_opts, read_jaas_file
 
 __all__ = ["BasicAuthSecurityRestExtension"]
 
@@ -72,30 +70,30 @@ class BasicAuthSecurityRestExtension(ConnectRestExtension):
         self._credentials: list[dict[str, str]] = []
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        options = os.environ.get("KAFKA_OPTS")
-        path = jaas_file_from_java_options(options)
-        if path is None:
+        jaas_file = jaas_file_from_kafka_opts()
+        if jaas_file is None:
             raise ConfigError(
                 f"BasicAuthSecurityRestExtension needs a JAAS file: set KAFKA_OPTS="
-                f'"-D{JAAS_PROPERTY}=<file>" in the worker\'s environment, the file holding a '
+                f'"-D{JAAS_LOGIN_CONFIG}=<file>" in the worker\'s environment, the file holding a '
                 f"{LOGIN_SECTION} section (see docs/security.md)",
-                name=JAAS_PROPERTY,
+                name=JAAS_LOGIN_CONFIG,
             )
-        sections = read_jaas(path)
+        path = str(jaas_file)
+        sections = read_jaas_file(path)
         entries = sections.get(LOGIN_SECTION)
         if not entries:
             raise ConfigError(
                 f"JAAS file {path!r} has no {LOGIN_SECTION} section (it has: "
                 f"{', '.join(sections) or 'none'}); add one naming {PROPERTY_FILE_LOGIN_MODULE}",
-                name=JAAS_PROPERTY,
+                name=JAAS_LOGIN_CONFIG,
             )
         for entry in entries:
-            if entry.module != PROPERTY_FILE_LOGIN_MODULE:
+            if entry.class_name != PROPERTY_FILE_LOGIN_MODULE:
                 raise ConfigError(
-                    f"JAAS file {path!r}: login module {entry.module} is a Java class kconnect "
+                    f"JAAS file {path!r}: login module {entry.class_name} is a Java class kconnect "
                     f"cannot run; use {PROPERTY_FILE_LOGIN_MODULE}, or write a Python REST "
                     "extension for other credential stores",
-                    name=JAAS_PROPERTY,
+                    name=JAAS_LOGIN_CONFIG,
                 )
             self._credentials.append(_load_credentials(path, entry.options.get("file")))
 
@@ -129,7 +127,7 @@ def _load_credentials(jaas_path: str, path: str | None) -> dict[str, str]:
         raise ConfigError(
             f"JAAS file {jaas_path!r}: {PROPERTY_FILE_LOGIN_MODULE} needs its file option "
             '(file="/path/to/credentials.properties")',
-            name=JAAS_PROPERTY,
+            name=JAAS_LOGIN_CONFIG,
         )
     try:
         text = Path(path).read_text(encoding="latin-1")  # Properties.load(InputStream)
@@ -137,7 +135,7 @@ def _load_credentials(jaas_path: str, path: str | None) -> dict[str, str]:
         raise ConfigError(
             f"credentials file {path!r} (named in JAAS file {jaas_path!r}) cannot be read: "
             f"{exc.strerror or exc}; create it with one user=password line per user",
-            name=JAAS_PROPERTY,
+            name=JAAS_LOGIN_CONFIG,
         ) from None
     users = parse_properties(text, source=path)
     if not users:
