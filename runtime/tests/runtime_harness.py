@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kconnect_runtime import Standalone
@@ -55,6 +56,40 @@ def line_count(path: Path) -> int:
         return path.read_bytes().count(b"\n")
     except FileNotFoundError:
         return 0
+
+
+def commit_group_offsets(
+    bootstrap: str, group: str, offsets: list[Any], timeout_s: float = 60.0
+) -> None:
+    """Commit ``offsets`` (confluent-kafka TopicPartitions) for ``group``, as an application
+    that consumed up to them would.
+
+    On a cluster that just started, the group coordinator answers NOT_COORDINATOR or
+    COORDINATOR_LOAD_IN_PROGRESS until ``__consumer_offsets`` is created and loaded: the
+    commit is sent again until it is taken.
+    """
+    from confluent_kafka import Consumer, KafkaError, KafkaException
+
+    loading = (
+        KafkaError.NOT_COORDINATOR,
+        KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+    )
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False}
+    )
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            try:
+                consumer.commit(offsets=offsets, asynchronous=False)
+                return
+            except KafkaException as exc:
+                if exc.args[0].code() not in loading or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.5)
+    finally:
+        consumer.close()
 
 
 def worker_props(tmp: Path, kafka: str, **extra: str) -> dict[str, str]:
@@ -266,7 +301,6 @@ import tempfile  # noqa: E402
 import threading  # noqa: E402
 import uuid  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
-from typing import Any  # noqa: E402
 
 
 @dataclass

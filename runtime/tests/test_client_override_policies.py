@@ -195,15 +195,22 @@ def test_the_documented_allowlist(kafka: str, tmp_path: Path) -> None:
             **{
                 "producer.override.sasl.mechanism": "PLAIN",
                 "producer.override.security.protocol": "SASL_PLAINTEXT",
+                "producer.override.sasl.jaas.config": (
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                    'username="alice" password="alice-secret";'
+                ),
                 "producer.override.linger.ms": "5",
             },
         )
         checked = api.put("/connector-plugins/FileStreamSource/config/validate", json=config).json()
-        assert checked["error_count"] == 1
+        assert checked["error_count"] == 1, checked
         assert _validate_entry(checked, "producer.override.linger.ms")["value"]["errors"] == [
             _refusal("Allowlist", "linger.ms")
         ]
         assert _validate_entry(checked, "producer.override.sasl.mechanism")["value"]["errors"] == []
+        assert (
+            _validate_entry(checked, "producer.override.sasl.jaas.config")["value"]["errors"] == []
+        )
 
 
 def test_a_sink_with_a_dead_letter_queue_has_its_producer_checked(

@@ -30,6 +30,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported
     NewTopic,
 )
 from kconnect_connector_mirror import Checkpoint, Heartbeat
+from runtime_harness import commit_group_offsets
 
 pytestmark = pytest.mark.integration
 
@@ -229,11 +230,9 @@ def test_mirror_maker_replicates_and_two_nodes_share_the_flow(
     _create(target_kafka, other, 1)
     _produce(kc_kafka, topic, 0, 60)
     _produce(target_kafka, other, 0, 5)  # on B: b->a is not enabled, never copied to A
-    app = Consumer({"bootstrap.servers": kc_kafka, "group.id": group, "enable.auto.commit": False})
-    app.commit(
-        offsets=[TopicPartition(topic, 0, 12), TopicPartition(topic, 1, 9)], asynchronous=False
+    commit_group_offsets(
+        kc_kafka, group, [TopicPartition(topic, 0, 12), TopicPartition(topic, 1, 9)]
     )
-    app.close()
 
     config = _mm2_file(
         tmp_path / "mm2.properties",

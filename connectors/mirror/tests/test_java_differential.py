@@ -59,7 +59,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported
 from kconnect_connector_mirror import Checkpoint, Heartbeat, OffsetSync
 from kconnect_testkit import JavaConnectWorker
 from kconnect_testkit._java import JavaUnavailable, java_jars
-from runtime_harness import end_process, start_kconnect
+from runtime_harness import commit_group_offsets, end_process, start_kconnect
 
 pytestmark = pytest.mark.integration
 
@@ -373,22 +373,8 @@ def source_data(kc_kafka: str) -> SourceData:
     )
     assert producer.flush(30) == 0
     group = f"billing-{suffix}"
-    consumer = Consumer(
-        {"bootstrap.servers": kc_kafka, "group.id": group, "enable.auto.commit": False}
-    )
     offsets = [TopicPartition(topics[t], p, off) for (t, p), off in GROUP_AT.items()]
-
-    def commit() -> bool:
-        # A fresh cluster creates __consumer_offsets for its first group: NOT_COORDINATOR
-        # until it has.
-        try:
-            consumer.commit(offsets=offsets, asynchronous=False)
-        except KafkaException:
-            return False
-        return True
-
-    _wait(f"group {group}'s commit on A", commit, 60)
-    consumer.close()
+    commit_group_offsets(kc_kafka, group, offsets)
     return SourceData(topics, group)
 
 

@@ -14,8 +14,6 @@ import pytest
 from confluent_kafka import (
     OFFSET_BEGINNING,
     Consumer,
-    KafkaError,
-    KafkaException,
     Producer,
     TopicPartition,
 )
@@ -28,6 +26,7 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported
 )
 from kconnect_connector_mirror import Checkpoint, OffsetSync
 from kconnect_runtime import Standalone
+from runtime_harness import commit_group_offsets
 
 pytestmark = pytest.mark.integration
 
@@ -116,32 +115,10 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
         )
     producer.flush(30)
 
-    # A consumer group on the source reads the first 10 records of each partition and commits.
-    app_consumer = Consumer(
-        {"bootstrap.servers": kc_kafka, "group.id": group, "enable.auto.commit": False}
+    # A consumer group on the source has read the first 10 records of each partition.
+    commit_group_offsets(
+        kc_kafka, group, [TopicPartition(topic, 0, 10), TopicPartition(topic, 1, 10)]
     )
-    app_consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in (0, 1)])
-
-    # A group coordinator that is still loading (a cluster just started) answers
-    # NOT_COORDINATOR for a while: commit again until it takes the offsets.
-    def committed() -> bool:
-        try:
-            app_consumer.commit(
-                offsets=[TopicPartition(topic, 0, 10), TopicPartition(topic, 1, 10)],
-                asynchronous=False,
-            )
-        except KafkaException as exc:
-            if exc.args[0].code() not in (
-                KafkaError.NOT_COORDINATOR,
-                KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
-                KafkaError.COORDINATOR_NOT_AVAILABLE,
-            ):
-                raise
-            return False
-        return True
-
-    _wait("the source group's offsets committed", committed)
-    app_consumer.close()
 
     source_config = _config(
         "east-to-west-source",
