@@ -29,18 +29,18 @@ fi
 # registry, private MariaDB, PostgreSQL database and Spark session (the testkit's session
 # fixtures), split so that they take about as long: the runtime's tests; the SDK, converters,
 # transforms, testkit, speedups, the differential suite and the crash suites; the catalogue's
-# connectors with the multi-worker distributed tests; MirrorMaker (two clusters, the Java
-# original, the dedicated mode), secured Kafka, the worker plug-ins and the benchmarks' smoke
-# run. A path listed for one session is left out of any other session whose folder holds
+# connectors with the multi-worker distributed tests; secured Kafka, the worker plug-ins, the
+# benchmarks' smoke run and MirrorMaker (two clusters, the Java original, the dedicated mode:
+# last, past the minutes when every session starts its services at once). A path listed for one session is left out of any other session whose folder holds
 # it. The other sessions' output follows the first's.
 sessions=(
   "runtime/tests"
   "sdk/tests converters transforms/tests testkit/tests speedups/tests compat
    runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py"
   "connectors bundle/tests runtime/tests/test_distributed_group.py"
-  "connectors/mirror runtime/tests/test_secured_kafka.py
-   runtime/tests/test_client_security_validation.py runtime/tests/test_rest_extensions.py
-   runtime/tests/test_client_override_policies.py runtime/tests/test_bench_smoke.py"
+  "runtime/tests/test_secured_kafka.py runtime/tests/test_client_security_validation.py
+   runtime/tests/test_rest_extensions.py runtime/tests/test_client_override_policies.py
+   runtime/tests/test_bench_smoke.py connectors/mirror"
 )
 session_args() {  # the pytest paths of session $1, with the other sessions' paths ignored
   local own="$1" i path other

@@ -276,7 +276,7 @@ def test_mirror_maker_replicates_and_two_nodes_share_the_flow(
         return {c.topic_partition.partition: c for c in found if c.consumer_group_id == group}
 
     latest = _wait(
-        "checkpoints of the group on B", lambda: len(checkpoints()) == 2 and checkpoints(), 150
+        "checkpoints of the group on B", lambda: len(checkpoints()) == 2 and checkpoints(), 240
     )
     assert {p: c.upstream_offset for p, c in latest.items()} == {0: 12, 1: 9}
     assert all(c.topic_partition.topic == remote for c in latest.values())

@@ -673,6 +673,7 @@ def test_java_and_kconnect_mirror_the_same_clusters_and_take_over(
             _wait(
                 f"{flow.who}'s checkpoints",
                 lambda f=flow: len(_latest_checkpoints(b, f, data.group)) == len(GROUP_AT),
+                180,  # a deadline only: a loaded machine's workers can be slow to translate
             )
 
         diff = Diff()
