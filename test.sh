@@ -29,16 +29,17 @@ fi
 # registry, private MariaDB, PostgreSQL database and Spark session (the testkit's session
 # fixtures), split so that they take about as long: the runtime's tests; the SDK, converters,
 # transforms, testkit, speedups, the differential suite and the crash suites; the catalogue's
-# connectors with the multi-worker distributed tests. (A fourth session, tried, crowded the
-# first minutes, when every session starts its services at once, too much for the
-# timing-sensitive Spark and MirrorMaker tests on two cores.) A path listed for one session
-# is left out of any other session whose folder holds it. The other sessions' output follows
-# the first's.
+# connectors with the multi-worker distributed tests and, last, the benchmarks' smoke run.
+# (A fourth session, tried, crowded the first minutes, when every session starts its
+# services at once, too much for the timing-sensitive Spark and MirrorMaker tests on two
+# cores.) A path listed for one session is left out of any other session whose folder holds
+# it. The other sessions' output follows the first's.
 sessions=(
   "runtime/tests"
   "sdk/tests converters transforms/tests testkit/tests speedups/tests compat
    runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py"
-  "connectors bundle/tests runtime/tests/test_distributed_group.py"
+  "connectors bundle/tests runtime/tests/test_distributed_group.py
+   runtime/tests/test_bench_smoke.py"
 )
 session_args() {  # the pytest paths of session $1, with the other sessions' paths ignored
   local own="$1" i path other
