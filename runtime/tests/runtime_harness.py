@@ -393,6 +393,7 @@ class TopicTail(threading.Thread):
         self.isolation = "read_committed" if read_committed else "read_uncommitted"
         self.records: list[tuple[bytes | None, bytes | None]] = []
         self.where: list[tuple[int, int]] = []  # (partition, offset) of each record
+        self.stamps: list[int] = []  # each record's timestamp (ms; the producer's clock)
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.error: BaseException | None = None
@@ -432,6 +433,7 @@ class TopicTail(threading.Thread):
                     with self._lock:
                         self.records.extend((m.key(), m.value()) for m in batch)
                         self.where.extend((m.partition(), m.offset()) for m in batch)
+                        self.stamps.extend(m.timestamp()[1] for m in batch)
         except BaseException as exc:  # surfaced by the test through .error
             self.error = exc
         finally:
@@ -449,6 +451,14 @@ class TopicTail(threading.Thread):
         """(partition, offset, key, value) of every record read so far."""
         with self._lock:
             return [(p, o, k, v) for (p, o), (k, v) in zip(self.where, self.records, strict=True)]
+
+    def stamped(self) -> list[tuple[int, int, int, bytes | None, bytes | None]]:
+        """(partition, offset, timestamp in ms, key, value) of every record read so far."""
+        with self._lock:
+            return [
+                (p, o, t, k, v)
+                for (p, o), t, (k, v) in zip(self.where, self.stamps, self.records, strict=True)
+            ]
 
     def committed_end(self, partition: int) -> int:
         """The partition's last stable offset: a ``read_committed`` ListOffsets, which the

@@ -38,6 +38,7 @@ read_uncommitted consumer sees).
 
 from __future__ import annotations
 
+import bisect
 import json
 import random
 import signal
@@ -165,8 +166,11 @@ def test_exactly_once_file_source_under_kill_9(
     # aborted when the successor fences the killed producer (Kafka hides it from
     # read_committed readers), and the successor resumes at the one committed before it.
     committed_offsets = TopicTail(kafka, f"{group}-offsets", read_committed=True)
-    runs: list[list[int]] = []  # the line numbers each run wrote, in order
-    last_at_kill: list[int] = []  # the log offset of the last offset record at each kill
+    # Each run's records are told apart by their timestamps (the producer's clock, which is
+    # this machine's): a run writes only after it was launched, and it is dead before the
+    # next one is. Counting what a tail had read at each launch would not do: on a loaded
+    # machine a tail can lag a kill by more than any idle wait.
+    launched: list[int] = []  # wall-clock ms just before each run started
     in_commit_window = 0  # kills between a transaction's offset record and its commit
     url = f"http://127.0.0.1:{port}"
     started = time.monotonic()
@@ -175,6 +179,7 @@ def test_exactly_once_file_source_under_kill_9(
             log = tmp_path / f"run-{round_}.log"
             before = data.count()
             written_offsets = len(_offset_records(offsets, "eos"))
+            launched.append(int(time.time() * 1000))
             proc = start_kconnect(["distributed", str(worker)], tmp_path, log)
             try:
                 wait_for(lambda: rest_ready(url), 60, f"the REST API (log: {log})")
@@ -206,20 +211,31 @@ def test_exactly_once_file_source_under_kill_9(
                 if proc.poll() is None:
                     proc.kill()
                     proc.wait()
-            records = data.settle(idle_s=1.0)
-            offsets.settle(idle_s=0.5)
-            runs.append([int(v.split(b" ")[1]) for _k, v in records[before:] if v is not None])
             if round_ < KILLS:
-                # Where the successor resumes; and whether the kill left the offset
-                # record's transaction open (asked once the killed worker's last requests
-                # were answered, before a successor fences the killed producer).
+                # Whether the kill left the last offset record's transaction open (asked
+                # once the killed worker's last requests were answered, before a successor
+                # fences the killed producer): an open transaction holds the last stable
+                # offset at or below its first record. Only reported.
+                offsets.settle(idle_s=0.5)
                 partition, offset, _position = _offset_records(offsets, "eos")[-1]
-                # An open transaction holds the last stable offset at or below its first
-                # record (Apache Kafka), or at 0 (Tansu).
                 in_commit_window += offsets.committed_end(partition) <= offset
-                last_at_kill.append(offset)
         total_s = time.monotonic() - started
+        data.settle(idle_s=1.0)
+        offsets.settle(idle_s=1.0)
         committed_offsets.settle(idle_s=1.0)
+        runs: list[list[int]] = [[] for _ in launched]  # the lines each run wrote, in order
+        for _p, _o, stamp, _k, value in data.stamped():
+            if value is not None:
+                runs[bisect.bisect_right(launched, stamp) - 1].append(int(value.split(b" ")[1]))
+        # The log offset of the last offset record each killed run wrote (committed or not).
+        last_at_kill = [-1] * KILLS
+        for _p, offset, stamp, key, value in offsets.stamped():
+            run = bisect.bisect_right(launched, stamp) - 1
+            if run < KILLS and key is not None and value and json.loads(key)[0] == "eos":
+                last_at_kill[run] = max(last_at_kill[run], offset)
+        # Runs before a kill wrote offset records too: the last one up to each kill counts.
+        for r in range(1, KILLS):
+            last_at_kill[r] = max(last_at_kill[r], last_at_kill[r - 1])
         committed = _offset_records(committed_offsets, "eos")
         # Where each successor must resume: the last offset record, up to the kill, whose
         # transaction committed.
