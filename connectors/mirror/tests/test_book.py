@@ -1,5 +1,5 @@
 """The book's chapter 6 examples (*Kafka Connect*, Maison and Stanley, 2023: "Running
-MirrorMaker"), run with its files and commands and checked against the output it prints.
+MirrorMaker", its "Disaster Recovery Example" and "Geo-Replication Example"), run with its files and commands and checked against the output it prints.
 
 Two fresh Kafka clusters play ``east-kafka`` and ``west-kafka``; the connector configs in
 ``data/book`` are the book's JSON files as printed (its callout marks left out), and only
@@ -16,6 +16,11 @@ Where the output cannot be the printed one, the test says why:
 - It also lists ``connect-configs.members``: kconnect's distributed workers meet in a
   consumer group subscribed to ``<config.storage.topic>.members`` (docs/distributed.md),
   where Kafka's Java workers use Connect's own group protocol and need no topic for it.
+- In the geo-replication example, west-kafka's list also holds the offset syncs topic that
+  ``west-to-east-source`` (started before the listing) creates there as it starts, as
+  Kafka's connector does; and the heartbeats copied from east-kafka are those of
+  ``east-heartbeat``, so they carry its aliases (``sourceClusterAlias=east-kafka``), where
+  the book prints them the other way round.
 - The book's ``RemoteClusterUtils`` and ``kafka-consumer-groups.sh`` output came from a run
   with other records (twelve, in three partitions) than its own ``a``, ``b``, ``c``, and from
   a Kafka version (3.x) that also checkpointed partitions holding no record, at offset 0.
@@ -28,6 +33,7 @@ Where the output cannot be the printed one, the test says why:
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -41,6 +47,7 @@ from typing import Any
 import httpx
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient  # type: ignore[attr-defined]  # re-exported, no __all__
 from kconnect_connector_mirror import MirrorClient
 from kconnect_testkit import KafkaCluster
 from kconnect_testkit._java import JavaUnavailable, java_jars
@@ -103,7 +110,7 @@ class Book:
 
     def java_program(self, name: str) -> list[str]:
         """Run one of the book's Java programs (source-file mode), with the real addresses."""
-        source = self.tmp / name
+        source = self.tmp / Path(name).name
         source.write_text(self.text(name), encoding="utf-8")
         return self.tool(str(source))
 
@@ -167,9 +174,10 @@ class ConnectWorker:
         assert code == 0, f"kconnect exited {code}: {self.log.read_text()[-3000:]}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def clusters() -> Iterator[tuple[str, str]]:
-    """``east-kafka`` and ``west-kafka``: two fresh single-node clusters, started together."""
+    """``east-kafka`` and ``west-kafka``: two fresh single-node clusters, started together
+    (each example of the book starts from two new clusters)."""
     east, west = KafkaCluster(nodes=1), KafkaCluster(nodes=1)
     errors: list[BaseException] = []
     started = threading.Barrier(3)
@@ -198,13 +206,17 @@ def clusters() -> Iterator[tuple[str, str]]:
         done.set()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def book(clusters: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Book:
     try:
         jars = java_jars("kafka")
     except JavaUnavailable as exc:
         pytest.fail(f"Kafka's tools are needed to run the book's commands: {exc}")
     return Book(*clusters, jars, tmp_path_factory.mktemp("book"))
+
+
+TOPICS = "org.apache.kafka.tools.TopicCommand"
+CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 
 
 def _end_offsets(bootstrap: str, topic: str, partitions: int) -> dict[int, int]:
@@ -369,4 +381,125 @@ def test_disaster_recovery_example(book: Book, tmp_path: Path) -> None:
         )
         assert resumed == ["d"]
     finally:
+        west_connect.stop()
+
+
+def test_geo_replication_example(book: Book, tmp_path: Path) -> None:
+    west_connect = ConnectWorker(book.west, tmp_path / "west-connect")
+    east_connect: ConnectWorker | None = None
+    try:
+        east_connect = ConnectWorker(book.east, tmp_path / "east-connect")
+        west_connect.put_config(book.config("geo/east-to-west-source.json"))
+        east_connect.put_config(book.config("geo/west-to-east-source.json"))
+
+        book.tool(
+            TOPICS,
+            *("--bootstrap-server", book.east, "--create", "--topic", "sales"),
+            *("--partitions", "5", "--replication-factor", "1"),
+        )
+        # "Within a few seconds, the matching remote topic, east-kafka.sales, appears"
+        listing = _wait(
+            "east-kafka.sales in west-kafka's topic list",
+            lambda: (
+                "east-kafka.sales"
+                in (lines := book.tool(TOPICS, "--bootstrap-server", book.west, "--list"))
+                and lines
+            ),
+            120,
+        )
+        assert listing == [
+            "__consumer_offsets",  # listed by Kafka's tool; see the module docstring
+            "connect-configs",
+            "connect-configs.members",  # kconnect's; see the module docstring
+            "connect-offsets",
+            "connect-status",
+            "east-kafka.sales",
+            # Not printed by the book, but west-to-east-source, already started, creates
+            # its offset syncs topic on its source cluster as it starts, as Kafka's does.
+            "mm2-offset-syncs.east-kafka.internal",
+        ]
+
+        # "if we create a topic called inventory in the west-kafka cluster, the remote topic
+        # west-kafka.inventory is created automatically by MirrorMaker in east-kafka"
+        admin_east = AdminClient({"bootstrap.servers": book.east})
+        book.tool(
+            TOPICS,
+            *("--bootstrap-server", book.west, "--create", "--topic", "inventory"),
+            *("--partitions", "1", "--replication-factor", "1"),
+        )
+        _wait(
+            "west-kafka.inventory in east-kafka",
+            lambda: "west-kafka.inventory" in admin_east.list_topics(timeout=10).topics,
+            120,
+        )
+        # With a local inventory in east-kafka too, the book's pattern subscription reads
+        # both (Java's Pattern "(.+\\.)?inventory", as librdkafka's anchored regex).
+        book.tool(
+            TOPICS,
+            *("--bootstrap-server", book.east, "--create", "--topic", "inventory"),
+            *("--partitions", "1", "--replication-factor", "1"),
+        )
+        for bootstrap, value in ((book.east, b"from east"), (book.west, b"from west")):
+            producer = Producer({"bootstrap.servers": bootstrap})
+            producer.produce("inventory", value=value)
+            assert producer.flush(30) == 0
+        consumer = Consumer(
+            {
+                "bootstrap.servers": book.east,
+                "group.id": "inventory-app",
+                "auto.offset.reset": "earliest",
+                "topic.metadata.refresh.interval.ms": 1000,
+            }
+        )
+        try:
+            consumer.subscribe(["^(.+\\.)?inventory$"])
+            seen: dict[str, bytes] = {}
+            deadline = time.monotonic() + DEADLINE_S
+            while len(seen) < 2 and time.monotonic() < deadline:
+                for m in consumer.consume(10, 1.0):
+                    if m.error() is None:
+                        seen[m.topic()] = m.value()
+        finally:
+            consumer.close()
+        assert seen == {"inventory": b"from east", "west-kafka.inventory": b"from west"}
+
+        # A heartbeat connector on each runtime: the book's east-heartbeat.json, and on
+        # west-connect the same "with the aliases and the target cluster connection
+        # details inverted".
+        east_heartbeat = book.config("geo/east-heartbeat.json")
+        east_connect.put_config(east_heartbeat)
+        west_connect.put_config(
+            {
+                **east_heartbeat,
+                "name": "west-heartbeat",
+                "source.cluster.alias": "west-kafka",
+                "target.cluster.alias": "east-kafka",
+                "target.cluster.bootstrap.servers": book.west,
+            }
+        )
+        heartbeats = book.tool(
+            CONSOLE_CONSUMER,
+            *("--bootstrap-server", book.west, "--topic", "east-kafka.heartbeats"),
+            "--formatter",
+            "org.apache.kafka.connect.mirror.formatters.HeartbeatFormatter",
+            *("--from-beginning", "--max-messages", "2"),
+        )
+        # The book prints these with the aliases the other way round; the heartbeats copied
+        # from east-kafka are east-heartbeat's, emitted with its own aliases.
+        assert len(heartbeats) == 2
+        for line in heartbeats:
+            assert re.fullmatch(
+                r"Heartbeat\{sourceClusterAlias=east-kafka, targetClusterAlias=west-kafka, "
+                r"timestamp=\d{13}\}",
+                line,
+            ), line
+
+        # The book's RemoteClusterUtils program, on west-kafka, prints exactly what it shows.
+        assert book.java_program("geo/UpstreamClusters.java") == [
+            "[east-kafka]",
+            "hops to east-kafka: 1",
+        ]
+    finally:
+        if east_connect is not None:
+            east_connect.stop()
         west_connect.stop()
