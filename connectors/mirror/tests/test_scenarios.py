@@ -604,3 +604,35 @@ def test_offset_syncs_on_the_target(kc_kafka: str, target_kafka: str, tmp_path: 
         assert f"mm2-offset-syncs.{target}.internal" not in on_source
     finally:
         app.stop()
+
+
+def test_mirror_client_waits_for_a_slow_broker(flows: Flows, target_kafka_cluster: Any) -> None:
+    # Kafka's remoteConsumerOffsets asks for the checkpoints topic's end offset within the
+    # consumer's default.api.timeout.ms, not the caller's timeout: a broker slow to answer
+    # (here: frozen for a few seconds) delays the answer instead of failing the call.
+    topic, group = _topic("slow"), _group("slow")
+    _create(flows.primary, topic)
+    sent = _produce(flows.primary, topic, "s")
+    commit_group_offsets(
+        flows.primary, group, [TopicPartition(topic, p, PER_PARTITION) for p in range(PARTITIONS)]
+    )
+    remote = f"{PRIMARY}.{topic}"
+    _copied(flows.backup, remote, len(sent))
+    client = MirrorClient({"bootstrap.servers": flows.backup})
+    expected = _translated(client, group, PRIMARY, remote, newer_than=None)
+
+    node = target_kafka_cluster.nodes[0].node_id
+    target_kafka_cluster.pause_node(node)
+    resume = threading.Timer(4.0, target_kafka_cluster.resume_node, args=(node,))
+    resume.start()
+    try:
+        started = time.monotonic()
+        found = client.remote_consumer_offsets(group, PRIMARY, 1.0)
+        waited = time.monotonic() - started
+    finally:
+        resume.join()
+        target_kafka_cluster.resume_node(node)
+    assert waited >= 3.0, f"answered in {waited:.1f} s while the broker was frozen"
+    # Then it polls once, as Kafka's does, and what it read is the checkpoints' offsets.
+    got = {tp.partition: o for tp, (o, _) in found.items() if tp.topic == remote}
+    assert got.items() <= expected.items(), (got, expected)
