@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 
 @pytest.fixture(scope="module")
-def target_kafka() -> Iterator[str]:
-    """``bootstrap.servers`` of a second single-node KRaft cluster, started only when asked for."""
+def target_kafka_cluster() -> Iterator[Any]:
+    """A second single-node KRaft cluster (a ``KafkaCluster``), started only when asked for."""
     from kconnect_testkit import KafkaCluster
 
     cluster = KafkaCluster(nodes=1)
     try:
         cluster.start()
-        yield cluster.bootstrap_servers
+        yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def target_kafka(target_kafka_cluster: Any) -> str:
+    """``bootstrap.servers`` of the second cluster."""
+    return str(target_kafka_cluster.bootstrap_servers)

@@ -138,22 +138,25 @@ class MirrorClient:
         """The group's offsets on ``remote_cluster_alias``, translated for this cluster:
         ``(offset, metadata)`` per partition, named as on this cluster."""
         topic = self.replication_policy.checkpoints_topic(remote_cluster_alias)
-        consumer: Consumer = new_consumer(self._client_props("consumer"), "mirror client consumer")
+        consumer_props = self._client_props("consumer")
+        # ``timeout_s`` bounds the reading; the end offset is asked for as Kafka's client
+        # asks (endOffsets): within the consumer's default.api.timeout.ms, a minute by
+        # default. A broker slow to answer delays the result rather than failing the call.
+        api_timeout_s = int(consumer_props.get("default.api.timeout.ms", 60_000)) / 1000
+        consumer: Consumer = new_consumer(consumer_props, "mirror client consumer")
         offsets: dict[TopicPartition, tuple[int, str]] = {}
         deadline = time.monotonic() + timeout_s
         try:
             partition = KafkaTopicPartition(topic, 0)
             consumer.assign([KafkaTopicPartition(topic, 0, OFFSET_BEGINNING)])
             while time.monotonic() < deadline:
-                _, end = consumer.get_watermark_offsets(
-                    partition, timeout=max(deadline - time.monotonic(), 0.1)
-                )
+                _, end = consumer.get_watermark_offsets(partition, timeout=api_timeout_s)
                 position = consumer.position([partition])[0].offset
                 if position >= end or (position < 0 and end == 0):
                     break
-                for message in consumer.consume(
-                    500, min(1.0, max(deadline - time.monotonic(), 0.0))
-                ):
+                # At least one poll after a slow end offset, as Kafka's loop polls once it
+                # has the end offset, whatever time is left.
+                for message in consumer.consume(500, min(1.0, timeout_s)):
                     if message.error() is not None:
                         continue
                     try:
