@@ -48,6 +48,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -126,10 +127,15 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def tree_usage(root: int) -> tuple[float, int]:
+def tree_usage(root: int) -> tuple[float, int, dict[str, float]]:
     """CPU seconds (user + system, every thread, reaped children included) and peak RSS in
-    bytes of ``root`` and every process below it, read from ``/proc`` now."""
+    bytes of ``root`` and every process below it, read from ``/proc`` now; and the CPU
+    seconds of their threads by name (digits dropped: ``C2 CompilerThread0`` and ``1``
+    count as one), which says where each side's CPU went: the JVM names its compiler, GC
+    and Kafka client threads, librdkafka names its own (``rdk:broker1``), and Python's
+    threads all carry the process's name."""
     cpu_ticks, peak = 0, 0
+    threads: dict[str, float] = {}
     for pid in _descendants(root):
         fields = _stat(pid)
         if fields is None:
@@ -140,7 +146,15 @@ def tree_usage(root: int) -> tuple[float, int]:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
                     peak += int(line.split()[1]) * 1024
-    return cpu_ticks / CLOCK_TICKS, peak
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    name = (task / "comm").read_text().strip()
+                    text = (task / "stat").read_text()
+                    used = sum(int(v) for v in text.rsplit(")", 1)[1].split()[11:13])
+                    group = re.sub(r"[\d#:/-]+$", "", name).strip() or name
+                    threads[group] = threads.get(group, 0.0) + used / CLOCK_TICKS
+    return cpu_ticks / CLOCK_TICKS, peak, threads
 
 
 # -- watching for the last record ---------------------------------------------------------
@@ -157,6 +171,7 @@ class Result:
     first: float
     rss: int
     load: tuple[float, float]
+    threads: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 class Watch:
@@ -170,7 +185,7 @@ class Watch:
         self.started = time.perf_counter()
         self.first: float | None = None
         self.last: float | None = None
-        self.usage: tuple[float, int] = (0.0, 0)
+        self.usage: tuple[float, int, dict[str, float]] = (0.0, 0, {})
         self.seen = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="watch", daemon=True)
@@ -366,7 +381,7 @@ def measure(
     finally:
         side.stop()
     assert watch.last is not None and watch.first is not None
-    cpu, rss = watch.usage
+    cpu, rss, threads = watch.usage
     result = Result(
         workload,
         side.name,
@@ -377,8 +392,15 @@ def measure(
         watch.first,
         rss,
         (load_before, os.getloadavg()[0]),
+        threads,
     )
     print_row(result)
+    top = sorted(threads.items(), key=lambda item: -item[1])[:8]
+    print(
+        "      CPU by thread (us/record): "
+        + ", ".join(f"{name} {used / records * 1e6:,.1f}" for name, used in top),
+        flush=True,
+    )
     return result
 
 
