@@ -24,13 +24,17 @@ Each round runs the Java worker (``ConnectStandalone``, full JIT, ``-Xmx2g`` as
 in a process of its own started from nothing (which side goes first alternates by round),
 on fresh topics. Apache Kafka is the testkit's (``KafkaCluster``, one KRaft node) unless
 ``--bootstrap-servers`` names one; MariaDB is a private ``mariadbd`` unless ``--mariadb``
-names one (user root, no password).
+names one (user root, no password). Both workers get ``plugin.discovery=service_load``,
+as the Java worker's own start-up warning advises (its default scans every jar by reflection
+first: 10-40 s here before it moves a record).
 
 Per run it prints: wall seconds from the worker's launch to the last record delivered (the
 sink file holds every line; for ``cdc`` the table's topic holds every row), CPU seconds of
 the worker process and its descendants (every thread: the JVM's JIT and GC threads,
 librdkafka's), records/s, records per CPU-second, peak RSS, and seconds to the first record
-delivered. Then each side's best round and the ratios Java/kconnect on wall and on CPU
+delivered; under it, the CPU per record of the worker's threads by name (the JVM's
+compiler and GC threads, the Kafka clients', librdkafka's; Python's threads share one
+name). Then each side's best round and the ratios Java/kconnect on wall and on CPU
 (above 1.0: kconnect is faster or cheaper). The outputs are checked: the FileStream sink
 files must equal the input (``filestream``) or each other (``filestream-json``). Asserts
 nothing about time.
