@@ -689,8 +689,12 @@ def cdc_rounds(
                 finally:
                     side.stop()
                     schema_topic.close()
-                if not (run_dir / "offsets").stat().st_size:
-                    raise SystemExit(f"cdc, {side_name}: no offsets in {run_dir / 'offsets'}")
+                offsets = run_dir / "offsets"
+                if not offsets.exists() or not offsets.stat().st_size:
+                    raise SystemExit(
+                        f"cdc, {side_name}: the connector stopped without writing offsets to "
+                        f"{offsets}; its log is in {run_dir / 'prepare'}"
+                    )
                 streams[(round_no, side_name)] = (settings, config, run_dir)
         took = fill(server, rows)
         print(f"filled {rows:,} rows of 10 columns in {took:.1f} s; broker {bootstrap}")
