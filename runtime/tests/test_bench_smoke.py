@@ -91,6 +91,16 @@ BENCHES: dict[str, list[str]] = {
         "--tasks",
         "1",
     ],
+    "bench_vs_java.py": [  # both sides once: the Java worker and kconnect, 2,000 lines
+        "--workload",
+        "filestream",
+        "--lines",
+        "2000",
+        "--rounds",
+        "1",
+        "--bootstrap-servers",
+        BOOTSTRAP,
+    ],
     "bench_distributed.py": [
         "--rows",
         "600",
