@@ -19,6 +19,13 @@ from ._definitions import (
     parse_connector_config,
     parse_worker_config,
 )
+from ._inter_worker import (
+    canonical_mac,
+    check_key_generator,
+    check_signature_in_verification,
+    key_bytes,
+    mac_hash,
+)
 from ._kafka import (
     CLIENT_PREFIXES,
     client_security_errors,
@@ -59,14 +66,19 @@ __all__ = [
     "ConfigProviders",
     "Redactor",
     "UnknownKey",
+    "canonical_mac",
+    "check_key_generator",
+    "check_signature_in_verification",
     "client_security_errors",
     "closest_key",
     "is_client_password",
     "is_valid_reference",
     "kafka_client_config",
+    "key_bytes",
     "load_connector_config",
     "load_properties",
     "log_unknown_connector_keys",
+    "mac_hash",
     "parse_connector_config",
     "parse_properties",
     "parse_spark_engine_config",

@@ -16,8 +16,14 @@ from kconnect_sdk import (
     Range,
     ValidString,
     Width,
+    lambda_validator,
 )
 
+from ._inter_worker import (
+    validate_key_algorithm,
+    validate_signature_algorithm,
+    validate_verification_algorithms,
+)
 from ._spark import SPARK_ENGINE_CONFIG
 
 __all__ = [
@@ -270,6 +276,56 @@ WORKER_CONFIG = (
         documentation="Distributed: 'eager' stops every connector and task on each rebalance "
         "and assigns them afresh; 'compatible' and 'sessioned' rebalance incrementally (see "
         "docs/distributed.md).",
+    )
+    # KIP-507: how the leader's session key is made and how internal requests are signed,
+    # as Kafka's DistributedConfig defines them (docs/security.md, "Requests between workers").
+    .define(
+        "inter.worker.key.ttl.ms",
+        ConfigType.INT,
+        3600000,
+        Range.between(0, 2147483647),
+        importance=L,
+        documentation="Distributed: the TTL of generated session keys used for internal request "
+        "validation (in milliseconds); the leader writes a new key when it expires.",
+    )
+    .define(
+        "inter.worker.key.generation.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        lambda_validator(
+            validate_key_algorithm, "Any KeyGenerator algorithm supported by the worker"
+        ),
+        importance=L,
+        documentation="Distributed: the algorithm to use for generating internal request keys.",
+    )
+    .define(
+        "inter.worker.key.size",
+        ConfigType.INT,
+        None,
+        importance=L,
+        documentation="Distributed: the size of the key to use for signing internal requests, in "
+        "bits. If null, the default key size for the key generation algorithm will be used.",
+    )
+    .define(
+        "inter.worker.signature.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        lambda_validator(validate_signature_algorithm, "Any MAC algorithm supported by the worker"),
+        importance=L,
+        documentation="Distributed: the algorithm used to sign internal requests.",
+    )
+    .define(
+        "inter.worker.verification.algorithms",
+        ConfigType.LIST,
+        ["HmacSHA256"],
+        lambda_validator(
+            validate_verification_algorithms,
+            "A list of one or more MAC algorithms, each supported by the worker",
+        ),
+        importance=L,
+        documentation="Distributed: a list of permitted algorithms for verifying internal "
+        "requests, which must include the algorithm used for the "
+        "inter.worker.signature.algorithm property.",
     )
     .define(
         "topic.tracking.enable",
