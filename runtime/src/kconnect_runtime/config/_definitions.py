@@ -450,6 +450,28 @@ def _topics_regex_validator(name: str, value: Any) -> None:
             ) from None
 
 
+def _partitions_validator(name: str, value: Any) -> None:
+    # Kafka's TopicCreationConfig: -1 leaves the number to the broker.
+    if value is not None and value != -1 and value < 1:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: Number of partitions must be "
+            "positive, or -1 to use the broker's default",
+            name=name,
+            value=value,
+        )
+
+
+def _replication_factor_validator(name: str, value: Any) -> None:
+    if value is not None and value != -1 and value < 1:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: Replication factor must be "
+            "positive and not larger than the number of brokers in the Kafka cluster, or -1 "
+            "to use the broker's default",
+            name=name,
+            value=value,
+        )
+
+
 # Keys, types, defaults, importance, groups, orders, widths and display names as
 # Kafka's ConnectorConfig / SinkConnectorConfig / SourceConnectorConfig define them (UIs build
 # forms from GET /connector-plugins/{p}/config); the documentation is ours.
@@ -840,6 +862,7 @@ SOURCE_CONNECTOR_CONFIG = (
         "topic.creation.default.partitions",
         ConfigType.INT,
         None,
+        lambda_validator(_partitions_validator, "Positive number, or -1 to use the broker's default"),
         importance=L,
         group="Topic Creation",
         documentation="Partitions of topics this connector creates; -1 for the broker's default. "
@@ -849,6 +872,11 @@ SOURCE_CONNECTOR_CONFIG = (
         "topic.creation.default.replication.factor",
         ConfigType.SHORT,
         None,
+        lambda_validator(
+            _replication_factor_validator,
+            "Positive number not larger than the number of brokers in the Kafka cluster, or -1 "
+            "to use the broker's default",
+        ),
         importance=L,
         group="Topic Creation",
         documentation="Replication factor of topics this connector creates; -1 for the broker's default.",
