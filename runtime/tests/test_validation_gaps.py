@@ -100,7 +100,8 @@ def _source(api: httpx.Client, tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _refused(api: httpx.Client, config: dict[str, str]) -> tuple[int, str, int, str]:
-    """(status, message) of a create, then of an update of a valid connector to ``config``."""
+    """(status, Kafka's message) of a create, then of an update of a valid connector to
+    ``config``; kconnect's messages name the connector first, which is checked here."""
     name = f"gap-{uuid.uuid4().hex[:6]}"
     created = api.post("/connectors", json={"name": name, "config": config})
     valid = {k: v for k, v in config.items() if not k.startswith(("transforms", "predicates"))}
@@ -108,12 +109,12 @@ def _refused(api: httpx.Client, config: dict[str, str]) -> tuple[int, str, int, 
     assert api.put(f"/connectors/{name}-ok/config", json=valid).status_code == 201
     updated = api.put(f"/connectors/{name}-ok/config", json=config)
     api.delete(f"/connectors/{name}-ok")
-    return (
-        created.status_code,
-        created.json()["message"],
-        updated.status_code,
-        updated.json()["message"],
-    )
+    out: list[int | str] = []
+    for response, named in ((created, name), (updated, f"{name}-ok")):
+        message = response.json()["message"]
+        assert message.startswith(f"connector '{named}': "), message
+        out += [response.status_code, message.removeprefix(f"connector '{named}': ")]
+    return (int(out[0]), str(out[1]), int(out[2]), str(out[3]))
 
 
 def test_a_transforms_own_range_is_enforced_at_create_and_update(
