@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from kconnect_runtime import Standalone
-from runtime_harness import worker_props
+from runtime_harness import wait_for, worker_props
 
 pytestmark = pytest.mark.integration
 
@@ -233,3 +233,57 @@ def test_topic_creation_defaults_are_range_checked(
         "/connectors", json={"name": f"tc-{uuid.uuid4().hex[:6]}", "config": broker_default}
     )
     assert created.status_code == 201, created.text
+
+
+def _topic(kafka: str, topic: str) -> tuple[int, dict[str, str]]:
+    """(partitions, configs set on the topic itself) of a topic, or (0, {}) while absent."""
+    from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+
+    admin = AdminClient({"bootstrap.servers": kafka})
+    # Every topic's metadata: asking for this one by name would have the broker create it.
+    found = admin.list_topics(timeout=10).topics.get(topic)
+    if found is None or found.error is not None:
+        return 0, {}
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+    entries = admin.describe_configs([resource])[resource].result(timeout=10)
+    own = {
+        k: e.value
+        for k, e in entries.items()
+        if e.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    }
+    return len(found.partitions), own
+
+
+def test_topic_creation_groups_settings_reach_the_created_topics(
+    api: httpx.Client, kafka: str, tmp_path: Path
+) -> None:
+    run = uuid.uuid4().hex[:6]
+    groups = {
+        "topic.creation.groups": "compacted",
+        "topic.creation.compacted.include": f"{run}-state.*",
+        "topic.creation.compacted.partitions": "2",
+        "topic.creation.compacted.cleanup.policy": "compact",
+        "topic.creation.default.partitions": "1",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.retention.ms": "3600000",
+    }
+    bad = {**_source(api, tmp_path, **groups), "topic.creation.compacted.partitions": "0"}
+    status, message, _, _ = _refused(api, bad)
+    assert (status, message) == (
+        400,
+        _invalid(
+            "Invalid value 0 for configuration topic.creation.compacted.partitions: Number of "
+            "partitions must be positive, or -1 to use the broker's default"
+        ),
+    )
+    for topic in (f"{run}-state-1", f"{run}-events"):
+        path = tmp_path / f"{topic}.txt"
+        path.write_text("one line\n")
+        config = {**_source(api, tmp_path, **groups), "file": str(path), "topic": topic}
+        created = api.post("/connectors", json={"name": topic, "config": config})
+        assert created.status_code == 201, created.text
+    wait_for(lambda: _topic(kafka, f"{run}-state-1")[0] > 0, 30, "the compacted topic")
+    wait_for(lambda: _topic(kafka, f"{run}-events")[0] > 0, 30, "the default group's topic")
+    # (Its task then fails, as on Kafka: a compacted topic refuses the file lines' null keys.)
+    assert _topic(kafka, f"{run}-state-1") == (2, {"cleanup.policy": "compact"})
+    assert _topic(kafka, f"{run}-events") == (1, {"retention.ms": "3600000"})

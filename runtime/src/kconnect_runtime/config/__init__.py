@@ -50,6 +50,11 @@ from ._suggest import (  # unknown keys with the closest known key
     unknown_connector_keys,
     unknown_worker_keys,
 )
+from ._topic_creation import (
+    TopicCreationGroup,
+    check_topic_creation_groups,
+    topic_creation_group,
+)
 
 __all__ = [
     "CLIENT_PASSWORD_KEYS",
@@ -65,10 +70,12 @@ __all__ = [
     "SPARK_ENGINE_CONFIG",
     "ConfigProviders",
     "Redactor",
+    "TopicCreationGroup",
     "UnknownKey",
     "canonical_mac",
     "check_key_generator",
     "check_signature_in_verification",
+    "check_topic_creation_groups",
     "client_security_errors",
     "closest_key",
     "is_client_password",
@@ -85,6 +92,7 @@ __all__ = [
     "parse_worker_config",
     "register_worker_secrets",
     "spark_session_conf",
+    "topic_creation_group",
     "unknown_connector_keys",
     "unknown_worker_keys",
     "worker_security_errors",

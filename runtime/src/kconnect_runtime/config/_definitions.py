@@ -800,8 +800,9 @@ SOURCE_CONNECTOR_CONFIG = (
         order_in_group=1,
         width=LW,
         display_name="Topic Creation Groups",
-        documentation="Groups of settings for the topics source connectors create (kconnect "
-        "applies the default group, topic.creation.default.*).",
+        documentation="Groups of settings for the topics source connectors create: "
+        "topic.creation.<group>.include/exclude (regular expressions), partitions, "
+        "replication.factor and topic configs; other topics take topic.creation.default.*.",
     )
     # -- exactly-once sources (KIP-618) -------------------------------------------------
     .define(
@@ -862,7 +863,9 @@ SOURCE_CONNECTOR_CONFIG = (
         "topic.creation.default.partitions",
         ConfigType.INT,
         None,
-        lambda_validator(_partitions_validator, "Positive number, or -1 to use the broker's default"),
+        lambda_validator(
+            _partitions_validator, "Positive number, or -1 to use the broker's default"
+        ),
         importance=L,
         group="Topic Creation",
         documentation="Partitions of topics this connector creates; -1 for the broker's default. "

@@ -46,6 +46,7 @@ from kconnect_runtime.config import (
     SOURCE_CONNECTOR_CONFIG,
     ConfigProviders,
     Redactor,
+    check_topic_creation_groups,
     client_security_errors,
     log_unknown_connector_keys,
     parse_connector_config,
@@ -598,6 +599,8 @@ def _validate_strictly(
 ) -> ConnectorValidation:
     """Create and update: the first problem is raised, and nothing after it runs."""
     parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
+    if not sink:  # the listed topic creation groups' own keys (KIP-158)
+        check_topic_creation_groups(props)
     # Client settings librdkafka cannot honour are refused now, not when a task starts.
     for key, message in client_security_errors(worker_props, props):
         raise ConfigError(message, name=key)
@@ -946,6 +949,13 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
             )
             add_error("topics", message)
             add_error("topics.regex", message)  # Kafka reports it on both keys
+    if not sink:  # the listed topic creation groups' own keys (KIP-158)
+        try:
+            check_topic_creation_groups(props)
+        except ConfigError as exc:
+            group_key = exc.name or "topic.creation.groups"
+            values.setdefault(group_key, ConfigValue(group_key, props.get(group_key), [], []))
+            add_error(group_key, str(exc))
     for client_key, message in client_security_errors(worker_props, props):
         if client_key not in values:
             values[client_key] = ConfigValue(client_key, props.get(client_key), [], [])
