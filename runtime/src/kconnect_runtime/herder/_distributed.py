@@ -653,7 +653,7 @@ class DistributedHerder(AbstractHerder):
                     self._send_to_leader(f"/connectors/{path_segment(name)}/tasks", configs)
                 self.sync()
                 backoff = _PUBLISH_BACKOFF_S[0]
-            except ConnectError as exc:
+            except Exception as exc:  # any failure: asked again, as Kafka's herder retries
                 log.warning(
                     "connector %s: Request to leader to reconfigure connector tasks failed "
                     "(%s); retrying in %.2fs",
