@@ -287,3 +287,34 @@ def test_topic_creation_groups_settings_reach_the_created_topics(
     # (Its task then fails, as on Kafka: a compacted topic refuses the file lines' null keys.)
     assert _topic(kafka, f"{run}-state-1") == (2, {"cleanup.policy": "compact"})
     assert _topic(kafka, f"{run}-events") == (1, {"retention.ms": "3600000"})
+
+
+def test_a_predicate_referenced_but_not_listed_is_taken_from_its_own_keys(
+    api: httpx.Client, tmp_path: Path
+) -> None:
+    # Kafka's ConnectorConfigTest.missingPredicateAliasProperty: listing it is "technically
+    # not needed" when its keys are there.
+    config = _source(
+        api,
+        tmp_path,
+        transforms="drop",
+        **{
+            "transforms.drop.type": "org.apache.kafka.connect.transforms.Filter",
+            "transforms.drop.predicate": "mine",
+            "predicates.mine.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+            "predicates.mine.pattern": ".*",
+        },
+    )
+    name = f"unlisted-{uuid.uuid4().hex[:6]}"
+    created = api.post("/connectors", json={"name": name, "config": config})
+    assert created.status_code == 201, created.text
+
+    def running() -> bool:
+        body = api.get(f"/connectors/{name}/status").json()
+        return [t["state"] for t in body.get("tasks", [])] == ["RUNNING"]
+
+    wait_for(running, 30, "the task RUNNING with its predicate")
+    # Neither listed nor configured: nothing to build it from.
+    del config["predicates.mine.type"]
+    status, message, _, _ = _refused(api, config)
+    assert status == 400 and "transforms.drop.predicate" in message, message
