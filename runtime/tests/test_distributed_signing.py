@@ -244,3 +244,39 @@ def test_compatible_protocol_writes_no_session_key_and_accepts_unsigned_requests
     )
     assert forged.status_code == 503
     assert _session_keys(kafka, f"{name}-configs") == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "key", "message"),
+    [
+        (
+            {"inter.worker.signature.algorithm": "HmacSHA512"},
+            "inter.worker.signature.algorithm",
+            "Invalid value HmacSHA512 for configuration inter.worker.signature.algorithm: "
+            "Signature algorithm must be present in inter.worker.verification.algorithms list",
+        ),
+        (
+            {"inter.worker.key.size": "32"},
+            "inter.worker.key.size",
+            "Unable to create key generator with algorithm HmacSHA256 and key size 32: Key "
+            "length must be at least 40 bits",
+        ),
+        (
+            {"inter.worker.verification.algorithms": "HmacSHA256,HmacSHA3-999"},
+            "inter.worker.verification.algorithms",
+            "Invalid value HmacSHA3-999 for configuration inter.worker.verification.algorithms: "
+            "the algorithm is not supported by this worker; the supported algorithms are: "
+            "[HmacMD5, HmacSHA1, HmacSHA224, HmacSHA256, HmacSHA384, HmacSHA512]",
+        ),
+    ],
+)
+def test_inter_worker_settings_are_checked_before_the_worker_starts(
+    tmp_path: Path, settings: dict[str, str], key: str, message: str
+) -> None:
+    from kconnect_sdk import ConfigError
+
+    props = distributed_props("127.0.0.1:1", "unused", free_port(), **settings)
+    with pytest.raises(ConfigError) as refused:
+        Distributed(props).start()
+    assert refused.value.name == key
+    assert str(refused.value) == f"worker config: {message}"

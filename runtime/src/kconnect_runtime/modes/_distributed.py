@@ -80,13 +80,16 @@ class Distributed(Standalone):
                     name=key,
                 )
         # As Kafka's DistributedConfig, whatever connect.protocol says.
-        check_key_generator(
-            config["inter.worker.key.generation.algorithm"], config["inter.worker.key.size"]
-        )
-        check_signature_in_verification(
-            config["inter.worker.signature.algorithm"],
-            config["inter.worker.verification.algorithms"],
-        )
+        try:
+            check_key_generator(
+                config["inter.worker.key.generation.algorithm"], config["inter.worker.key.size"]
+            )
+            check_signature_in_verification(
+                config["inter.worker.signature.algorithm"],
+                config["inter.worker.verification.algorithms"],
+            )
+        except ConfigError as exc:
+            raise ConfigError(f"worker config: {exc}", name=exc.name) from None
         if not config["bootstrap.servers"]:
             log.warning(
                 "distributed mode on the embedded, memory-only broker: nothing survives a "
