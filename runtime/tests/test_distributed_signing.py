@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import itertools
 import json
 import logging
 import time
@@ -230,9 +231,20 @@ def test_compatible_protocol_writes_no_session_key_and_accepts_unsigned_requests
     assert created.status_code == 201, created.text
     wait_for(lambda: bool(api.get("/connectors/plain/tasks").json()), 30, "task configs")
     configs = [{**api.get("/connectors/plain/tasks").json()[0]["config"], "batch.size": "3"}]
-    # As Kafka without KIP-507: the internal endpoint takes an unsigned request.
+    # As Kafka without KIP-507: the internal endpoint takes an unsigned request (a body that
+    # is no list of task configs is refused).
+    garbage = api.post(
+        "/connectors/plain/tasks", content=b"{oops", headers={"Content-Type": "application/json"}
+    )
+    assert garbage.status_code == 400
+    assert garbage.json()["message"] == "Task configurations must be a JSON list of string maps"
     response = api.post("/connectors/plain/tasks", json=configs)
     assert response.status_code == 204, response.text
+    wait_for(
+        lambda: api.get("/connectors/plain/tasks").json()[0]["config"].get("batch.size") == "3",
+        30,
+        "the unsigned task configs written",
+    )
     # A made-up signature is checked all the same (there is no key to match it).
     forged = api.post(
         "/connectors/plain/tasks",
@@ -244,6 +256,17 @@ def test_compatible_protocol_writes_no_session_key_and_accepts_unsigned_requests
     )
     assert forged.status_code == 503
     assert _session_keys(kafka, f"{name}-configs") == []
+
+
+def test_the_leader_renews_the_key_when_it_expires(kafka: str, group: Any) -> None:
+    name, start = group
+    start(**{"inter.worker.key.ttl.ms": "1500"})
+    topic = f"{name}-configs"
+    wait_for(lambda: len(_session_keys(kafka, topic)) >= 3, 30, "three session keys")
+    keys = _session_keys(kafka, topic)
+    created = [k["creation-timestamp"] for k in keys]
+    assert created == sorted(created) and len({k["key"] for k in keys}) == len(keys)
+    assert all(b - a >= 1500 for a, b in itertools.pairwise(created))
 
 
 @pytest.mark.parametrize(

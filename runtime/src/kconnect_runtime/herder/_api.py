@@ -114,13 +114,14 @@ class WorkerApi(Protocol):
     def put_task_configs(
         self,
         name: str,
-        configs: Sequence[Mapping[str, str]],
+        configs: Sequence[Mapping[str, str]] | None,
         *,
         headers: Mapping[str, str],
         body: bytes,
     ) -> None:
         """``POST /connectors/{name}/tasks``: another worker's task configs for the leader to
-        write; ``headers`` and the raw ``body`` carry and prove the request's signature."""
+        write (None: the body is not a list of string maps); ``headers`` and the raw
+        ``body`` carry and prove the request's signature."""
         ...
 
     def fence_zombies(self, name: str, *, headers: Mapping[str, str], body: bytes) -> None:

@@ -682,7 +682,7 @@ class DistributedHerder(AbstractHerder):
     def put_task_configs(
         self,
         name: str,
-        configs: Sequence[Mapping[str, str]],
+        configs: Sequence[Mapping[str, str]] | None,
         *,
         headers: Mapping[str, str],
         body: bytes,
@@ -690,6 +690,8 @@ class DistributedHerder(AbstractHerder):
         """``POST /connectors/{name}/tasks``: task configs another worker's connector
         generated, for the leader to write (Kafka's ``putTaskConfigs``)."""
         self._verify_internal(headers, body)
+        if configs is None:
+            raise BadRequestError("Task configurations must be a JSON list of string maps")
         self._require_ready()
         if not self._is_leader():
             raise RebalanceInProgressError("Only the leader may write task configurations.")

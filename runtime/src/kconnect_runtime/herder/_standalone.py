@@ -434,7 +434,7 @@ class StandaloneHerder(AbstractHerder):
     def put_task_configs(
         self,
         name: str,
-        configs: Sequence[Mapping[str, str]],
+        configs: Sequence[Mapping[str, str]] | None,
         *,
         headers: Mapping[str, str],
         body: bytes,
