@@ -19,6 +19,13 @@ from ._definitions import (
     parse_connector_config,
     parse_worker_config,
 )
+from ._inter_worker import (
+    canonical_mac,
+    check_key_generator,
+    check_signature_in_verification,
+    key_bytes,
+    mac_hash,
+)
 from ._kafka import (
     CLIENT_PREFIXES,
     client_security_errors,
@@ -43,6 +50,11 @@ from ._suggest import (  # unknown keys with the closest known key
     unknown_connector_keys,
     unknown_worker_keys,
 )
+from ._topic_creation import (
+    TopicCreationGroup,
+    check_topic_creation_groups,
+    topic_creation_group,
+)
 
 __all__ = [
     "CLIENT_PASSWORD_KEYS",
@@ -58,21 +70,29 @@ __all__ = [
     "SPARK_ENGINE_CONFIG",
     "ConfigProviders",
     "Redactor",
+    "TopicCreationGroup",
     "UnknownKey",
+    "canonical_mac",
+    "check_key_generator",
+    "check_signature_in_verification",
+    "check_topic_creation_groups",
     "client_security_errors",
     "closest_key",
     "is_client_password",
     "is_valid_reference",
     "kafka_client_config",
+    "key_bytes",
     "load_connector_config",
     "load_properties",
     "log_unknown_connector_keys",
+    "mac_hash",
     "parse_connector_config",
     "parse_properties",
     "parse_spark_engine_config",
     "parse_worker_config",
     "register_worker_secrets",
     "spark_session_conf",
+    "topic_creation_group",
     "unknown_connector_keys",
     "unknown_worker_keys",
     "worker_security_errors",

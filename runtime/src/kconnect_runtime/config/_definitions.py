@@ -16,8 +16,14 @@ from kconnect_sdk import (
     Range,
     ValidString,
     Width,
+    lambda_validator,
 )
 
+from ._inter_worker import (
+    validate_key_algorithm,
+    validate_signature_algorithm,
+    validate_verification_algorithms,
+)
 from ._spark import SPARK_ENGINE_CONFIG
 
 __all__ = [
@@ -271,6 +277,56 @@ WORKER_CONFIG = (
         "and assigns them afresh; 'compatible' and 'sessioned' rebalance incrementally (see "
         "docs/distributed.md).",
     )
+    # KIP-507: how the leader's session key is made and how internal requests are signed,
+    # as Kafka's DistributedConfig defines them (docs/security.md, "Requests between workers").
+    .define(
+        "inter.worker.key.ttl.ms",
+        ConfigType.INT,
+        3600000,
+        Range.between(0, 2147483647),
+        importance=L,
+        documentation="Distributed: the TTL of generated session keys used for internal request "
+        "validation (in milliseconds); the leader writes a new key when it expires.",
+    )
+    .define(
+        "inter.worker.key.generation.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        lambda_validator(
+            validate_key_algorithm, "Any KeyGenerator algorithm supported by the worker"
+        ),
+        importance=L,
+        documentation="Distributed: the algorithm to use for generating internal request keys.",
+    )
+    .define(
+        "inter.worker.key.size",
+        ConfigType.INT,
+        None,
+        importance=L,
+        documentation="Distributed: the size of the key to use for signing internal requests, in "
+        "bits. If null, the default key size for the key generation algorithm will be used.",
+    )
+    .define(
+        "inter.worker.signature.algorithm",
+        ConfigType.STRING,
+        "HmacSHA256",
+        lambda_validator(validate_signature_algorithm, "Any MAC algorithm supported by the worker"),
+        importance=L,
+        documentation="Distributed: the algorithm used to sign internal requests.",
+    )
+    .define(
+        "inter.worker.verification.algorithms",
+        ConfigType.LIST,
+        ["HmacSHA256"],
+        lambda_validator(
+            validate_verification_algorithms,
+            "A list of one or more MAC algorithms, each supported by the worker",
+        ),
+        importance=L,
+        documentation="Distributed: a list of permitted algorithms for verifying internal "
+        "requests, which must include the algorithm used for the "
+        "inter.worker.signature.algorithm property.",
+    )
     .define(
         "topic.tracking.enable",
         ConfigType.BOOLEAN,
@@ -392,6 +448,28 @@ def _topics_regex_validator(name: str, value: Any) -> None:
                 name=name,
                 value=value,
             ) from None
+
+
+def _partitions_validator(name: str, value: Any) -> None:
+    # Kafka's TopicCreationConfig: -1 leaves the number to the broker.
+    if value is not None and value != -1 and value < 1:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: Number of partitions must be "
+            "positive, or -1 to use the broker's default",
+            name=name,
+            value=value,
+        )
+
+
+def _replication_factor_validator(name: str, value: Any) -> None:
+    if value is not None and value != -1 and value < 1:
+        raise ConfigError(
+            f"Invalid value {value} for configuration {name}: Replication factor must be "
+            "positive and not larger than the number of brokers in the Kafka cluster, or -1 "
+            "to use the broker's default",
+            name=name,
+            value=value,
+        )
 
 
 # Keys, types, defaults, importance, groups, orders, widths and display names as
@@ -722,8 +800,9 @@ SOURCE_CONNECTOR_CONFIG = (
         order_in_group=1,
         width=LW,
         display_name="Topic Creation Groups",
-        documentation="Groups of settings for the topics source connectors create (kconnect "
-        "applies the default group, topic.creation.default.*).",
+        documentation="Groups of settings for the topics source connectors create: "
+        "topic.creation.<group>.include/exclude (regular expressions), partitions, "
+        "replication.factor and topic configs; other topics take topic.creation.default.*.",
     )
     # -- exactly-once sources (KIP-618) -------------------------------------------------
     .define(
@@ -784,6 +863,9 @@ SOURCE_CONNECTOR_CONFIG = (
         "topic.creation.default.partitions",
         ConfigType.INT,
         None,
+        lambda_validator(
+            _partitions_validator, "Positive number, or -1 to use the broker's default"
+        ),
         importance=L,
         group="Topic Creation",
         documentation="Partitions of topics this connector creates; -1 for the broker's default. "
@@ -793,6 +875,11 @@ SOURCE_CONNECTOR_CONFIG = (
         "topic.creation.default.replication.factor",
         ConfigType.SHORT,
         None,
+        lambda_validator(
+            _replication_factor_validator,
+            "Positive number not larger than the number of brokers in the Kafka cluster, or -1 "
+            "to use the broker's default",
+        ),
         importance=L,
         group="Topic Creation",
         documentation="Replication factor of topics this connector creates; -1 for the broker's default.",

@@ -20,6 +20,7 @@ from ._forwarding import (
 )
 from ._membership import MEMBER_SLOTS
 from ._mirror import MirrorHerder
+from ._signing import SigningSettings, has_signature
 from ._standalone import StandaloneConnector, StandaloneHerder
 
 __all__ = [
@@ -29,12 +30,14 @@ __all__ = [
     "MirrorHerder",
     "NotReadyError",
     "RebalanceInProgressError",
+    "SigningSettings",
     "StandaloneConnector",
     "StandaloneHerder",
     "TaskMetricsView",
     "WorkerApi",
     "caller_credentials",
     "forward",
+    "has_signature",
     "named_config",
     "path_segment",
 ]

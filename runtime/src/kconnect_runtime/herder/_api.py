@@ -110,6 +110,25 @@ class WorkerApi(Protocol):
 
     def reset_offsets(self, name: str) -> str: ...
 
+    # -- requests between workers (KIP-507) ---------------------------------------------------
+    def put_task_configs(
+        self,
+        name: str,
+        configs: Sequence[Mapping[str, str]] | None,
+        *,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> None:
+        """``POST /connectors/{name}/tasks``: another worker's task configs for the leader to
+        write (None: the body is not a list of string maps); ``headers`` and the raw
+        ``body`` carry and prove the request's signature."""
+        ...
+
+    def fence_zombies(self, name: str, *, headers: Mapping[str, str], body: bytes) -> None:
+        """``PUT /connectors/{name}/fence``: zombie fencing of an exactly-once source
+        connector, asked of the leader by another worker (signed as above)."""
+        ...
+
     # -- log levels --------------------------------------------------------------------------
     def follow_cluster_logger_levels(self, apply: Callable[[str, str], object]) -> None:
         """Have ``apply(namespace, level)`` set the cluster-scoped log levels on this worker."""

@@ -37,6 +37,7 @@ from kconnect_sdk import AlreadyExistsError, ConfigError, ConnectError, NotFound
 from kconnect_runtime.plugins import CONNECTOR_KINDS, PluginDesc, PluginKind
 from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
 from kconnect_runtime.storage import (
+    BadRequestError,
     ForbiddenError,
     KafkaControlStore,
     KafkaLog,
@@ -63,6 +64,18 @@ from ._assignment import is_task, plan_connectors_and_tasks, task_unit, unit_lab
 from ._base import AbstractHerder, named_config, version_field
 from ._forwarding import NotReadyError, RebalanceInProgressError, forward, path_segment
 from ._membership import MEMBER_SLOTS, GroupMembership, live_members
+from ._signing import (
+    SESSION_KEY_KEY,
+    SessionKey,
+    SigningSettings,
+    decode_session_key,
+    generate_key,
+    has_signature,
+    key_matches,
+    session_key_value,
+    signature_headers,
+    verify_request,
+)
 
 __all__ = ["DistributedHerder", "GroupStore"]
 
@@ -78,6 +91,11 @@ APPLIED_PREFIX = "kconnect-applied-"
 _WRITE_TIMEOUT_S = 30.0
 _READ_TIMEOUT_S = 10.0
 _MOVE_TIMEOUT_S = 30.0  # a revoked connector is reassigned anyway if its worker never acks
+_PUBLISH_BACKOFF_S = (0.25, 5.0)  # retrying task configs the leader did not take yet
+
+# The protocols, oldest first: a group speaks the oldest of its members' (as Kafka's).
+_PROTOCOLS = ("eager", "compatible", "sessioned")
+_KIP_507 = "https://cwiki.apache.org/confluence/display/KAFKA/KIP-507%3A+Securing+Internal+Connect+REST+Endpoints"
 
 
 @dataclass(eq=False)
@@ -129,6 +147,8 @@ class GroupStore:
         self.may_write: Callable[[], bool] | None = None
         # The task configs the config topic holds for a connector (written only if changed).
         self.stored_task_configs: Callable[[str], list[dict[str, str]] | None] | None = None
+        # Who writes them: the leader does, a follower sends them to it (set by the herder).
+        self.publish_task_configs: Callable[[str, list[dict[str, str]]], None] | None = None
 
     def task_configs(self, name: str, configs: Sequence[Mapping[str, str]]) -> None:
         if self.fenced:
@@ -137,7 +157,10 @@ class GroupStore:
             dict(c) for c in configs
         ]:
             return  # unchanged: the tasks running elsewhere keep running (as Kafka)
-        self.store.task_configs(name, configs)
+        if self.publish_task_configs is not None:
+            self.publish_task_configs(name, [dict(c) for c in configs])
+        else:
+            self.store.task_configs(name, configs)
 
     def status(self, key: str, status: Status | None) -> None:
         # Checked at each write: a task thread that runs on after a pause, before the
@@ -217,8 +240,31 @@ class DistributedHerder(AbstractHerder):
         connect_protocol: str = "sessioned",
         topic_tracking_enable: bool = True,
         topic_tracking_allow_reset: bool = True,
+        signing: SigningSettings | None = None,
+        internal_rest: bool = True,
     ) -> None:
         super().__init__(worker)
+        self.signing = signing or SigningSettings()
+        # A worker without a REST API (MirrorMaker's dedicated nodes) cannot be reached by
+        # the others: it writes its connectors' task configs itself.
+        self.internal_rest = internal_rest
+        self.protocol = connect_protocol.strip().lower()
+        self.group_protocol = self.protocol  # until the leader's assignment says otherwise
+        self.session_key: SessionKey | None = None
+        self._key_expiration = float("inf")  # ms since the epoch
+        self._publishing: dict[str, list[dict[str, str]]] = {}  # connector -> to send
+        self._fencing_lock = threading.Lock()
+        if self.protocol != "sessioned":
+            log.warning(
+                "Internal request verification will be disabled for this cluster as this "
+                "worker's connect.protocol configuration has been set to '%s'. If this is not "
+                "intentional, either remove the 'connect.protocol' configuration from the "
+                "worker config file or change its value to 'SESSIONED'. If this configuration "
+                "is left as-is, the cluster will be insecure; for more information, see "
+                "KIP-507: %s",
+                self.protocol,
+                _KIP_507,
+            )
         self.topic_tracking_enable = topic_tracking_enable
         self.topic_tracking_allow_reset = topic_tracking_allow_reset
         self.config_log = config_log
@@ -284,6 +330,7 @@ class DistributedHerder(AbstractHerder):
         self._revisions: dict[str, int] = {}  # connector -> config revision applied here
         self._reported: dict[str, set[str]] = {}
         group_store.stored_task_configs = self._stored_task_configs
+        group_store.publish_task_configs = self._publish_task_configs
         self.membership: GroupMembership | None = None
         self.ready = threading.Event()
         self._started_reading = False
@@ -344,8 +391,13 @@ class DistributedHerder(AbstractHerder):
                 if name in self._commit_seq and self.pending_fencing(name)
             ]
         for name, entry in pending:
-            if not self._is_source(entry):
-                continue
+            if self._is_source(entry):
+                self._fence_one(name, entry)
+
+    def _fence_one(self, name: str, entry: RecoveredConnector) -> None:
+        with self._fencing_lock:
+            if not self.pending_fencing(name):
+                return  # fenced meanwhile (by the leader's round or a fencing request)
             count = len(entry.task_configs)
             with self._lock:
                 previous = self._fencing.get(name)
@@ -438,6 +490,9 @@ class DistributedHerder(AbstractHerder):
         with self._lock:
             for raw_key, raw_value in records:
                 key = (raw_key or b"").decode(errors="replace")
+                if key == SESSION_KEY_KEY:
+                    self._session_key_record(raw_value)
+                    continue
                 if key.startswith(LOGGER_CLUSTER_PREFIX):
                     self._logger_level_record(key[len(LOGGER_CLUSTER_PREFIX) :], raw_value)
                     continue
@@ -469,6 +524,7 @@ class DistributedHerder(AbstractHerder):
                         str(k): (str(v[0]), int(v[1])) for k, v in value["revoking"].items()
                     }
                     self.leader = str(value.get("leader", ""))
+                    self._group_protocol_is(str(value.get("protocol", "compatible")))
                     self.members = set(value.get("urls", {}))
                     self._urls.update(value.get("urls", {}))
                 elif key.startswith(MEMBER_PREFIX):
@@ -480,6 +536,189 @@ class DistributedHerder(AbstractHerder):
                     self.applied[key[len(APPLIED_PREFIX) :]] = int(value.get("generation", -1))
             if changed:
                 self.view = replay_configs(self._records)
+
+    # -- KIP-507: the session key and signed internal requests ------------------------------
+    def _signing_enabled(self) -> bool:
+        """Kafka's ``internalRequestValidationEnabled``: the group speaks ``sessioned``."""
+        return self.group_protocol == "sessioned"
+
+    def _group_protocol_is(self, protocol: str) -> None:
+        if protocol not in _PROTOCOLS or protocol == self.group_protocol:
+            return
+        was, self.group_protocol = self._signing_enabled(), protocol
+        if self._signing_enabled() and not was:
+            log.info("Internal request validation has been re-enabled")
+        elif was and not self._signing_enabled():
+            log.warning(
+                "The protocol used by this Connect cluster has been downgraded from 'sessioned' "
+                "to '%s' and internal request validation is now disabled. This is most likely "
+                "caused by a new worker joining the cluster with an older protocol specified for "
+                "the connect.protocol configuration; if this is not intentional, either remove "
+                "the connect.protocol configuration from that worker's config file, or change "
+                "its value to 'SESSIONED'. If this configuration is left as-is, the cluster will "
+                "be insecure; for more information, see KIP-507: %s",
+                protocol,
+                _KIP_507,
+            )
+
+    def _session_key_record(self, raw_value: bytes | None) -> None:
+        """A ``session-key`` record (the leader's, Java's or ours): the key every internal
+        request is signed and verified with from now on."""
+        key, why = decode_session_key(raw_value)
+        if key is None:
+            log.error("config.storage.topic: %s", why)
+            return
+        self.session_key = key
+        ttl = self.signing.key_ttl_ms
+        self._key_expiration = key.creation_timestamp + ttl if ttl > 0 else float("inf")
+        log.info("Session key updated")
+
+    def _rotate_session_key(self) -> None:
+        """As Kafka's leader: a new key when there is none, when it expired, or when it was
+        made with another algorithm or size than this worker's configuration asks for."""
+        if not self._signing_enabled():
+            return
+        settings = self.signing
+        now_ms = int(time.time() * 1000)
+        with self._lock:
+            key, expiration = self.session_key, self._key_expiration
+        if key is None:
+            why = "no session key has been distributed yet"
+        elif expiration <= now_ms:
+            why = "the existing key has expired"
+        elif not key_matches(key, settings.key_algorithm, settings.key_size):
+            why = "the existing key uses another algorithm or key size than this worker's"
+        else:
+            return
+        log.info("distributing a new session key (%s)", why)
+        new_key = generate_key(settings.key_algorithm, settings.key_size, now_ms)
+        with self._lock:
+            self._key_expiration = float("inf")  # the record read back sets it
+        self._leader_write(SESSION_KEY_KEY, session_key_value(new_key))
+        self.sync()
+
+    def _verify_internal(self, headers: Mapping[str, str], body: bytes) -> None:
+        """Refuse an internal request that is not signed with the group's session key (as
+        Kafka, when the group speaks ``sessioned``; a request that carries a signature is
+        checked whatever the protocol, so that a made-up one never passes)."""
+        if not self._signing_enabled() and not has_signature(headers):
+            return
+        with self._lock:
+            key = self.session_key
+        verify_request(
+            headers, body, key=key, verification_algorithms=self.signing.verification_algorithms
+        )
+
+    def _is_leader(self) -> bool:
+        return self.membership is not None and self.membership.is_leader
+
+    def _publish_task_configs(self, name: str, configs: list[dict[str, str]]) -> None:
+        """Task configs the connector running here generated: the leader writes them to the
+        config topic; a follower sends them to the leader's internal endpoint, signed (on
+        a thread of their own, retried until the leader takes them, as Kafka's herder)."""
+        if not self.internal_rest or not self._signing_enabled() or self._is_leader():
+            # Without signing, there is no way to tell a group member's request from anyone
+            # else's: the worker writes them itself, as every member may write the topic.
+            self.group_store.store.task_configs(name, configs)
+            return
+        with self._lock:
+            sending = name in self._publishing
+            self._publishing[name] = configs
+        if not sending:
+            threading.Thread(
+                target=self._send_task_configs,
+                args=(name,),
+                name=f"publish-{name}"[:60],
+                daemon=True,
+            ).start()
+
+    def _send_task_configs(self, name: str) -> None:
+        backoff = _PUBLISH_BACKOFF_S[0]
+        while not self._stop.is_set():
+            with self._lock:
+                configs = self._publishing.get(name)
+            if (
+                configs is None
+                or self.group_store.fenced
+                or name not in self.worker.connectors
+                or self._stored_task_configs(name) == configs
+            ):
+                with self._lock:
+                    self._publishing.pop(name, None)
+                return  # sent, superseded, or no longer this worker's to send
+            try:
+                if self._is_leader():
+                    self.group_store.store.task_configs(name, configs)
+                else:
+                    self._send_to_leader(f"/connectors/{path_segment(name)}/tasks", configs)
+                self.sync()
+                backoff = _PUBLISH_BACKOFF_S[0]
+            except Exception as exc:  # any failure: asked again, as Kafka's herder retries
+                log.warning(
+                    "connector %s: Request to leader to reconfigure connector tasks failed "
+                    "(%s); retrying in %.2fs",
+                    name,
+                    exc,
+                    backoff,
+                )
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, _PUBLISH_BACKOFF_S[1])
+
+    def _send_to_leader(self, path: str, body: Any) -> None:
+        """A signed internal request to the leader's REST API."""
+        with self._lock:
+            url = self._urls.get(self.leader, "") if self.leader else ""
+            key = self.session_key
+        if not url:
+            raise ConnectError(
+                "the URL of the leader's REST interface is empty (no leader is known yet)"
+            )
+        if key is None:
+            raise NotReadyError("no session key has been read from the config topic yet")
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        headers = signature_headers(key, self.signing.signature_algorithm, raw)
+        forward(url, "POST", path, raw_body=raw, extra_headers=headers)
+
+    def put_task_configs(
+        self,
+        name: str,
+        configs: Sequence[Mapping[str, str]] | None,
+        *,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> None:
+        """``POST /connectors/{name}/tasks``: task configs another worker's connector
+        generated, for the leader to write (Kafka's ``putTaskConfigs``)."""
+        self._verify_internal(headers, body)
+        if configs is None:
+            raise BadRequestError("Task configurations must be a JSON list of string maps")
+        self._require_ready()
+        if not self._is_leader():
+            raise RebalanceInProgressError("Only the leader may write task configurations.")
+        self.sync()
+        with self._lock:
+            exists = name in self.view
+        if not exists:
+            raise NotFoundError(f"Connector {name} not found")
+        self.group_store.store.task_configs(name, [dict(c) for c in configs])
+        self.sync()
+
+    def fence_zombies(self, name: str, *, headers: Mapping[str, str], body: bytes) -> None:
+        """``PUT /connectors/{name}/fence``: a round of zombie fencing for an exactly-once
+        source connector, done by the leader (Kafka's ``fenceZombieSourceTasks``)."""
+        self._verify_internal(headers, body)
+        self._require_ready()
+        if not self._is_leader():
+            raise RebalanceInProgressError("Only the leader may perform zombie fencing.")
+        self.sync()
+        with self._lock:
+            entry = self.view.get(name)
+        if entry is None:
+            raise NotFoundError(f"Connector {name} not found")
+        if not self._is_source(entry):
+            raise BadRequestError(f"Connector {name} is not a source connector")
+        if self.pending_fencing(name):
+            self._fence_one(name, entry)
 
     def _forget_connector(self, name: str) -> bool:
         """Drop what this worker kept of connector ``name``, whose tombstone is being
@@ -663,6 +902,7 @@ class DistributedHerder(AbstractHerder):
                 {
                     "worker_id": self.worker_id,
                     "url": self.url,
+                    "protocol": self.protocol,
                     "partitions": partitions,
                     "member_id": self.membership.member_id() if self.membership else "",
                 }
@@ -733,6 +973,7 @@ class DistributedHerder(AbstractHerder):
                 leader = self.membership is not None and self.membership.is_leader
                 if leader:
                     self._lead()
+                    self._rotate_session_key()
                 else:
                     self._drop_leader_producer()
                 # Tasks whose configs changed stop here first; the new ones wait for the
@@ -812,9 +1053,14 @@ class DistributedHerder(AbstractHerder):
             ):
                 return  # unchanged (held connectors are looked at again on the next tick)
             urls = {w: str(a.get("url", "")) for w, a in members.items()}
+            protocol = min(
+                (str(a.get("protocol", "compatible")) for a in members.values()),
+                key=lambda p: _PROTOCOLS.index(p) if p in _PROTOCOLS else 1,
+            )
             value = {
                 "generation": generation,
                 "leader": self.worker_id,
+                "protocol": protocol,
                 "leader_url": self.url,
                 "assignment": plan.assignment,
                 "revoking": {k: list(v) for k, v in plan.revoking.items()},

@@ -82,15 +82,20 @@ def forward(
     *,
     params: dict[str, Any] | None = None,
     body: Any = None,
+    raw_body: bytes | None = None,
+    extra_headers: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
     """Send a request to another worker's REST API; (status, JSON body or None).
 
-    An error answer is raised as the error the REST API maps back to the same status code,
-    with the other worker's message, so the client sees what it would have seen there.
+    ``raw_body`` is sent as given (the exact bytes a request signature covers) instead of
+    ``body`` as JSON; ``extra_headers`` are added (the signature's). An error answer is
+    raised as the error the REST API maps back to the same status code, with the other
+    worker's message, so the client sees what it would have seen there.
     """
     query = f"?{urllib.parse.urlencode(params)}" if params else ""
-    data = None if body is None else json.dumps(body).encode()
+    data = raw_body if raw_body is not None else None if body is None else json.dumps(body).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    headers.update(extra_headers or {})
     authorization = _AUTHORIZATION.get()
     if authorization:
         headers["Authorization"] = authorization  # as Kafka: the caller's own credentials

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect_sdk import AlreadyExistsError, NotFoundError
+from kconnect_sdk import AlreadyExistsError, ConnectError, NotFoundError
 
 from kconnect_runtime.plugins import PluginDesc
 from kconnect_runtime.status import ConnectorTaskId, State, Status, TargetState
@@ -430,6 +430,24 @@ class StandaloneHerder(AbstractHerder):
         with self._lock:
             self.get(name)
             return self.worker.alter_offsets(name, entries)
+
+    def put_task_configs(
+        self,
+        name: str,
+        configs: Sequence[Mapping[str, str]] | None,
+        *,
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> None:
+        raise ConnectError(
+            "Kafka Connect in standalone mode does not support externally setting task "
+            "configurations."
+        )
+
+    def fence_zombies(self, name: str, *, headers: Mapping[str, str], body: bytes) -> None:
+        raise ConnectError(
+            "Kafka Connect in standalone mode does not support exactly-once source connectors."
+        )
 
     def reset_offsets(self, name: str) -> str:
         """Forget every offset of a STOPPED connector; returns Kafka's confirmation message."""

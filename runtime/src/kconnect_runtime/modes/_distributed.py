@@ -25,8 +25,18 @@ from typing import Any
 
 from kconnect_sdk import ConfigError, ConnectError
 
-from kconnect_runtime.config import kafka_client_config
-from kconnect_runtime.herder import MEMBER_SLOTS, DistributedHerder, GroupStore, StandaloneHerder
+from kconnect_runtime.config import (
+    check_key_generator,
+    check_signature_in_verification,
+    kafka_client_config,
+)
+from kconnect_runtime.herder import (
+    MEMBER_SLOTS,
+    DistributedHerder,
+    GroupStore,
+    SigningSettings,
+    StandaloneHerder,
+)
 from kconnect_runtime.logcontext import kafka_logging
 from kconnect_runtime.storage import (
     ControlStore,
@@ -69,6 +79,17 @@ class Distributed(Standalone):
                     "topics; see docs/distributed.md)",
                     name=key,
                 )
+        # As Kafka's DistributedConfig, whatever connect.protocol says.
+        try:
+            check_key_generator(
+                config["inter.worker.key.generation.algorithm"], config["inter.worker.key.size"]
+            )
+            check_signature_in_verification(
+                config["inter.worker.signature.algorithm"],
+                config["inter.worker.verification.algorithms"],
+            )
+        except ConfigError as exc:
+            raise ConfigError(f"worker config: {exc}", name=exc.name) from None
         if not config["bootstrap.servers"]:
             log.warning(
                 "distributed mode on the embedded, memory-only broker: nothing survives a "
@@ -161,6 +182,14 @@ class Distributed(Standalone):
             connect_protocol=config["connect.protocol"],
             topic_tracking_enable=config["topic.tracking.enable"],
             topic_tracking_allow_reset=config["topic.tracking.allow.reset"],
+            internal_rest=bool(self._listeners(config)),
+            signing=SigningSettings(
+                key_ttl_ms=config["inter.worker.key.ttl.ms"],
+                key_algorithm=config["inter.worker.key.generation.algorithm"],
+                key_size=config["inter.worker.key.size"],
+                signature_algorithm=config["inter.worker.signature.algorithm"],
+                verification_algorithms=list(config["inter.worker.verification.algorithms"]),
+            ),
         )
 
     def _distributed_herder(self, worker: Worker, **settings: Any) -> DistributedHerder:

@@ -322,6 +322,15 @@ class Standalone:
         return None
 
     def _check_mode_config(self, config: Any) -> None:
+        signing = sorted(k for k in self.worker_props if k.startswith("inter.worker."))
+        if signing:
+            # KIP-507's keys sign the requests of a distributed group's workers; a standalone
+            # worker has no group (Kafka's StandaloneConfig does not define them either).
+            log.warning(
+                "worker config: %s accepted but without effect: a standalone worker sends no "
+                "requests to other workers (see docs/security.md, 'Requests between workers')",
+                ", ".join(signing),
+            )
         if not config["offset.storage.file.filename"]:
             raise ConfigError(
                 'worker config: Missing required configuration "offset.storage.file.filename" '
@@ -441,15 +450,6 @@ def _warn_unknown_worker_keys(
                 name=unknown.key,
             )
         log.warning("worker config: %s", unknown.message("worker"))
-    signing = sorted(k for k in props if k.startswith("inter.worker."))
-    if signing:
-        # KIP-507's keys sign the requests Kafka's followers send to the leader's internal
-        # endpoints; kconnect workers have none (docs/security.md), so they change nothing.
-        log.warning(
-            "worker config: %s accepted but without effect: kconnect workers send each other "
-            "no internal requests to sign (see docs/security.md, 'Requests between workers')",
-            ", ".join(signing),
-        )
 
 
 def _forget_offsets_of_a_gone_broker(path: str) -> None:

@@ -8,14 +8,16 @@ line naming the connector, the action and, with basic auth, the user.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Body, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from kconnect_sdk import ConfigError, NotFoundError
 from pydantic import BaseModel
@@ -306,4 +308,37 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         _audit(http, name, "offsets reset")
         return {"message": scrubbed(worker, name, message)}
 
+    # Internal endpoints (hidden, as Kafka's InternalClusterResource): what workers send one
+    # another, authenticated by a signature over the exact body bytes (KIP-507).
+    @router.post("/connectors/{name}/tasks", status_code=204, include_in_schema=False)
+    async def put_task_configs(name: str, http: Request) -> Response:
+        name = connector_name(name)
+        body = await http.body()
+        await run_in_threadpool(_put_task_configs, name, http.headers, body)
+        return Response(status_code=204)
+
+    def _put_task_configs(name: str, headers: Mapping[str, str], body: bytes) -> None:
+        worker.put_task_configs(name, _task_configs(body), headers=headers, body=body)
+
+    @router.put("/connectors/{name}/fence", status_code=204, include_in_schema=False)
+    async def fence_zombies(name: str, http: Request) -> Response:
+        name = connector_name(name)
+        body = await http.body()
+        await run_in_threadpool(worker.fence_zombies, name, headers=http.headers, body=body)
+        return Response(status_code=204)
+
     return router
+
+
+def _task_configs(body: bytes) -> list[dict[str, str]] | None:
+    """The body of ``POST /connectors/{name}/tasks``: a JSON list of string maps, or None
+    when it is not one (refused by the herder once the request's signature is checked)."""
+    try:
+        value = json.loads(body or b"null")
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(c, dict) and all(isinstance(v, str) for v in c.values()) for c in value
+    ):
+        return None
+    return [dict(c) for c in value]

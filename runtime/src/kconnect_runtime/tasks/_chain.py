@@ -219,7 +219,8 @@ class TransformChain(Generic[R]):
     def from_config(cls, registry: PluginRegistry, props: Mapping[str, str]) -> TransformChain[R]:
         """Build from ``transforms``/``predicates`` and their ``<alias>.*`` keys; errors name the key."""
         predicates: dict[str, Predicate[R]] = {}
-        for alias in _aliases(props, "predicates"):
+
+        def add_predicate(alias: str) -> None:
             prefix = f"predicates.{alias}."
             type_key = prefix + "type"
             if not props.get(type_key):
@@ -235,6 +236,9 @@ class TransformChain(Generic[R]):
                 prefix.rstrip("."), props[type_key], lambda p=predicate, s=settings: p.configure(s)
             )
             predicates[alias] = predicate
+
+        for alias in _aliases(props, "predicates"):
+            add_predicate(alias)
         stages: list[_Stage[R]] = []
         for alias in _aliases(props, "transforms"):
             prefix = f"transforms.{alias}."
@@ -255,6 +259,13 @@ class TransformChain(Generic[R]):
                     f"Invalid value {negate_raw} for configuration {prefix}negate: Expected value to be either true or false",
                     name=prefix + "negate",
                 )
+            if (
+                predicate_alias
+                and predicate_alias not in predicates
+                and props.get(f"predicates.{predicate_alias}.type")
+            ):
+                # As Kafka: a predicate's own keys are enough, listed in 'predicates' or not.
+                add_predicate(predicate_alias)
             if predicate_alias and predicate_alias not in predicates:
                 raise ConfigError(
                     f"Invalid value {predicate_alias} for configuration {prefix}predicate: "

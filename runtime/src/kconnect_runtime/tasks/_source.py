@@ -28,7 +28,7 @@ from kconnect_sdk import (
 )
 from kconnect_sdk.kafka_clients import security_settings
 
-from kconnect_runtime.config import kafka_client_config
+from kconnect_runtime.config import kafka_client_config, topic_creation_group
 from kconnect_runtime.errors import (
     ErrorHandler,
     Failure,
@@ -256,6 +256,10 @@ class SourcePipeline:
         # (partitions, replication factor) for topics this task writes to that do not exist
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = spec.topic_creation
+        # The connector's topic.creation.* keys: its groups, and each group's topic configs.
+        self._topic_creation_props = {
+            k: str(v) for k, v in spec.connector_config.items() if k.startswith("topic.creation.")
+        }
         self.known_topics: set[str] = set(known_topics or ())
         # Every topic this task has written to (Kafka's topic tracking, GET /connectors/{c}/topics).
         self.active_topics: set[str] = set()
@@ -535,7 +539,7 @@ class SourcePipeline:
             NewTopic,
         )
 
-        partitions, replication = self.topic_creation
+        default = self.topic_creation
         admin = AdminClient(
             kafka_logging(
                 kafka_client_config(
@@ -549,17 +553,28 @@ class SourcePipeline:
             )
         )
         existing = set(admin.list_topics(timeout=10).topics)
-        to_create = [NewTopic(t, partitions, replication) for t in sorted(missing - existing)]
+        groups = {
+            t: topic_creation_group(self._topic_creation_props, t, default)
+            for t in sorted(missing - existing)
+        }
+        to_create = [
+            NewTopic(t, g.partitions, g.replication_factor, config=dict(g.configs))
+            for t, g in groups.items()
+        ]
         if to_create:
             for topic, future in admin.create_topics(to_create, operation_timeout=10).items():
                 try:
                     future.result()
+                    group = groups[topic]
                     log.info(
-                        "source task %s created topic %s (%d partitions, replication factor %d)",
+                        "source task %s created topic %s (topic creation group %s: %d "
+                        "partitions, replication factor %d%s)",
                         self.name,
                         topic,
-                        partitions,
-                        replication,
+                        group.name,
+                        group.partitions,
+                        group.replication_factor,
+                        "".join(f", {k}={v}" for k, v in sorted(group.configs.items())),
                     )
                 except KafkaException as exc:
                     if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:

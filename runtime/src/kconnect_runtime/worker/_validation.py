@@ -14,6 +14,7 @@ provider resolved (:func:`resolve_and_validate`, :meth:`Redactor.safe_message`).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from kconnect_runtime.config import (
     SOURCE_CONNECTOR_CONFIG,
     ConfigProviders,
     Redactor,
+    check_topic_creation_groups,
     client_security_errors,
     log_unknown_connector_keys,
     parse_connector_config,
@@ -597,11 +599,20 @@ def _validate_strictly(
 ) -> ConnectorValidation:
     """Create and update: the first problem is raised, and nothing after it runs."""
     parsed: dict[str, Any] | None = dict(parse_connector_config(props, sink=sink))
+    if not sink:  # the listed topic creation groups' own keys (KIP-158)
+        check_topic_creation_groups(props)
     # Client settings librdkafka cannot honour are refused now, not when a task starts.
     for key, message in client_security_errors(worker_props, props):
         raise ConfigError(message, name=key)
     # Built once to validate converters and transforms; tasks get their own instances.
     build_converters(registry, worker_props, props).close()
+    # Each transform's and predicate's own keys, as Kafka's enriched ConnectorConfig checks
+    # them at create and update too (a range a plugin declares is enforced here).
+    enriched: dict[str, ConfigValue] = {}
+    _enrich_aliases(registry, props, {}, enriched)
+    for value in enriched.values():
+        if value.error_messages:
+            raise ConfigError(value.error_messages[0], name=value.name)
     TransformChain.from_config(registry, props).close()
     instance: Connector = cls()
     _raise_connector_errors(instance.validate(props))
@@ -770,10 +781,20 @@ def _enrich_aliases(
                 display_name=f"{base} version for {alias}",
             )
             type_name = str(props.get(type_key, "")).strip()
+            negate_without_predicate = (
+                kind is PluginKind.TRANSFORMATION
+                and prefix + "negate" in props
+                and prefix + "predicate" not in props
+            )
             type_value = ConfigValue(
                 type_key, type_name or None, sorted({p.name for p in registry.plugins(kind)})
             )
             values[type_key] = type_value
+            if negate_without_predicate:  # Kafka's check, reported on the alias's type
+                type_value.add_error_message(
+                    f"Config '{prefix}negate' was provided but there is no config "
+                    f"'{prefix}predicate' defining a predicate to be negated."
+                )
             if not type_name:
                 type_value.add_error_message(
                     f'Missing required configuration "{type_key}" which has no default value.'
@@ -783,10 +804,16 @@ def _enrich_aliases(
                 plugin = registry.load(
                     type_name, kind, key=type_key, version=props.get(prefix + PLUGIN_VERSION)
                 )
+                if inspect.isabstract(plugin):
+                    # Kafka's Utils.ensureConcreteSubclass, naming the key it is set on.
+                    raise ConfigError(_abstract_message(registry, type_name, kind), name=type_key)
                 own: ConfigDef = plugin().config()
             except ConfigError as exc:  # unknown or broken: on the type; no such version:
                 target = values.get(exc.name or "", type_value)  # on the version key
-                target.add_error_message(str(exc))
+                meant = _abstract_message(registry, type_name, kind)
+                # A Java base class whose nested classes are the plugins (InsertField for
+                # InsertField$Value) is Kafka's abstract class, not an unknown one.
+                target.add_error_message(meant if "Did you mean" in meant else str(exc))
                 if not registry.versions(type_name, kind):
                     type_value.value = None  # as Kafka: a class not found parses to null
                 continue
@@ -812,6 +839,14 @@ def _enrich_aliases(
                 definitions.setdefault(name, key)
             for value in prefixed.validate(props):
                 values.setdefault(value.name, value)
+
+
+def _abstract_message(registry: PluginRegistry, name: str, kind: PluginKind) -> str:
+    """Kafka's refusal of an abstract class, with the concrete ones it may have meant (the
+    installed plugins named after it, as ``InsertField`` for ``InsertField$Value``)."""
+    message = "This class is abstract and cannot be created."
+    meant = sorted(p.name for p in registry.plugins(kind) if p.name.startswith(f"{name}$"))
+    return f"{message} Did you mean {', '.join(meant)}?" if meant else message
 
 
 _IMPORTANCE_RANK = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
@@ -914,6 +949,13 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
             )
             add_error("topics", message)
             add_error("topics.regex", message)  # Kafka reports it on both keys
+    if not sink:  # the listed topic creation groups' own keys (KIP-158)
+        try:
+            check_topic_creation_groups(props)
+        except ConfigError as exc:
+            group_key = exc.name or "topic.creation.groups"
+            values.setdefault(group_key, ConfigValue(group_key, props.get(group_key), [], []))
+            add_error(group_key, str(exc))
     for client_key, message in client_security_errors(worker_props, props):
         if client_key not in values:
             values[client_key] = ConfigValue(client_key, props.get(client_key), [], [])
@@ -940,7 +982,8 @@ def _checked_config_infos(  # noqa: PLR0917  # the parts of one validation, pass
         if not enriched_errors:  # else the alias's own keys already say what is wrong
             add_error(exc.name or "transforms", str(exc))
     except Exception as exc:
-        add_error("transforms", f"cannot configure the transforms: {exc}")
+        if not enriched_errors:
+            add_error("transforms", f"cannot configure the transforms: {exc}")
 
     own: ConfigDef | None = None
     instance: Connector | None = None
