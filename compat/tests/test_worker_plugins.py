@@ -123,8 +123,8 @@ def test_basic_auth_extension_answers_as_kafkas(
         if mine != theirs:
             differences.append(f"{method} {path} ({auth}): java={theirs} kconnect={mine}")
     assert differences == []
-    # Internal requests pass the filter on both (what the route says then differs: Kafka
-    # serves them, kconnect has no inter-worker endpoints).
+    # Internal requests pass the filter on both and the route answers them: workers
+    # authenticate what they send one another by signing it, not with a user's credentials.
     for method, path in (("POST", "/connectors/x/tasks"), ("PUT", "/connectors/x/fence")):
         assert _answer(java.url, method, path, None)["status"] != 401
         assert _answer(ours, method, path, None)["status"] != 401

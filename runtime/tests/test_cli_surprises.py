@@ -37,7 +37,7 @@ def test_unknown_worker_and_connector_keys_are_warned_with_the_closest_key(
         "connector typo-src: unknown connector key 'batch.sise' (did you mean 'batch.size'?); "
         "it is ignored" in warnings
     )
-    # Kafka's request-signing keys: known, but kconnect has no internal requests to sign.
+    # Kafka's request-signing keys: known, but a standalone worker sends no internal requests.
     assert any(
         w.startswith("worker config: inter.worker.key.ttl.ms accepted but without effect")
         for w in warnings
