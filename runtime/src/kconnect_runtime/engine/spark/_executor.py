@@ -235,7 +235,7 @@ class ExecutorCheck:
     python: str
     """The executors' interpreter (``sys.executable``)."""
     runtime: str
-    """Where this executor imported ``kconnect_runtime`` from."""
+    """Where this executor imported ``kconnect_runtime`` from (this module's file)."""
     missing: tuple[str, ...]
     """One message per plugin the executor cannot load."""
 
@@ -257,9 +257,8 @@ def check_executor(
             registry.resolve(name, PluginKind(kind), key=key)
         except ConfigError as exc:
             missing.append(str(exc))
-    import kconnect_runtime
-
-    return ExecutorCheck(sys.executable, str(kconnect_runtime.__file__), tuple(missing))
+    # This very module is part of the executors' kconnect_runtime.
+    return ExecutorCheck(sys.executable, __file__, tuple(missing))
 
 
 # A reused Python worker runs many cycles; discovery reads every installed distribution's
