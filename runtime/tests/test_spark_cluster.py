@@ -198,8 +198,16 @@ def test_a_header_converter_the_executors_lack_fails_the_start_naming_it(
     assert "executors' environment" in text
 
 
-def test_dataframe_source_and_sink_on_the_cluster(tmp_path: Path, engine: SparkEngine) -> None:
+def test_dataframe_source_and_sink_on_the_cluster(
+    tmp_path: Path, engine: SparkEngine, kc_spark_cluster: SparkCluster
+) -> None:
+    from pyspark_kconnect import DefaultSource
+
     spark = engine.session
+    # Registered from Python, the data source's functions carry the executors' interpreter
+    # (./environment/bin/python); the one Spark finds by itself (the pyspark_kconnect module)
+    # carries the driver's, which the executors would then run instead.
+    spark.dataSource.register(DefaultSource)
     source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
     lines = [f"row {i}" for i in range(5_000)]
     source_file.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
@@ -223,3 +231,5 @@ def test_dataframe_source_and_sink_on_the_cluster(tmp_path: Path, engine: SparkE
         .save()
     )
     assert sorted(sink_file.read_text(encoding="utf-8").splitlines()) == sorted(lines)
+    # The reads and writes ran in the shipped environment, not in the driver's.
+    assert kc_spark_cluster.executor_pythons() == {"./environment/bin/python"}

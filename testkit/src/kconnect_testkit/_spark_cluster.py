@@ -121,6 +121,21 @@ class SparkCluster:
             os.killpg(worker.process.pid, signal.SIGKILL)
         worker.process.wait(30)
 
+    def executor_pythons(self) -> set[str]:
+        """The interpreters (as launched, ``argv[0]``) of the Python processes the workers'
+        executors run now (Linux ``/proc``): which Python the executors really use."""
+        groups = {w.process.pid for w in self.workers if w.alive}
+        found = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                argv = (stat.parent / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if int(fields[2]) in groups and b"python" in argv[0]:
+                found.add(argv[0].decode(errors="replace"))
+        return found
+
     def executor_logs(self) -> str:
         """Every executor's stderr under the workers' work directories, newest last."""
         logs = sorted(
