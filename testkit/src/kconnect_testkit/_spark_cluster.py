@@ -122,18 +122,28 @@ class SparkCluster:
         worker.process.wait(30)
 
     def executor_pythons(self) -> set[str]:
-        """The interpreters (as launched, ``argv[0]``) of the Python processes the workers'
-        executors run now (Linux ``/proc``): which Python the executors really use."""
-        groups = {w.process.pid for w in self.workers if w.alive}
-        found = set()
+        """The interpreters (as launched, ``argv[0]``) of the Python processes that descend
+        from the workers now (Linux ``/proc``): which Python the executors really run.
+        (PySpark's daemon leaves the worker's process group, so descent is what counts.)"""
+        workers = {w.process.pid for w in self.workers if w.alive}
+        parents: dict[int, int] = {}
+        argv0: dict[int, bytes] = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-                argv = (stat.parent / "cmdline").read_bytes().split(b"\0")
-            except OSError:
+                pid = int(stat.parent.name)
+                parents[pid] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                argv0[pid] = (stat.parent / "cmdline").read_bytes().split(b"\0")[0]
+            except (OSError, ValueError, IndexError):
                 continue
-            if int(fields[2]) in groups and b"python" in argv[0]:
-                found.add(argv[0].decode(errors="replace"))
+        found = set()
+        for pid, name in argv0.items():
+            if b"python" not in name:
+                continue
+            ancestor = parents.get(pid, 0)
+            while ancestor > 1 and ancestor not in workers:
+                ancestor = parents.get(ancestor, 0)
+            if ancestor in workers:
+                found.add(name.decode(errors="replace"))
         return found
 
     def executor_logs(self) -> str:

@@ -625,6 +625,8 @@ class SparkEngine:
         cycle moves records without any (the state stays RUNNING)."""
         for text in warnings:
             log.warning("task %s: the executor reported: %s", runner.name, text)
+        if runner.status.state is not State.RUNNING:
+            return  # a paused or stopping task's last cycle: its state is not for us to change
         shown = self._warned.get(runner, ())
         if warnings and warnings != shown:
             self._warned[runner] = warnings
