@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from kconnect_runtime.dataframes import MIN_PYSPARK, DataSourceUnavailable
@@ -53,3 +56,48 @@ def test_spark_lookup_module_on_pyspark_4_0_names_the_reason() -> None:
     )
     assert "PySpark 4.0.1 is installed" in out.stdout, out.stdout + out.stderr
     assert "kconnect-runtime[spark]" in out.stdout
+
+
+def test_a_pyspark_without_distribution_metadata_is_judged_by_its_own_version(
+    tmp_path: Path,
+) -> None:
+    """Executors of a cluster import PySpark from the cluster's ``pyspark.zip``, which has no
+    ``*.dist-info``: the check reads ``pyspark.version`` instead of refusing it."""
+    import packaging
+    import pyspark
+
+    lib = Path(pyspark.__file__).parent / "python" / "lib"
+    zipped = lib / "pyspark.zip"
+    assert zipped.is_file(), zipped
+    # What an executor's Python worker gets (Spark's pyspark.zip and py4j zip) and packaging:
+    # no site-packages, so no pyspark metadata.
+    shutil.copytree(Path(packaging.__file__).parent, tmp_path / "packaging")
+    compat = Path(check_versions.__code__.co_filename)
+    script = textwrap.dedent(
+        f"""
+        import importlib.metadata, importlib.util
+        try:
+            importlib.metadata.version("pyspark")
+            raise SystemExit("pyspark metadata is visible: the test proves nothing")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+        spec = importlib.util.spec_from_file_location("compat", {str(compat)!r})
+        compat = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(compat)
+        compat.check_versions(have_pyarrow=True)
+        print(compat._installed_pyspark())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        env={
+            "PYTHONPATH": os.pathsep.join(
+                [str(zipped), *map(str, lib.glob("py4j-*.zip")), str(tmp_path)]
+            )
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == pyspark.__version__

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ._scenario import Scenario
     from ._sink_suite import SinkConnectorSuite
     from ._source_suite import SourceConnectorSuite
+    from ._spark_cluster import SparkCluster, pack_environment
     from ._tls import TestCertificates
     from ._transform_suite import TransformSuite
 
@@ -82,6 +83,8 @@ _LAZY = {
     "SASL_USERS": "._java",
     "SecuredListeners": "._java",
     "TestCertificates": "._tls",
+    "SparkCluster": "._spark_cluster",
+    "pack_environment": "._spark_cluster",
 }
 
 
@@ -116,11 +119,13 @@ __all__ = [
     "SecuredListeners",
     "SinkConnectorSuite",
     "SourceConnectorSuite",
+    "SparkCluster",
     "Suite",
     "TestCertificates",
     "TransformSuite",
     "__version__",
     "example_scenarios",
     "example_waivers",
+    "pack_environment",
     "values_for",
 ]

@@ -32,6 +32,7 @@ from ._fixtures import (
     kc_sqlite,
     kc_tansu,
 )
+from ._spark_cluster import kc_spark_cluster
 
 __all__ = [
     "_kc_kafka_broker",
@@ -45,6 +46,7 @@ __all__ = [
     "kc_schema_registry",
     "kc_secured_kafka",
     "kc_spark",
+    "kc_spark_cluster",
     "kc_sqlite",
     "kc_tansu",
 ]

@@ -27,13 +27,12 @@ def check_versions(pyspark_version: str | None = None, have_pyarrow: bool | None
         have_pyarrow: Whether pyarrow is importable (default: looked up).
     """
     if pyspark_version is None:
-        try:
-            pyspark_version = importlib.metadata.version("pyspark")
-        except importlib.metadata.PackageNotFoundError:
+        pyspark_version = _installed_pyspark()
+        if pyspark_version is None:
             raise DataSourceUnavailable(
                 f"the kconnect Spark data source needs PySpark {MIN_PYSPARK} or later, and "
                 f"PySpark is not installed: {_INSTALL}"
-            ) from None
+            )
     try:
         too_old = Version(pyspark_version) < Version(MIN_PYSPARK)
     except InvalidVersion:
@@ -51,3 +50,18 @@ def check_versions(pyspark_version: str | None = None, have_pyarrow: bool | None
             "the kconnect Spark data source moves rows as Arrow record batches and needs "
             f"pyarrow, which is not installed: {_INSTALL}"
         )
+
+
+def _installed_pyspark() -> str | None:
+    """The importable PySpark's version: its distribution's, or, for a PySpark found without
+    distribution metadata (the ``pyspark.zip`` on a Spark image's or an executor's
+    PYTHONPATH), the one it declares in ``pyspark.version``."""
+    try:
+        return importlib.metadata.version("pyspark")
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    if importlib.util.find_spec("pyspark") is None:
+        return None
+    from pyspark.version import __version__
+
+    return str(__version__)

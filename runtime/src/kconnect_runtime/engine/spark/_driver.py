@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from confluent_kafka import OFFSET_INVALID, Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from kconnect_sdk import ConnectError
+from kconnect_sdk import ConnectError, PluginKind
 
 from kconnect_runtime.config import (
     kafka_client_config,
@@ -63,12 +63,14 @@ from kconnect_runtime.tasks import (
 )
 
 from ._executor import (
+    ExecutorCheck,
     PartitionRange,
     PluginLocation,
     SinkCycle,
     SinkCycleResult,
     SourceCycle,
     SourceCycleResult,
+    check_executor,
     merge_error_counts,
     run_sink_cycle,
     run_source_cycle,
@@ -181,6 +183,23 @@ class SparkEngine:
         self._growth: weakref.WeakKeyDictionary[TaskRunner, int] = weakref.WeakKeyDictionary()
         self._registry: PluginRegistry | None = None
         self._offset_store: OffsetStore | None = None
+        # Per task: its configs with relative file paths made absolute (non-local master).
+        self._paths: weakref.WeakKeyDictionary[
+            TaskRunner, tuple[dict[str, str], dict[str, str]]
+        ] = weakref.WeakKeyDictionary()
+        # Per task: the executor warnings its status shows now (see _show_warnings).
+        self._warned: weakref.WeakKeyDictionary[TaskRunner, tuple[str, ...]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self.local = str(self.session.sparkContext.master).startswith("local")
+        self.executor_check: ExecutorCheck | None = None
+        """What the executors reported at start (a cluster only)."""
+        if not self.local:
+            try:
+                self.executor_check = self._check_executors(worker_props)
+            except BaseException:
+                self.close()
+                raise
 
     # -- Engine protocol -----------------------------------------------------------------
     def bind(
@@ -206,6 +225,10 @@ class SparkEngine:
         # cycles build their own pipelines on executors; this one is never started.
         runner, pipeline = build_pipeline(
             spec, status, registry=self._registry, offset_store=self._offset_store
+        )
+        self._paths[runner] = (
+            self._absolute_paths(runner, spec.task_config),
+            self._absolute_paths(runner, spec.connector_config),
         )
         if spec.start_paused:
             runner.pause()
@@ -420,11 +443,12 @@ class SparkEngine:
         spec = runner.spec
         store = self._offset_store
         assert store is not None  # bound before any task starts
+        task_config, connector_config = self._configs(runner)
         plan = SourceCycle(
             connector=connector,
             task=runner.id.task,
-            task_config=dict(spec.task_config),
-            connector_config=dict(spec.connector_config),
+            task_config=task_config,
+            connector_config=connector_config,
             parsed_config=dict(spec.parsed_config),
             worker_props=dict(spec.worker_props),
             producer_config=dict(spec.client_config),
@@ -452,6 +476,7 @@ class SparkEngine:
         runner.records_in += result.polled
         runner.records_out += result.produced
         _count_source_cycle(runner, result, trace.commit)
+        self._show_warnings(runner, result.warnings, moved=result.polled > 0)
         return result.polled > 0
 
     def _run_sink(self, runner: TaskRunner, trace: CycleTrace) -> bool:
@@ -477,11 +502,12 @@ class SparkEngine:
             if not ranges:
                 return False
             spec = runner.spec
+            task_config, connector_config = self._configs(runner)
             plan = SinkCycle(
                 connector=connector,
                 task=runner.id.task,
-                task_config=dict(spec.task_config),
-                connector_config=dict(spec.connector_config),
+                task_config=task_config,
+                connector_config=connector_config,
                 parsed_config=dict(spec.parsed_config),
                 worker_props=dict(spec.worker_props),
                 consumer_config=dict(spec.client_config),
@@ -505,10 +531,115 @@ class SparkEngine:
             runner.records_in += result.consumed
             runner.records_out += result.put
             _count_sink_cycle(runner, result, trace.commit, len(mine))
+            self._show_warnings(runner, result.warnings, moved=result.consumed > 0)
             return result.consumed > 0
         finally:
             with self._lock:
                 busy.difference_update(mine)
+
+    # -- what a cluster's executors need ---------------------------------------------------
+    def _check_executors(self, worker_props: Mapping[str, str]) -> ExecutorCheck:
+        """Run one Spark task that loads, as every cycle will, the plugins the worker config
+        names (converters, header converter); fail the worker's start, naming what to
+        install, when the executors cannot import kconnect or find one of them."""
+        needs = tuple(
+            (key, kind, name)
+            for key, kind, name in (
+                ("key.converter", PluginKind.CONVERTER, worker_props.get("key.converter", "")),
+                (
+                    "value.converter",
+                    PluginKind.CONVERTER,
+                    worker_props.get("value.converter", ""),
+                ),
+                (
+                    "header.converter",
+                    PluginKind.HEADER_CONVERTER,
+                    worker_props.get("header.converter", _DEFAULT_HEADER_CONVERTER),
+                ),
+            )
+            if name.strip()
+        )
+        sc = self.session.sparkContext
+        python = str(sc.pythonExec)
+        try:
+            found: ExecutorCheck = (
+                sc.parallelize([(self.plugin_locations, needs)], 1).map(check_executor).collect()[0]
+            )
+        except Exception as exc:
+            raise ConnectError(
+                f"engine=spark: the executors of {sc.master} cannot run kconnect's cycles with "
+                f"Python {python!r}: {_executor_trace(exc).splitlines()[-1]}. Give them an "
+                "environment that has kconnect-runtime and the plugins (spark.archives with a "
+                "packed venv and spark.pyspark.python=./environment/bin/python, see "
+                'docs/spark.md "Running on a standalone cluster")'
+            ) from None
+        if found.missing:
+            raise ConnectError(
+                f"engine=spark: the executors' Python ({found.python}) cannot load plugins the "
+                "worker config names; install their packages in the executors' environment: "
+                + "; ".join(found.missing)
+            )
+        log.info(
+            "executors run Python %s with kconnect-runtime from %s", found.python, found.runtime
+        )
+        return found
+
+    def _absolute_paths(self, runner: TaskRunner, config: Mapping[str, str]) -> dict[str, str]:
+        """``config`` with relative file paths made absolute against the worker's directory.
+
+        Executors of a cluster resolve a relative path in their own work directory, where
+        the file is not: a source would read nothing and a sink write where nobody looks.
+        The worker's own directory is what the user meant, as on the local engine; each
+        change is logged as a warning.
+        """
+        out = dict(config)
+        if self.local:
+            return out
+        for key, value in config.items():
+            if not _PATH_KEY.search(key) or not value or "://" in value:
+                continue
+            if os.path.isabs(value) or value.startswith("~"):
+                continue
+            out[key] = os.path.abspath(value)
+            log.warning(
+                "connector %r task %d: config %r is a relative path (%r); executors of %s would "
+                "resolve it in their own work directories, so it is taken as %r (the worker's "
+                "working directory). Give an absolute path to silence this warning",
+                runner.id.connector,
+                runner.id.task,
+                key,
+                value,
+                self.session.sparkContext.master,
+                out[key],
+            )
+        return out
+
+    def _configs(self, runner: TaskRunner) -> tuple[dict[str, str], dict[str, str]]:
+        paths = self._paths.get(runner)
+        if paths is None:
+            return dict(runner.spec.task_config), dict(runner.spec.connector_config)
+        return dict(paths[0]), dict(paths[1])
+
+    def _show_warnings(self, runner: TaskRunner, warnings: tuple[str, ...], *, moved: bool) -> None:
+        """Log a cycle's executor warnings and show them in the task's status trace until a
+        cycle moves records without any (the state stays RUNNING)."""
+        for text in warnings:
+            log.warning("task %s: the executor reported: %s", runner.name, text)
+        if runner.status.state is not State.RUNNING:
+            return  # a paused or stopping task's last cycle: its state is not for us to change
+        shown = self._warned.get(runner, ())
+        if warnings and warnings != shown:
+            self._warned[runner] = warnings
+            runner.status.set(
+                State.RUNNING,
+                ConnectError(
+                    "the task runs, but its last cycle on a Spark executor warned:\n"
+                    + "\n".join(warnings)
+                ),
+            )
+        elif shown and not warnings and moved:
+            del self._warned[runner]
+            runner.status.set(State.RUNNING)
 
     def measure_empty_cycle(self, repeat: int = 5) -> float:
         """Seconds of the fastest one-task Spark job that does nothing: the floor of any cycle."""
@@ -627,6 +758,14 @@ class _GroupOffsets:
         )
 
 
+_DEFAULT_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+
+# Config keys whose values are local file paths (FileStream's ``file``, ``*.file``, ``*.path``,
+# ``*.filename``): made absolute for a cluster's executors. Directory prefixes of remote stores
+# (the S3 sink's ``topics.dir``) are not paths on the executors' disks and are left alone.
+_PATH_KEY = re.compile(r"(^file|\.file|\.filename|\.path)$")
+
+
 def _job_group(runner: TaskRunner) -> str:
     return f"kconnect-{runner.name}"
 
@@ -664,6 +803,36 @@ def _session_defaults(conf: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def _executors_python(conf: Mapping[str, str]) -> None:
+    """Set ``PYSPARK_PYTHON`` for the session about to start, and log it.
+
+    PySpark takes the executors' interpreter only from the driver process's
+    ``PYSPARK_PYTHON`` when its SparkContext starts; ``spark.pyspark.python`` and
+    ``spark.executorEnv.PYSPARK_PYTHON`` act only through ``spark-submit``, which a worker
+    does not go through. So the worker applies them itself (``spark.pyspark.python`` first,
+    as spark-submit does). Without either, a local master's executors run this interpreter
+    (and so see this environment's plugins); a cluster's keep an inherited PYSPARK_PYTHON.
+    """
+    for key in ("spark.pyspark.python", "spark.executorEnv.PYSPARK_PYTHON"):
+        python = conf.get(key, "").strip()
+        if python:
+            previous = os.environ.get("PYSPARK_PYTHON")
+            os.environ["PYSPARK_PYTHON"] = python
+            log.info(
+                "executors run Python %s (%s%s)",
+                python,
+                key,
+                f"; replaces PYSPARK_PYTHON={previous}" if previous and previous != python else "",
+            )
+            return
+    if conf["spark.master"].startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    log.info(
+        "executors run Python %s (PYSPARK_PYTHON)", os.environ.get("PYSPARK_PYTHON", "python3")
+    )
+
+
 def _build_session(worker_props: Mapping[str, str]) -> SparkSession:
     try:
         from pyspark.sql import SparkSession
@@ -672,11 +841,7 @@ def _build_session(worker_props: Mapping[str, str]) -> SparkSession:
             "engine=spark needs PySpark: install kconnect-runtime[spark] (and Java 17)"
         ) from None
     conf = _session_defaults(spark_session_conf(worker_props))
-    if conf["spark.master"].startswith("local"):
-        # Local executors run Python workers on this machine: make them use this interpreter
-        # (and so this environment's plugins).
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    _executors_python(conf)
     builder: Any = SparkSession.builder
     for key, value in conf.items():
         builder = builder.config(key, value)

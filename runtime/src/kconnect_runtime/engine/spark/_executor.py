@@ -17,6 +17,7 @@ import functools
 import logging
 import operator
 import os
+import sys
 import threading
 import time
 import uuid
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from confluent_kafka import KafkaError, Message
-from kconnect_sdk import ConnectError, TopicPartition
+from kconnect_sdk import ConfigError, ConnectError, TopicPartition
 
 from kconnect_runtime.metrics import ErrorMetrics
 from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG, PluginKind, PluginRegistry
@@ -41,12 +42,14 @@ from kconnect_runtime.tasks import (
 
 __all__ = [
     "CycleTimer",
+    "ExecutorCheck",
     "PartitionRange",
     "PluginLocation",
     "SinkCycle",
     "SinkCycleResult",
     "SourceCycle",
     "SourceCycleResult",
+    "check_executor",
     "run_sink_cycle",
     "run_source_cycle",
 ]
@@ -112,6 +115,8 @@ class SourceCycleResult:
     full: bool = False
     """The cycle ended on its records or time bound with records still coming (the source
     was not drained), so the driver may follow it with a bigger one."""
+    warnings: tuple[str, ...] = ()
+    """Warnings the cycle logged on the executor (the plugin's, the pipeline's), first few."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +163,8 @@ class SinkCycleResult:
     full: bool = False
     """A range ended at its bound, not at the partition's end, or the time bound ended the
     cycle: the partitions hold more, so the driver may follow it with a bigger one."""
+    warnings: tuple[str, ...] = ()
+    """Warnings the cycle logged on the executor (the plugin's, the pipeline's), first few."""
 
 
 class CycleTimer:
@@ -181,6 +188,77 @@ class CycleTimer:
 
     def result(self) -> tuple[tuple[str, float], ...]:
         return (*self.phases, ("entered", self.entered), ("left", time.time()))
+
+
+_WARNINGS_KEPT = 5
+
+
+class _CycleWarnings(logging.Handler):
+    """Collects the WARNING and ERROR records one cycle logs in its own thread.
+
+    An executor's log is out of the operator's sight (a file in the worker's work directory);
+    a cycle returns what it warned about, so that the driver's log and the task's status show
+    it (a source that cannot read its file polls nothing and would otherwise look healthy).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.thread = threading.get_ident()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        root = logging.getLogger()
+        if root.handlers == [self] and logging.lastResort is not None:
+            # Python would print it to the executor's stderr had this handler not been there.
+            logging.lastResort.handle(record)
+        if record.thread != self.thread or len(self.messages) >= _WARNINGS_KEPT:
+            return
+        try:
+            text = f"{record.levelname} {record.name}: {record.getMessage()}"
+        except Exception:  # a plugin's bad format arguments must not fail the cycle
+            text = f"{record.levelname} {record.name}: {record.msg}"
+        if text not in self.messages:
+            self.messages.append(text)
+
+    def __enter__(self) -> _CycleWarnings:
+        logging.getLogger().addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger().removeHandler(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorCheck:
+    """What an executor's Python reported about itself (see :func:`check_executor`)."""
+
+    python: str
+    """The executors' interpreter (``sys.executable``)."""
+    runtime: str
+    """Where this executor imported ``kconnect_runtime`` from (this module's file)."""
+    missing: tuple[str, ...]
+    """One message per plugin the executor cannot load."""
+
+
+def check_executor(
+    request: tuple[tuple[PluginLocation, ...], tuple[tuple[str, str, str], ...]],
+) -> ExecutorCheck:
+    """Resolve each ``(config key, plugin kind, name)`` the way a cycle will, on an executor.
+
+    Run as a Spark task at the engine's start: unpickling this function already needs
+    ``kconnect_runtime`` in the executors' environment, and the plugins named in the worker
+    config (converters, header converter) must be there for every cycle.
+    """
+    locations, needs = request
+    registry = _registry(locations)
+    missing = []
+    for key, kind, name in needs:
+        try:
+            registry.resolve(name, PluginKind(kind), key=key)
+        except ConfigError as exc:
+            missing.append(str(exc))
+    # This very module is part of the executors' kconnect_runtime.
+    return ExecutorCheck(sys.executable, __file__, tuple(missing))
 
 
 # A reused Python worker runs many cycles; discovery reads every installed distribution's
@@ -377,6 +455,15 @@ def _new_offsets(offsets: _Offsets, before: set[str]) -> _Offsets:
 
 
 def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
+    """Run one source cycle on an executor (see ``_source_cycle``), with the warnings it logged."""
+    with _CycleWarnings() as warned:
+        result = _source_cycle(cycle)
+    return (
+        dataclasses.replace(result, warnings=tuple(warned.messages)) if warned.messages else result
+    )
+
+
+def _source_cycle(cycle: SourceCycle) -> SourceCycleResult:
     """Run one source cycle on an executor.
 
     Starts the task on the committed offsets (or takes the task this process kept started
@@ -465,6 +552,15 @@ def run_source_cycle(cycle: SourceCycle) -> SourceCycleResult:
 
 
 def run_sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
+    """Run one sink cycle on an executor (see ``_sink_cycle``), with the warnings it logged."""
+    with _CycleWarnings() as warned:
+        result = _sink_cycle(cycle)
+    return (
+        dataclasses.replace(result, warnings=tuple(warned.messages)) if warned.messages else result
+    )
+
+
+def _sink_cycle(cycle: SinkCycle) -> SinkCycleResult:
     """Run one sink cycle on an executor: consume the planned ranges, put, pre-commit.
 
     Its consumer is assigned (never subscribed), so it joins no group: the driver owns the
