@@ -226,13 +226,8 @@ def test_mirror_maker_replicates_and_two_nodes_share_the_flow(
     topic = f"orders-{uuid.uuid4().hex[:6]}"
     group = f"billing-{uuid.uuid4().hex[:6]}"
     other = f"stock-{uuid.uuid4().hex[:6]}"
-    _create(kc_kafka, topic, 2)
     _create(target_kafka, other, 1)
-    _produce(kc_kafka, topic, 0, 60)
     _produce(target_kafka, other, 0, 5)  # on B: b->a is not enabled, never copied to A
-    commit_group_offsets(
-        kc_kafka, group, [TopicPartition(topic, 0, 12), TopicPartition(topic, 1, 9)]
-    )
 
     config = _mm2_file(
         tmp_path / "mm2.properties",
@@ -244,6 +239,22 @@ def test_mirror_maker_replicates_and_two_nodes_share_the_flow(
     )
     first = Node(config, tmp_path / "node-1.log")
     nodes.append(first)
+
+    # The topic and the group come once the flow runs its final tasks, as in Kafka's
+    # integration tests: the source tasks restart when A's heartbeats topic appears (b->a's
+    # heartbeat connector creates it), and a record acknowledged while its task stops gets
+    # no offset sync (as in Kafka), which would leave the group nothing to translate with.
+    # A's heartbeats copied to B show the tasks that replicate them run.
+    def heartbeats_copied() -> bool:
+        first.check_alive()
+        return bool(_read(target_kafka, f"{a}.heartbeats"))
+
+    _wait("A's heartbeats copied to B", heartbeats_copied, 180)
+    _create(kc_kafka, topic, 2)
+    _produce(kc_kafka, topic, 0, 60)
+    commit_group_offsets(
+        kc_kafka, group, [TopicPartition(topic, 0, 12), TopicPartition(topic, 1, 9)]
+    )
 
     # Records, byte for byte, in A.<topic> on B.
     remote = f"{a}.{topic}"

@@ -217,9 +217,12 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
         )
 
         # Checkpoints in east.checkpoints.internal on the target, translated, never ahead.
+        # The group is found and checkpointed within seconds on a quiet machine; the CI
+        # session that runs this one also runs other two-cluster tests beside the other
+        # sessions, where it has taken over a minute.
         checkpoints = [
             Checkpoint.deserialize(m.key(), m.value())
-            for m in _read_all(target_kafka, "east.checkpoints.internal", 2)
+            for m in _read_all(target_kafka, "east.checkpoints.internal", 2, timeout_s=180)
         ]
         mine = {c.topic_partition.partition: c for c in checkpoints if c.consumer_group_id == group}
         assert set(mine) == {0, 1}
