@@ -18,7 +18,9 @@ from kconnect_runtime.cli import main
 from kconnect_runtime.config import load_connector_config, load_properties
 from runtime_harness import line_count, wait_for
 
-pytestmark = pytest.mark.integration
+# The tutorial's steps as a new author runs them (installs, verify, a worker): 150 s alone
+# on a loaded machine, more beside the other test sessions.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"
 _BLOCK = re.compile(r'^```\w+ title="([^"]+)"\n(.*?)^```$', re.S | re.M)

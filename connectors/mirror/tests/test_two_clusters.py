@@ -46,6 +46,38 @@ def _wait(what: str, check: Callable[[], Any], timeout_s: float = 60.0) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _read_to_end(bootstrap: str, topic: str, timeout_s: float = 60.0) -> list[Any]:
+    """Every record of ``topic`` up to each partition's end now."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"r-{uuid.uuid4().hex[:6]}",
+            "enable.auto.commit": False,
+        }
+    )
+    messages: list[Any] = []
+    try:
+        meta = consumer.list_topics(topic, timeout=10).topics.get(topic)
+        if meta is None or meta.error is not None:
+            return []
+        ends = {
+            p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+            for p in meta.partitions
+        }
+        left = {p for p, end in ends.items() if end > 0}
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in left])
+        deadline = time.monotonic() + timeout_s
+        while left and time.monotonic() < deadline:
+            for m in consumer.consume(1000, 0.5):
+                if m.error() is None:
+                    messages.append(m)
+                    if m.offset() + 1 >= ends[m.partition()]:
+                        left.discard(m.partition())
+    finally:
+        consumer.close()
+    return messages
+
+
 def _read_all(bootstrap: str, topic: str, count: int, timeout_s: float = 60.0) -> list[Any]:
     consumer = Consumer(
         {
@@ -176,9 +208,10 @@ def test_mirror_source_and_checkpoint_on_two_clusters(
         # A partition's sync may wait for the task's next offset commit (Kafka's writer sends
         # delayed syncs then), so the topic is read again until both partitions have one.
         def synced_partitions() -> set[int]:
+            # The whole topic: the session's source cluster holds other tests' syncs too.
             syncs = [
                 OffsetSync.deserialize(m.key(), m.value())
-                for m in _read_all(kc_kafka, "mm2-offset-syncs.west.internal", 1)
+                for m in _read_to_end(kc_kafka, "mm2-offset-syncs.west.internal")
             ]
             return {s.topic_partition.partition for s in syncs if s.topic_partition.topic == topic}
 
