@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import (  # type: ignore[attr-defined]  # re-exported, no __all__
     AdminClient,
     NewTopic,
@@ -55,6 +55,19 @@ def _topics(bootstrap: str) -> set[str]:
     return set(admin.list_topics(timeout=10).topics)
 
 
+def _watermarks(consumer: Any, partition: TopicPartition) -> tuple[int, int]:
+    """Asked again for a while: a topic just created may not have its leader known yet."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            low, high = consumer.get_watermark_offsets(partition, timeout=10)
+            return int(low), int(high)
+        except KafkaException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def _read(bootstrap: str, topic: str) -> list[Any]:
     """Every record of ``topic`` up to each partition's end now, by partition and offset."""
     consumer = Consumer(
@@ -70,7 +83,7 @@ def _read(bootstrap: str, topic: str) -> list[Any]:
             return []
         ends = {}
         for p in meta.partitions:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            low, high = _watermarks(consumer, TopicPartition(topic, p))
             if high > low:
                 ends[p] = high
         if not ends:
