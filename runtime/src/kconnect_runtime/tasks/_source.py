@@ -867,8 +867,14 @@ class SourcePipeline:
             self.metrics.active_count -= done.polled
 
     def commit_offsets(self) -> None:
-        """Write the committable offsets to the offset store, then call the task's commit()."""
+        """Write the committable offsets to the offset store, then call the task's commit().
+
+        commit() is called at every flush interval even with no new offsets, as Kafka's
+        worker does: a task may hold work for it (MirrorMaker's source task sends the offset
+        syncs it had to hold back then, so a quiet partition still gets its last sync).
+        """
         if not self._committable:
+            self._task_commit()
             return
         started = now()
         # Records sent to the DLQ must be there before offsets past them are committed.
@@ -880,6 +886,9 @@ class SourcePipeline:
         self.offset_store.flush()
         self._committable = {}
         self.metrics.offset_commit_ms.record((now() - started) * 1000)
+        self._task_commit()
+
+    def _task_commit(self) -> None:
         try:
             self.task.commit()
         except Exception:
