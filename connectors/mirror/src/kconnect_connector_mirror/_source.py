@@ -502,6 +502,8 @@ class MirrorSourceTask(SourceTask):
         self.writer: OffsetSyncWriter | None = None
         self._consumer_lock = threading.Lock()
         self._stopping = False
+        self._serving = threading.Event()
+        self._server: threading.Thread | None = None
         self.source_alias = ""
         self.policy: ReplicationPolicy | None = None
         self._poll_timeout_s = 1.0
@@ -531,6 +533,20 @@ class MirrorSourceTask(SourceTask):
                 )
 
             self.writer = OffsetSyncWriter(send, int(config["offset.lag.max"]))
+            # The offset syncs' delivery reports are served as they come, as Kafka's producer
+            # runs its callbacks on its own I/O thread: each frees one of the ten in-flight
+            # slots at once. Served only from the task's own calls, the slots stayed taken
+            # through bursts (a heartbeats partition syncs every few records), and the sync
+            # of a partition's first records was replaced while it waited, leaving its
+            # groups' early offsets untranslatable.
+            self._serving.set()
+            self._server = threading.Thread(
+                target=self._serve_offset_syncs,
+                args=(producer,),
+                name=f"offset-syncs-{config.entity_label()}",
+                daemon=True,
+            )
+            self._server.start()
         raw = props.get(TASK_TOPIC_PARTITIONS, "")
         partitions = [decode_topic_partition(p) for p in raw.split(",") if p.strip()]
         self.metrics = MirrorSourceMetrics(
@@ -695,6 +711,10 @@ class MirrorSourceTask(SourceTask):
         if self._producer is not None:
             self._producer.poll(0)
 
+    def _serve_offset_syncs(self, producer: Producer) -> None:
+        while self._serving.is_set():
+            producer.poll(0.05)
+
     def stop(self) -> None:
         start = time.monotonic()
         self._stopping = True
@@ -703,6 +723,10 @@ class MirrorSourceTask(SourceTask):
             if self._consumer is not None:
                 self._consumer.close()
                 self._consumer = None
+        self._serving.clear()
+        if self._server is not None:
+            self._server.join(5.0)
+            self._server = None
         if self._producer is not None:
             self._producer.flush(5.0)
             self._producer = None
