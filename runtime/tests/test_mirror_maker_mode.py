@@ -32,3 +32,15 @@ def test_a_file_without_clusters_is_refused_naming_the_file(
     assert main(["mirror-maker", str(config)]) == 1
     err = capsys.readouterr().err
     assert f"{config}: " in err and "'clusters' is required" in err
+
+
+def test_internal_rest_takes_only_true_or_false(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mm2.properties"
+    config.write_text(MM2 + "dedicated.mode.enable.internal.rest = yes\n")
+    assert main(["mirror-maker", str(config)]) == 1
+    assert capsys.readouterr().err.endswith(
+        f"kconnect: error: {config}: Invalid value yes for configuration "
+        "dedicated.mode.enable.internal.rest: Expected value to be either true or false\n"
+    )

@@ -12,12 +12,16 @@ and ``heartbeats`` on the target).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -426,3 +430,123 @@ def test_only_enabled_flows_into_the_nodes_clusters_run(
     assert f"{a}.{topic}" not in on_b
     assert f"starting 1 flows: {b}->{a}" in node.output()
     assert node.stop() == 0
+
+
+def _advertised_url(node: Node) -> str:
+    def found() -> str | None:
+        node.check_alive()
+        match = re.search(
+            r"internal REST server listening on \S+, advertised as (\S+);", node.output()
+        )
+        return match.group(1) if match else None
+
+    return str(_wait("the node's internal REST server", found, 60))
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        url, data=body, method="POST", headers={"Content-Type": "application/json", **headers}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, {}
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, json.loads(exc.read())
+
+
+def _task_config_records(bootstrap: str, source: str) -> list[bytes]:
+    return [
+        m.value()
+        for m in _read(bootstrap, f"mm2-configs.{source}.internal")
+        if (m.key() or b"").startswith(b"task-MirrorSourceConnector-") and m.value()
+    ]
+
+
+def test_internal_rest_carries_a_followers_task_configs_to_the_flows_leader(
+    kc_kafka: str, target_kafka: str, tmp_path: Path, nodes: list[Node]
+) -> None:
+    # dedicated.mode.enable.internal.rest = true (KIP-710): each node serves its flows'
+    # internal endpoints; the node that runs MirrorSourceConnector without leading the flow
+    # sends the task configs of a newly found topic to the leader, which writes them.
+    a, b = _aliases()
+    prefix = f"kip710-{uuid.uuid4().hex[:6]}"
+    _create(kc_kafka, f"{prefix}-one", 1)
+    settings = {
+        f"{a}->{b}.enabled": "true",
+        f"{a}->{b}.topics": f"{prefix}-.*",
+        f"{a}->{b}.emit.checkpoints.enabled": "false",
+        f"{b}->{a}.emit.heartbeats.enabled": "false",  # a->b is the only flow
+        "dedicated.mode.enable.internal.rest": "true",
+        "listeners": "http://127.0.0.1:0",
+    }
+    config = _mm2_file(tmp_path / "mm2.properties", a, b, kc_kafka, target_kafka, **settings)
+    first = Node(config, tmp_path / "node-1.log")
+    nodes.append(first)
+    first_url = _advertised_url(first)
+
+    def source_runs_on() -> str | None:
+        first.check_alive()
+        return _running_on(target_kafka, a).get("status-connector-MirrorSourceConnector")
+
+    leader_id = _wait("MirrorSourceConnector running on the first node", source_runs_on, 120)
+    assert f"this node ({leader_id}) now leads {a}->{b}" in first.output()
+
+    # A second node joins: the first connector in creation order, MirrorSourceConnector,
+    # moves to it, and the first node keeps leading the flow.
+    second = Node(config, tmp_path / "node-2.log")
+    nodes.append(second)
+    _advertised_url(second)
+
+    def moved() -> bool:
+        second.check_alive()
+        return source_runs_on() not in (None, leader_id)
+
+    _wait("MirrorSourceConnector running on the second node", moved, 120)
+    assert "now leads" not in second.output()
+    posts = f"POST /{a}/{b}/connectors/MirrorSourceConnector/tasks 204"
+    before = first.output().count(posts)
+
+    # A new topic: the second node's connector generates new task configs, and they reach
+    # the flow's config topic through the leader.
+    _create(kc_kafka, f"{prefix}-two", 1)
+    _produce(kc_kafka, f"{prefix}-two", 0, 4)
+
+    def copied() -> int:
+        second.check_alive()
+        return len(_read(target_kafka, f"{a}.{prefix}-two"))
+
+    _wait("the new topic's records on B", lambda: copied() >= 2, 120)
+    assert first.output().count(posts) > before, first.output()[-3000:]
+    assert any(f"{prefix}-two".encode() in v for v in _task_config_records(target_kafka, a))
+
+    # The leader takes only requests signed with the flow's session key.
+    tasks_url = f"{first_url}/{a}/{b}/connectors/MirrorSourceConnector/tasks"
+    body = json.dumps([{"task.assigned.partitions": "forged-0"}]).encode()
+    assert _post(tasks_url, body, {}) == (
+        400,
+        {"error_code": 400, "message": "Internal request missing required signature"},
+    )
+    forged = {
+        "X-Connect-Authorization": base64.b64encode(b"\x00" * 32).decode(),
+        "X-Connect-Request-Signature-Algorithm": "HmacSHA256",
+    }
+    assert _post(tasks_url, body, forged) == (
+        403,
+        {"error_code": 403, "message": "Internal request contained invalid signature."},
+    )
+    assert _post(f"{first_url}/{b}/{a}/connectors/MirrorSourceConnector/tasks", body, {}) == (
+        404,
+        {
+            "error_code": 404,
+            "message": f"No replication flow found for source '{b}' and target '{a}'",
+        },
+    )
+    # Only the internal endpoints are served.
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{first_url}/connectors", timeout=30)
+    with refused.value:
+        assert refused.value.code == 404
+    assert not any(b"forged-0" in v for v in _task_config_records(target_kafka, a))
+    assert second.stop() == 0, second.output()[-3000:]
+    assert first.stop() == 0, first.output()[-3000:]

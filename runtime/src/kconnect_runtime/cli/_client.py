@@ -25,6 +25,9 @@ DEFAULT_URL = "http://localhost:8083"
 URL_ENV = "KCONNECT_URL"
 USER_ENV = "KCONNECT_USER"
 PASSWORD_ENV = "KCONNECT_PASSWORD"
+# The REST API's answer header naming a plugin's accepted key prefixes (the REST layer's
+# CONFIG_PREFIXES_HEADER; not imported: this client starts without the server's libraries).
+CONFIG_PREFIXES_HEADER = "X-Kconnect-Config-Prefixes"
 
 
 class ConnectApiError(Exception):
@@ -109,6 +112,17 @@ class ConnectClient:
         params: Mapping[str, Any] | None = None,
     ) -> Any:
         """One call: the parsed JSON answer, or :class:`ConnectApiError`."""
+        return self._exchange(method, path, body=body, params=params)[0]
+
+    def _exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> tuple[Any, Mapping[str, str]]:
+        """One call: (the parsed JSON answer, the answer's headers)."""
         url = self.url + path
         if params:
             url += "?" + urlencode(params, doseq=True)
@@ -121,8 +135,10 @@ class ConnectClient:
         try:
             with self._opener.open(request, timeout=self._timeout) as response:
                 status, reason, content = response.status, response.reason, response.read()
+                answer_headers = {k.lower(): v for k, v in response.headers.items()}
         except urllib.error.HTTPError as error:
             status, reason, content = error.code, error.reason, error.read()
+            answer_headers = {}
         except (urllib.error.URLError, HTTPException, OSError) as exc:
             cause = getattr(exc, "reason", None) or exc or type(exc).__name__
             raise ConnectApiError(
@@ -143,11 +159,11 @@ class ConnectClient:
                 message += " (give --user/--password or $KCONNECT_USER/$KCONNECT_PASSWORD)"
             raise ConnectApiError(status, message)
         if not content:
-            return None
+            return None, answer_headers
         try:
-            return json.loads(text)
+            return json.loads(text), answer_headers
         except ValueError:
-            return text
+            return text, answer_headers
 
     # --- the worker -------------------------------------------------------------------
     # --- connectors -------------------------------------------------------------------
@@ -249,8 +265,14 @@ class ConnectClient:
 
     def plugin_config(self, plugin: str) -> list[dict[str, Any]]:
         """``GET /connector-plugins/{plugin}/config``: the plugin's config definition."""
-        found = self.request("GET", f"/connector-plugins/{_segment(plugin)}/config")
-        return list(found or [])
+        return self.plugin_config_and_prefixes(plugin)[0]
+
+    def plugin_config_and_prefixes(self, plugin: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """The plugin's config definition, and the key prefixes it accepts without defining
+        each key (kconnect workers name them in a header; other workers name none)."""
+        found, headers = self._exchange("GET", f"/connector-plugins/{_segment(plugin)}/config")
+        prefixes = headers.get(CONFIG_PREFIXES_HEADER.lower(), "")
+        return list(found or []), [p for p in prefixes.split(",") if p]
 
     def validate(self, plugin: str, config: Mapping[str, str]) -> dict[str, Any]:
         """``PUT /connector-plugins/{plugin}/config/validate``: Kafka's ``ConfigInfos``."""

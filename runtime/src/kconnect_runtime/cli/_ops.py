@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kconnect_sdk import ConfigError
+from kconnect_sdk import ConfigError, ConnectError
 
 from ._client import DEFAULT_URL, URL_ENV, ConnectApiError, ConnectClient
 from ._output import FORMATS, emit, table
@@ -353,12 +353,14 @@ def _describe(args: argparse.Namespace, client: ConnectClient) -> int:
 # --- apply ----------------------------------------------------------------------------
 def _warn_unknown(client: ConnectClient, config: Mapping[str, str]) -> None:
     try:
-        own = [d["name"] for d in client.plugin_config(config.get("connector.class", ""))]
+        keys, prefixes = client.plugin_config_and_prefixes(config.get("connector.class", ""))
     except ConnectApiError:
         return  # the worker will name an unknown class itself
     from kconnect_runtime.config import unknown_connector_keys
 
-    for unknown in unknown_connector_keys(config, own):
+    own = [d["name"] for d in keys]
+    # Keys under a prefix the plugin accepts (MirrorMaker's source.cluster.*) are its own.
+    for unknown in unknown_connector_keys(config, own, prefixes):
         print(
             f"kconnect: warning: {config['name']}: {unknown.message('connector')}", file=sys.stderr
         )
@@ -499,7 +501,10 @@ def _offsets(args: argparse.Namespace, client: ConnectClient) -> int:
 
 # --- validate -------------------------------------------------------------------------
 def _validation_report(
-    name: str, config: Mapping[str, str], infos: Mapping[str, Any]
+    name: str,
+    config: Mapping[str, str],
+    infos: Mapping[str, Any],
+    prefixes: Sequence[str] = (),
 ) -> dict[str, Any]:
     from kconnect_runtime.config import unknown_connector_keys
 
@@ -518,7 +523,7 @@ def _validation_report(
         if any(e["key"] == "connector.class" for e in errors)
         else [
             {"key": u.key, "suggestion": u.suggestion}
-            for u in unknown_connector_keys(config, known)
+            for u in unknown_connector_keys(config, known, prefixes)
         ]
     )
     return {
@@ -548,11 +553,17 @@ def _print_validation(report: Mapping[str, Any], stream: Any) -> None:
     print(_validation_text(report), file=stream)
 
 
-def _offline_infos(args: argparse.Namespace, config: Mapping[str, str]) -> dict[str, Any]:
+def _offline_infos(
+    args: argparse.Namespace, config: Mapping[str, str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The connector's ``ConfigInfos`` from the plugins installed here, and the key prefixes
+    it accepts."""
     # Imported here: discovery is only needed offline and reads every installed plugin.
     from kconnect_runtime.config import load_properties
     from kconnect_runtime.plugins import PluginRegistry
     from kconnect_runtime.worker import config_infos
+
+    from ._plugins import describe_plugin
 
     worker = (
         load_properties(args.worker_config)
@@ -566,7 +577,12 @@ def _offline_infos(args: argparse.Namespace, config: Mapping[str, str]) -> dict[
     if not plugin_path and worker.get("plugin.path"):
         plugin_path = [p.strip() for p in worker["plugin.path"].split(",") if p.strip()]
     registry = PluginRegistry.discover(plugin_path=plugin_path)
-    return config_infos(registry, worker, config)
+    infos = config_infos(registry, worker, config)
+    try:
+        described = describe_plugin(registry, config["connector.class"])
+    except (ConfigError, ConnectError):
+        return infos, []  # the class's own error is in the infos
+    return infos, list(described.get("config_prefixes") or {})
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -578,11 +594,15 @@ def _validate(args: argparse.Namespace) -> int:
         if not config.get("connector.class"):
             raise ConfigError(f"{path}: the config has no 'connector.class'")
         if args.offline:
-            infos = _offline_infos(args, config)
+            infos, prefixes = _offline_infos(args, config)
         else:
             with _client(args) as client:
                 infos = client.validate(config["connector.class"], config)
-        reports.append(_validation_report(config["name"], config, infos))
+                try:
+                    prefixes = client.plugin_config_and_prefixes(config["connector.class"])[1]
+                except ConnectApiError:
+                    prefixes = []  # the class's own error is in the infos
+        reports.append(_validation_report(config["name"], config, infos, prefixes))
     emit(
         reports if len(reports) > 1 else reports[0],
         args.output,

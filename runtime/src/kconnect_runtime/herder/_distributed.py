@@ -242,12 +242,20 @@ class DistributedHerder(AbstractHerder):
         topic_tracking_allow_reset: bool = True,
         signing: SigningSettings | None = None,
         internal_rest: bool = True,
+        rest_url: str | None = None,
+        rest_namespace: Sequence[str] = (),
     ) -> None:
         super().__init__(worker)
         self.signing = signing or SigningSettings()
-        # A worker without a REST API (MirrorMaker's dedicated nodes) cannot be reached by
-        # the others: it writes its connectors' task configs itself.
+        # A worker without a REST API (MirrorMaker's dedicated nodes without their internal
+        # server) cannot be reached by the others: it writes its connectors' task configs
+        # itself.
         self.internal_rest = internal_rest
+        # Kafka's restUrl and restNamespace: a dedicated MirrorMaker node serves every flow
+        # from one server, each under /{source}/{target}, so the URL the group knows this
+        # worker by is the node's, and the path of a request to another member is prefixed.
+        self._rest_url = rest_url
+        self.rest_namespace = tuple(rest_namespace)
         self.protocol = connect_protocol.strip().lower()
         self.group_protocol = self.protocol  # until the leader's assignment says otherwise
         self.session_key: SessionKey | None = None
@@ -483,7 +491,11 @@ class DistributedHerder(AbstractHerder):
 
     @property
     def url(self) -> str:
-        return f"{self.url_scheme}://{self.worker_id}"
+        """The URL the other members reach this worker's REST API at."""
+        return self._rest_url or f"{self.url_scheme}://{self.worker_id}"
+
+    def _namespaced(self, path: str) -> str:
+        return "".join(f"/{path_segment(p)}" for p in self.rest_namespace) + path
 
     def _apply_config_records(self, records: Sequence[tuple[bytes | None, bytes | None]]) -> None:
         changed = False
@@ -677,7 +689,7 @@ class DistributedHerder(AbstractHerder):
             raise NotReadyError("no session key has been read from the config topic yet")
         raw = json.dumps(body, separators=(",", ":")).encode()
         headers = signature_headers(key, self.signing.signature_algorithm, raw)
-        forward(url, "POST", path, raw_body=raw, extra_headers=headers)
+        forward(url, "POST", self._namespaced(path), raw_body=raw, extra_headers=headers)
 
     def put_task_configs(
         self,

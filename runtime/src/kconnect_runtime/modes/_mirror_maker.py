@@ -17,10 +17,19 @@ Kafka's group id (``<source>-mm2``) and internal topics (``mm2-configs.<source>.
 ``mm2-offsets.<source>.internal``, ``mm2-status.<source>.internal``) and ByteArray
 converters. The worker that leads a flow's group writes the flow's three connector configs
 to its config topic (:class:`~kconnect_runtime.herder.MirrorHerder`). Nodes started with the
-same file join the same groups and share every flow's connectors and tasks (KIP-710): a
-node that runs a connector writes its task configs to the config topic itself, so no node
-needs to reach another one, and no REST API is served (``dedicated.mode.enable.internal.rest``
-starts nothing here, and says so).
+same file join the same groups and share every flow's connectors and tasks (KIP-710).
+
+Who writes the task configs a connector generates depends on
+``dedicated.mode.enable.internal.rest``, as in Kafka:
+
+* ``true``: the node starts one internal REST server on the file's ``listeners`` (Kafka's
+  default ``http://:8083``), advertised as ``rest.advertised.listener``/``.host.name``/
+  ``.port`` say, serving only the internal endpoints, each flow under
+  ``/{source}/{target}``; each flow's group knows the node by that URL, and a node that
+  runs a connector without leading its flow sends the connector's task configs to the
+  flow's leader there, signed with the flow's session key; only the leader writes them.
+* ``false`` (Kafka's default): no server; a node that runs a connector writes its task
+  configs to the flow's config topic itself (where Kafka's followers fail to reconfigure).
 """
 
 from __future__ import annotations
@@ -36,8 +45,9 @@ from typing import Any, Protocol
 
 from kconnect_sdk import ConfigError, ConnectError
 
-from kconnect_runtime.herder import DistributedHerder, MirrorHerder
+from kconnect_runtime.herder import DistributedHerder, MirrorHerder, WorkerApi
 from kconnect_runtime.plugins import package_for
+from kconnect_runtime.rest import RestServer, internal_mirror_app
 from kconnect_runtime.worker import Worker
 
 from ._distributed import Distributed
@@ -59,6 +69,18 @@ MIRROR_MAKER_ENTRY_POINTS = "kconnect.mirror_maker"
 imports a plugin by name."""
 _MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 _INTERNAL_REST = "dedicated.mode.enable.internal.rest"
+_DEFAULT_LISTENER = "http://:8083"  # Kafka's RestServerConfig.LISTENERS_DEFAULT
+# What Kafka's internal server reads of the file (RestServerConfig.forInternal), with
+# kconnect's PEM settings of an https listener.
+_INTERNAL_REST_KEYS = (
+    "listeners",
+    "rest.advertised.host.name",
+    "rest.advertised.port",
+    "rest.advertised.listener",
+    "listeners.https.ssl.certificate.location",
+    "listeners.https.ssl.key.location",
+    "listeners.https.ssl.key.password",
+)
 
 
 class MirrorFlowSpec(Protocol):
@@ -122,6 +144,8 @@ class FlowWorker(Distributed):
         self.flow = flow
         self.name = f"{flow.source}->{flow.target}"
         self.node_id = node_id
+        # The node's internal REST server, as the group knows it (None: no server).
+        self.rest_url: str | None = None
 
     def _check_mode_config(self, config: Any) -> None:
         if not config["bootstrap.servers"]:
@@ -151,6 +175,11 @@ class FlowWorker(Distributed):
         return f"mm2-members.{self.flow.source}.internal"
 
     def _distributed_herder(self, worker: Worker, **settings: Any) -> DistributedHerder:
+        settings["internal_rest"] = self.rest_url is not None
+        if self.rest_url is not None:
+            settings["rest_url"] = self.rest_url
+            settings["rest_namespace"] = (self.flow.source, self.flow.target)
+            settings["url_scheme"] = self.rest_url.partition(":")[0]
         return MirrorHerder(
             worker, flow=self.name, connector_configs=self.flow.connectors, **settings
         )
@@ -189,10 +218,82 @@ class MirrorMaker:
         ]
         self._progress_stop = threading.Event()
         self._started: list[FlowWorker] = []
+        self.internal_rest = self._boolean(_INTERNAL_REST)
+        self.rest: RestServer | None = None
+
+    def _boolean(self, key: str) -> bool:
+        value = self.props.get(key, "false").lower()
+        if value not in ("true", "false"):
+            raise ConfigError(
+                f"{self.source}: Invalid value {self.props[key]} for configuration {key}: "
+                "Expected value to be either true or false",
+                name=key,
+            )
+        return value == "true"
+
+    def _herder_for(self, source: str, target: str) -> WorkerApi | None:
+        for flow in self.flows:
+            if (flow.flow.source, flow.flow.target) == (source, target):
+                return flow.herder
+        raise KeyError((source, target))
+
+    def _start_internal_rest(self) -> None:
+        """Kafka's ``MirrorRestServer``: one server for every flow of this node, up before the
+        flows join their groups, so that the URL each group learns already answers."""
+        props = self.props
+        listeners = [v.strip() for v in props.get("listeners", _DEFAULT_LISTENER).split(",")]
+        listeners = [v for v in listeners if v]
+        if not listeners:
+            raise ConfigError(
+                f"{self.source}: listeners must name at least one listener (e.g. "
+                f"http://:8083) when {_INTERNAL_REST} = true",
+                name="listeners",
+            )
+        port: int | None = None
+        if props.get("rest.advertised.port"):
+            try:
+                port = int(props["rest.advertised.port"])
+            except ValueError:
+                raise ConfigError(
+                    f"{self.source}: Invalid value {props['rest.advertised.port']} for "
+                    "configuration rest.advertised.port: Not a number of type INT",
+                    name="rest.advertised.port",
+                ) from None
+        self.rest = RestServer(
+            internal_mirror_app(self._herder_for),
+            listeners[0],
+            ssl_certificate=props.get("listeners.https.ssl.certificate.location"),
+            ssl_key=props.get("listeners.https.ssl.key.location"),
+            ssl_key_password=props.get("listeners.https.ssl.key.password"),
+        )
+        self.rest.start()
+        url = self.rest.advertised_url(
+            host_name=props.get("rest.advertised.host.name") or None,
+            port=port,
+            listener=props.get("rest.advertised.listener") or None,
+        )
+        for flow in self.flows:
+            flow.rest_url = url
+        log.info(
+            "MirrorMaker node %s: internal REST server listening on %s://%s:%d, advertised as "
+            "%s; it serves only the internal endpoints of this node's flows (%s)",
+            self.node_id,
+            self.rest.scheme,
+            self.rest.host,
+            self.rest.port,
+            url,
+            ", ".join(f"/{f.flow.source}/{f.flow.target}" for f in self.flows),
+        )
 
     def start(self) -> None:
         """Start every flow's worker (at once); the first failure stops them all."""
-        self._say_what_is_not_served()
+        try:
+            self._describe_rest()
+            if self.internal_rest:
+                self._start_internal_rest()
+        except BaseException:
+            self.stop()
+            raise
         log.info(
             "MirrorMaker node %s starting %d flows: %s",
             self.node_id,
@@ -227,27 +328,37 @@ class MirrorMaker:
             self.node_id,
         )
 
-    def _say_what_is_not_served(self) -> None:
-        internal_rest = self.props.get(_INTERNAL_REST, "false").lower() == "true"
+    def _describe_rest(self) -> None:
         rest_keys = sorted(
             k for k in self.props if k == "listeners" or k.startswith(("listeners.", "rest."))
         )
-        if internal_rest or rest_keys:
-            given = ", ".join(([f"{_INTERNAL_REST}=true"] if internal_rest else []) + rest_keys)
+        if self.internal_rest:
+            # Kafka's internal server reads only these: authentication, extensions and the
+            # public API belong to an ordinary worker.
+            unused = [k for k in rest_keys if k not in _INTERNAL_REST_KEYS]
+            if unused:
+                log.warning(
+                    "%s: %s: not used by the dedicated MirrorMaker's internal REST server, "
+                    "which serves only the requests the nodes of a flow send one another; "
+                    "run the connectors on a kconnect distributed worker for a REST API",
+                    self.source,
+                    ", ".join(unused),
+                )
+        elif rest_keys:
             log.warning(
-                "%s: %s: kconnect's dedicated MirrorMaker starts no REST server, internal or "
-                "public (KIP-710's internal endpoints are not implemented). Several nodes "
-                "still share each flow: the node that runs a connector writes its task "
-                "configs to the flow's config topic itself, with no request to the leader. "
-                "Connector status and restarts are not served over HTTP; run the connectors "
-                "on a kconnect distributed worker for a REST API",
+                "%s: %s: used only with %s = true (Kafka's default is false): this node "
+                "starts no REST server, and the node that runs a connector writes its task "
+                "configs to the flow's config topic itself",
                 self.source,
-                given,
+                ", ".join(rest_keys),
+                _INTERNAL_REST,
             )
         else:
             log.info(
-                "dedicated MirrorMaker serves no REST API (as Kafka's); nodes started with "
-                "the same file share each flow through Kafka"
+                "dedicated MirrorMaker without its internal REST server (%s = false, as "
+                "Kafka's default): nodes started with the same file share each flow through "
+                "Kafka, and the node that runs a connector writes its task configs itself",
+                _INTERNAL_REST,
             )
 
     def progress(self) -> dict[str, dict[str, tuple[str, int, int]]]:
@@ -273,6 +384,9 @@ class MirrorMaker:
     def stop(self) -> None:
         """Stop every flow (tasks commit their offsets, the workers leave their groups)."""
         self._progress_stop.set()
+        rest, self.rest = self.rest, None
+        if rest is not None:
+            rest.stop()  # first, as Kafka's: no request reaches a herder being stopped
         started, self._started = self._started, []
         threads = [threading.Thread(target=flow.stop, name=f"stop {flow.name}") for flow in started]
         for thread in threads:

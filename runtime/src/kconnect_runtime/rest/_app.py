@@ -31,7 +31,7 @@ from ._plugins import plugins_router
 from ._ui import add_cors, mount_ui
 from ._views import error
 
-__all__ = ["create_app"]
+__all__ = ["add_error_handlers", "create_app"]
 
 log = logging.getLogger("kconnect.rest")
 
@@ -92,6 +92,13 @@ def create_app(
     if access_log:
         app.add_middleware(AccessLogMiddleware)  # outermost: it sees every answer
 
+    add_error_handlers(app)
+    return app
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Kafka's error answers on ``app``: ``{"error_code": …, "message": …}`` with the status
+    code Kafka gives each error (the public API's and the internal MirrorMaker server's)."""
     # A user's mistake gets Kafka's status code and the error's own message.
     for error_class, status in _USER_ERROR_STATUS:
         app.add_exception_handler(error_class, _status_handler(status))
@@ -126,5 +133,3 @@ def create_app(
             where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
             parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
         return error(400, "Invalid request: " + "; ".join(parts))
-
-    return app

@@ -37,7 +37,7 @@ from ._views import (
     string_config,
 )
 
-__all__ = ["connectors_router"]
+__all__ = ["connectors_router", "task_configs_body"]
 
 
 class CreateConnectorRequest(BaseModel):
@@ -318,7 +318,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
         return Response(status_code=204)
 
     def _put_task_configs(name: str, headers: Mapping[str, str], body: bytes) -> None:
-        worker.put_task_configs(name, _task_configs(body), headers=headers, body=body)
+        worker.put_task_configs(name, task_configs_body(body), headers=headers, body=body)
 
     @router.put("/connectors/{name}/fence", status_code=204, include_in_schema=False)
     async def fence_zombies(name: str, http: Request) -> Response:
@@ -330,7 +330,7 @@ def connectors_router(worker: WorkerApi) -> APIRouter:
     return router
 
 
-def _task_configs(body: bytes) -> list[dict[str, str]] | None:
+def task_configs_body(body: bytes) -> list[dict[str, str]] | None:
     """The body of ``POST /connectors/{name}/tasks``: a JSON list of string maps, or None
     when it is not one (refused by the herder once the request's signature is checked)."""
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Response
 from kconnect_sdk import ConfigDef, ConfigError, NotFoundError
 
 from kconnect_runtime.herder import WorkerApi
@@ -14,7 +14,14 @@ from kconnect_runtime.worker import plugin_config_keys
 
 from ._views import query_flag, string_config
 
-__all__ = ["plugins_router"]
+__all__ = ["CONFIG_PREFIXES_HEADER", "plugins_router"]
+
+CONFIG_PREFIXES_HEADER = "X-Kconnect-Config-Prefixes"
+"""Answer header of ``GET /connector-plugins/{plugin}/config``: the key prefixes the plugin
+accepts without defining each key (``ConfigDef.accept_prefix``, e.g. MirrorMaker's
+``source.cluster.``), comma-separated. A header, not part of the body, so that the body stays
+Kafka's list of keys; ``kconnect apply`` and ``validate`` read it to warn of no key the
+plugin takes."""
 
 
 def plugins_router(worker: WorkerApi) -> APIRouter:
@@ -37,9 +44,14 @@ def plugins_router(worker: WorkerApi) -> APIRouter:
         return list(listed.values())
 
     @router.get("/connector-plugins/{plugin}/config")
-    def plugin_config(plugin: str, version: str | None = None) -> list[dict[str, Any]]:
+    def plugin_config(
+        plugin: str, response: Response, version: str | None = None
+    ) -> list[dict[str, Any]]:
         """The plugin's config definition, of ``version`` (KIP-891; default the newest)."""
         definition, kind = _definition(plugin, version)
+        prefixes = [p for p in definition.accepted_prefixes if "," not in p]
+        if prefixes:
+            response.headers[CONFIG_PREFIXES_HEADER] = ",".join(prefixes)
         # Kafka: the plugin's own keys, then the framework's that a connector also takes.
         return plugin_config_keys(definition, kind)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from typing import Any
@@ -14,6 +15,14 @@ from kconnect_sdk import ConfigError
 __all__ = ["RestServer"]
 
 log = logging.getLogger("kconnect.rest")
+
+
+def _local_address() -> str:
+    name = socket.gethostname()
+    try:
+        return socket.gethostbyname(name)
+    except OSError:
+        return name
 
 
 class RestServer:
@@ -51,6 +60,7 @@ class RestServer:
                 "ssl_keyfile_password": ssl_key_password,
             }
         self.host = parts.hostname or "0.0.0.0"  # Kafka Connect's default binds all
+        self._host_given = bool(parts.hostname)
         self.port = parts.port if parts.port is not None else 8083
         config = uvicorn.Config(
             app, host=self.host, port=self.port, log_level="warning", access_log=False, **ssl
@@ -82,6 +92,23 @@ class RestServer:
     def url(self) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         return f"{self.scheme}://{host}:{self.port}"
+
+    def advertised_url(
+        self,
+        *,
+        host_name: str | None = None,
+        port: int | None = None,
+        listener: str | None = None,
+    ) -> str:
+        """The URL other workers reach this server at, as Kafka's ``RestServer`` advertises
+        it: ``rest.advertised.listener``/``.host.name``/``.port`` when set, else the
+        listener's scheme, host and (bound) port; a listener without a host (``http://:8083``)
+        is advertised with this machine's address, as Jetty names it."""
+        scheme = (listener or self.scheme).strip().lower()
+        host = host_name or (self.host if self._host_given else _local_address())
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"  # an IPv6 literal
+        return f"{scheme}://{host}:{port if port is not None else self.port}"
 
     def stop(self) -> None:
         self._server.should_exit = True
