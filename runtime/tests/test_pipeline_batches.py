@@ -205,3 +205,42 @@ def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
             else:
                 assert r["timestamp_type"] == "LOG_APPEND_TIME"
                 assert before <= r["timestamp"] <= after
+
+
+def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
+    tmp_path: Path, kafka: str
+) -> None:
+    """A producer queue of 50 messages fills on every batch of the file source: each record
+    the producer refuses for room is sent after the queue drains, and the rest of the
+    batch after it, so the topic holds every line once, in the file's order."""
+    topic = f"full-queue-{uuid.uuid4().hex[:8]}"
+    source = tmp_path / "in.txt"
+    lines = [f"line {i}" for i in range(4000)]
+    source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    worker = _worker(kafka, tmp_path) | {"producer.queue.buffering.max.messages": "50"}
+    name = f"{topic}-source"
+    with runtime_harness.standalone(
+        worker, runtime_harness.file_source(name, source, topic)
+    ) as app:
+        got = _read_values(kafka, topic, len(lines))
+        assert app.herder is not None
+        assert app.herder.connector_status(name)["tasks"][0]["state"] == "RUNNING"
+    assert got == lines
+
+
+def _read_values(kafka: str, topic: str, expected: int, timeout: float = 90) -> list[str]:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer
+    from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"read-{topic}"})
+    consumer.assign([KafkaTopicPartition(topic, 0, OFFSET_BEGINNING)])
+    got: list[str] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(got) < expected and time.monotonic() < deadline:
+            got.extend(m.value().decode() for m in consumer.consume(1000, 0.2) if m.error() is None)
+        time.sleep(1)  # anything sent twice would arrive now
+        got.extend(m.value().decode() for m in consumer.consume(1000, 0.5) if m.error() is None)
+    finally:
+        consumer.close()
+    return got
