@@ -178,6 +178,8 @@ def _struct() -> Struct:
         (None, 5, "5"),
         (None, True, "true"),
         (None, 'plain "top" level', 'plain "top" level'),
+        (Schema.STRING, "bench", "bench"),
+        (Schema.OPTIONAL_STRING, "", ""),
         (None, b"\x00\x01", "AAE="),
         (None, 1.5, "1.5"),
         (None, 100.0, "100.0"),

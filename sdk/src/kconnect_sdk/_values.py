@@ -682,6 +682,8 @@ class Values:
         """
         if value is None:
             return None
+        if type(value) is str:
+            return value  # a top-level string is written as it is (a header's usual value)
         out: list[str] = []
         _append(out, schema, value, False)
         return "".join(out)
