@@ -4,14 +4,18 @@ stays RUNNING."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
+import runtime_harness
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_runtime import Standalone
+from kconnect_sdk import ConfigDef, SinkConnector, SinkRecord, SinkTask, Task
 
 pytestmark = pytest.mark.integration
 
@@ -74,3 +78,169 @@ def test_sink_started_before_its_topic_skips_error_events_and_writes_every_line(
         assert worker.connector_status(name)["tasks"][0]["state"] == "RUNNING"
     finally:
         app.stop()
+
+
+class FieldsSinkTask(SinkTask):
+    """Writes every field of each record it is handed as one JSON line."""
+
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.path = Path(props["file"])
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            for r in records:
+                fields = {
+                    "topic": r.topic,
+                    "partition": r.kafka_partition,
+                    "offset": r.kafka_offset,
+                    "key": r.key,
+                    "key_schema": None if r.key_schema is None else r.key_schema.type.name,
+                    "value": r.value,
+                    "timestamp": r.timestamp,
+                    "timestamp_type": r.timestamp_type.name,
+                    "headers": [
+                        [h.key, None if h.schema is None else h.schema.type.name, h.value]
+                        for h in r.headers
+                    ],
+                    "original": [
+                        r.original_topic,
+                        r.original_kafka_partition,
+                        r.original_kafka_offset,
+                    ],
+                }
+                f.write(json.dumps(fields) + "\n")
+
+    def stop(self) -> None:
+        pass
+
+
+class FieldsSink(SinkConnector):
+    def version(self) -> str:
+        return "1"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.props = dict(props)
+
+    def task_class(self) -> type[Task]:
+        return FieldsSinkTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [self.props]
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+    def stop(self) -> None:
+        pass
+
+
+def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
+    tmp_path: Path, kafka: str
+) -> None:
+    """What a sink task is handed, field by field, for messages of two topics: one whose
+    timestamps the producer set (CreateTime), one whose broker stamps them
+    (LogAppendTime); keys or none, headers or none, header values read by the default
+    SimpleHeaderConverter (a plain word, a number, a boolean, a list, an empty value)."""
+    suffix = uuid.uuid4().hex[:8]
+    created, appended = f"created-{suffix}", f"appended-{suffix}"
+    admin = AdminClient({"bootstrap.servers": kafka})
+    topics = [
+        NewTopic(created, 1, 1),
+        NewTopic(appended, 1, 1, config={"message.timestamp.type": "LogAppendTime"}),
+    ]
+    for future in admin.create_topics(topics).values():
+        future.result()
+    producer = Producer({"bootstrap.servers": kafka, "linger.ms": 5})
+    headers = [("word", b"bench"), ("n", b"42"), ("b", b"true"), ("list", b"[1,2]"), ("e", b"")]
+    before = int(time.time() * 1000)
+    for i in range(6):
+        for topic in (created, appended):
+            producer.produce(
+                topic,
+                f"v{i}".encode(),
+                key=f"k{i}".encode() if i % 2 else None,
+                headers=headers if i % 3 == 0 else None,
+                timestamp=1_700_000_000_000 + i,
+            )
+    assert producer.flush(30) == 0
+    after = int(time.time() * 1000) + 60_000  # the broker's clock may run a little ahead
+    out, name = tmp_path / "fields.jsonl", f"fields-{suffix}"
+    sink = {
+        "name": name,
+        "connector.class": f"{__name__}:FieldsSink",
+        "topics": f"{created},{appended}",
+        "file": str(out),
+    }
+    worker = _worker(kafka, tmp_path) | {"consumer.auto.offset.reset": "earliest"}
+    with runtime_harness.standalone(worker, sink):
+        runtime_harness.wait_for(
+            lambda: runtime_harness.line_count(out) >= 12, 60, "12 records in the sink"
+        )
+    seen = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    read = [
+        ["word", "STRING", "bench"],
+        ["n", "INT8", 42],
+        ["b", "BOOLEAN", True],
+        ["list", "ARRAY", [1, 2]],
+        ["e", "STRING", ""],
+    ]
+    for topic in (created, appended):
+        records = [r for r in seen if r["topic"] == topic]
+        assert [r["offset"] for r in records] == list(range(6))
+        for i, r in enumerate(records):
+            assert r["partition"] == 0
+            assert r["original"] == [topic, 0, i]
+            assert r["value"] == f"v{i}"
+            # StringConverter reads a missing key as null with its optional STRING schema.
+            assert (r["key"], r["key_schema"]) == (f"k{i}" if i % 2 else None, "STRING")
+            assert r["headers"] == (read if i % 3 == 0 else [])
+            if topic == created:
+                assert (r["timestamp_type"], r["timestamp"]) == (
+                    "CREATE_TIME",
+                    1_700_000_000_000 + i,
+                )
+            else:
+                assert r["timestamp_type"] == "LOG_APPEND_TIME"
+                assert before <= r["timestamp"] <= after
+
+
+def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
+    tmp_path: Path, kafka: str
+) -> None:
+    """A producer queue of 50 messages fills on every batch of the file source: each record
+    the producer refuses for room is sent after the queue drains, and the rest of the
+    batch after it, so the topic holds every line once, in the file's order."""
+    topic = f"full-queue-{uuid.uuid4().hex[:8]}"
+    source = tmp_path / "in.txt"
+    lines = [f"line {i}" for i in range(4000)]
+    source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    worker = _worker(kafka, tmp_path) | {"producer.queue.buffering.max.messages": "50"}
+    name = f"{topic}-source"
+    with runtime_harness.standalone(
+        worker, runtime_harness.file_source(name, source, topic)
+    ) as app:
+        got = _read_values(kafka, topic, len(lines))
+        assert app.herder is not None
+        assert app.herder.connector_status(name)["tasks"][0]["state"] == "RUNNING"
+    assert got == lines
+
+
+def _read_values(kafka: str, topic: str, expected: int, timeout: float = 90) -> list[str]:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer
+    from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"read-{topic}"})
+    consumer.assign([KafkaTopicPartition(topic, 0, OFFSET_BEGINNING)])
+    got: list[str] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(got) < expected and time.monotonic() < deadline:
+            got.extend(m.value().decode() for m in consumer.consume(1000, 0.2) if m.error() is None)
+        time.sleep(1)  # anything sent twice would arrive now
+        got.extend(m.value().decode() for m in consumer.consume(1000, 0.5) if m.error() is None)
+    finally:
+        consumer.close()
+    return got

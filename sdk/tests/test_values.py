@@ -26,7 +26,7 @@ from kconnect_sdk import (
     Type,
     Values,
 )
-from kconnect_sdk._values import _parse_temporal
+from kconnect_sdk._values import _is_plain_string, _parse_temporal, _ValueParser
 
 UTC = dt.UTC
 
@@ -178,6 +178,8 @@ def _struct() -> Struct:
         (None, 5, "5"),
         (None, True, "true"),
         (None, 'plain "top" level', 'plain "top" level'),
+        (Schema.STRING, "bench", "bench"),
+        (Schema.OPTIONAL_STRING, "", ""),
         (None, b"\x00\x01", "AAE="),
         (None, 1.5, "1.5"),
         (None, 100.0, "100.0"),
@@ -425,6 +427,78 @@ def test_parse_string_trims_as_java_trim_does() -> None:
     # String.trim() removes characters up to U+0020 only: U+2029 keeps "null" a string.
     assert Values.parse_string("\u2029null") == SchemaAndValue(Schema.STRING, "\u2029null")
     assert Values.parse_string(" 1 ") == SchemaAndValue(Schema.INT8, 1)
+
+
+# One-token texts on both sides of every test the plain-string shortcut makes: what it
+# answers must be what the full parser answers (Kafka's results, worked out by hand).
+_ONE_TOKEN_STRINGS = [
+    "bench",
+    "x y",
+    " padded ",
+    "\tbench\n",
+    " ",
+    "\x00",
+    "T",
+    "é",
+    "nul",
+    "nullx",
+    "truex",
+    "False",  # the literals are lower case only
+    "NULL",
+    "\u2029true",  # U+2029 is no blank to String.trim()
+    "a\\b",  # an escape of no delimiter
+    "Infinity",
+    "NaN",
+    ".5",  # a number, but the parser only tries numbers that start with a digit or a sign
+    "e5",
+    "v2.3-beta",
+]
+_FULL_PARSER_TEXTS = [
+    "null",
+    " true ",
+    "false",
+    "1",
+    " 12 ",
+    "+",
+    "-",
+    "+x",
+    "-bench",
+    "1x",
+    "2020-01-01",
+    "\u0663",  # ARABIC-INDIC DIGIT THREE: a digit to Java's Character.isDigit
+    "a:b",
+    "a,b",
+    "[1]",
+    "{a:1}",
+    '"quoted"',
+    "ends]",
+]
+
+
+@pytest.mark.parametrize("text", _ONE_TOKEN_STRINGS)
+def test_parse_string_reads_one_plain_token_as_itself(text: str) -> None:
+    assert _is_plain_string(text)
+    parsed = Values.parse_string(text)
+    assert parsed == SchemaAndValue(Schema.STRING, text)
+    assert type(parsed) is SchemaAndValue
+    # The full parser, which the shortcut skips, reads the same.
+    assert _ValueParser(text).parse(embedded=False) == parsed
+
+
+@pytest.mark.parametrize("text", _FULL_PARSER_TEXTS)
+def test_parse_string_leaves_literals_numbers_dates_and_structure_to_the_parser(
+    text: str,
+) -> None:
+    assert not _is_plain_string(text)
+    full = _ValueParser(text).parse(embedded=False)
+    assert Values.parse_string(text) == (SchemaAndValue(None, None) if full is None else full)
+
+
+def test_parse_string_of_a_plain_token_is_what_a_header_converter_reads() -> None:
+    assert Values.parse_string("bench") == SchemaAndValue(Schema.STRING, "bench")
+    assert Values.parse_string("-bench") == SchemaAndValue(Schema.STRING, "-bench")
+    assert Values.parse_string(" true ") == SchemaAndValue(Schema.BOOLEAN, True)
+    assert Values.parse_string("\u0663") == SchemaAndValue(Schema.INT8, 3)
 
 
 def test_container_elements_convert_to_their_common_schema_as_kafka() -> None:

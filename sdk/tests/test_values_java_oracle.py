@@ -102,6 +102,12 @@ _PIECES = [
     "1e400",
     "99999999999999999999",
     "1e40099999999999",
+    # one-token texts the plain-string shortcut answers, and their neighbours it must not
+    "bench",
+    "nul",
+    "-x",
+    "\u2029",
+    "\u0663",
 ]
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 

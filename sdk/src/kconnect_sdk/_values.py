@@ -270,6 +270,28 @@ def _parse_number(token: str) -> SchemaAndValue | None:
 _TRUE: Final = SchemaAndValue(Schema.BOOLEAN, True)
 _FALSE: Final = SchemaAndValue(Schema.BOOLEAN, False)
 
+_find_delimiter: Final = re.compile(r'[:,{}\[\]"]').search
+_LITERALS: Final = frozenset({"null", "true", "false"})
+
+
+def _is_plain_string(text: str) -> bool:
+    """Whether ``parse_string`` can read ``text`` as nothing but itself, a STRING.
+
+    Most header values are a word (``bench``, an id, a host name). Without a delimiter the
+    parser sees a single token, and a single token that is not ``null``, ``true`` or
+    ``false`` once trimmed and starts with neither a digit nor a sign is the whole text
+    as a STRING: the parser would try the literals, then an array or a map, then find
+    it is no number and no date. Answering here skips the tokenizer for the usual header;
+    anything else goes the full way.
+    """
+    if _find_delimiter(text) is not None:
+        return False
+    token = text.strip(_JAVA_BLANK)
+    if not token:
+        return True  # blank: the parser's blank token is the text itself
+    first = token[0]
+    return not (first.isdecimal() or first in "+-" or token in _LITERALS)
+
 
 class _ValueParser:
     """Kafka 4.1's ``Values.ValueParser``: reads one value from the start of the text.
@@ -641,6 +663,8 @@ class Values:
             return SchemaAndValue(None, None)
         if not text:
             return SchemaAndValue(Schema.STRING, text)
+        if _is_plain_string(text):
+            return tuple.__new__(SchemaAndValue, (Schema.STRING, text))
         try:
             parsed = _ValueParser(text).parse(embedded=False)
         except RecursionError:  # absurdly deep nesting
@@ -658,6 +682,8 @@ class Values:
         """
         if value is None:
             return None
+        if type(value) is str:
+            return value  # a top-level string is written as it is (a header's usual value)
         out: list[str] = []
         _append(out, schema, value, False)
         return "".join(out)

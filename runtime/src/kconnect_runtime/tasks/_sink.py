@@ -11,9 +11,10 @@ import logging
 import operator
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
+from itertools import repeat
 from typing import Any
 
 from confluent_kafka import (
@@ -86,6 +87,10 @@ _TIMESTAMP_TYPES = {
     1: TimestampType.CREATE_TIME,
     2: TimestampType.LOG_APPEND_TIME,
 }
+_UNTYPED = TimestampType.NO_TIMESTAMP_TYPE
+# The two halves of a (schema, value) or (timestamp type, timestamp) pair, read in C.
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
 
 
 def _one(converter: Converter, topic: str, data: bytes | None) -> SchemaAndValue:
@@ -544,21 +549,44 @@ class SinkPipeline:
         else:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
-        types, untyped = _TIMESTAMP_TYPES, TimestampType.NO_TIMESTAMP_TYPE
-        make = _make_sink_record
-        return [
-            make((t, p, ks, k, vs, v, ts if tt else None, h, o, types.get(tt, untyped), t, p, o))
-            for t, p, (ks, k), (vs, v), (tt, ts), h, o in zip(
-                topics,
-                map(_partition, messages),
-                keys,
-                values,
-                map(_timestamp, messages),
-                headers,
-                map(_offset, messages),
-                strict=True,
+        count = len(messages)
+        partitions: list[Any] = list(map(_partition, messages))
+        offsets: list[Any] = list(map(_offset, messages))
+        stamps: list[Any] = list(map(_timestamp, messages))
+        kinds: list[Any] = list(map(_first, stamps))
+        kind = kinds[0] if kinds else 0
+        timestamps: Iterable[Any]
+        timestamp_types: Iterable[Any]
+        if kinds.count(kind) == count:
+            # The usual batch: every message has the same timestamp type (the topic's).
+            timestamps = map(_second, stamps) if kind else repeat(None, count)
+            timestamp_types = repeat(_TIMESTAMP_TYPES.get(kind, _UNTYPED), count)
+        else:
+            timestamps = [ts if tt else None for tt, ts in stamps]
+            timestamp_types = map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED))
+        # Each record's fields in SinkRecord's order, zipped and made in C: no Python code
+        # runs per record.
+        return list(
+            map(
+                _make_sink_record,
+                zip(
+                    topics,
+                    partitions,
+                    map(_first, keys),
+                    map(_second, keys),
+                    map(_first, values),
+                    map(_second, values),
+                    timestamps,
+                    headers,
+                    offsets,
+                    timestamp_types,
+                    topics,
+                    partitions,
+                    offsets,
+                    strict=True,
+                ),
             )
-        ]
+        )
 
     def _to_records_one_by_one(self, messages: list[Any]) -> list[SinkRecord]:
         conv = self.converters
