@@ -63,6 +63,7 @@ from kconnect_runtime.tasks import (
 )
 
 from ._executor import (
+    Apply,
     ExecutorCheck,
     PartitionRange,
     PluginLocation,
@@ -77,6 +78,7 @@ from ._executor import (
 )
 
 if TYPE_CHECKING:
+    from pyspark import RDD
     from pyspark.sql import SparkSession
 
 __all__ = ["CycleStats", "CycleTrace", "SparkEngine"]
@@ -191,6 +193,7 @@ class SparkEngine:
         self._warned: weakref.WeakKeyDictionary[TaskRunner, tuple[str, ...]] = (
             weakref.WeakKeyDictionary()
         )
+        self._one: RDD[int] | None = None
         self.local = str(self.session.sparkContext.master).startswith("local")
         self.executor_check: ExecutorCheck | None = None
         """What the executors reported at start (a cluster only)."""
@@ -364,11 +367,24 @@ class SparkEngine:
             pipeline.converters.close()
             pipeline.transforms.close()
 
+    def run_on_executor(self, func: Callable[[T], R], arg: T) -> R:
+        """``func(arg)`` as one Spark task, in a Python worker of an executor: one Spark job.
+
+        Every cycle is such a job. They all map the same one-element RDD, made once per
+        engine, with ``func`` and ``arg`` in the task's closure (pickled with it); Spark
+        errors propagate as PySpark raises them.
+        """
+        with self._lock:
+            if self._one is None:
+                self._one = self.session.sparkContext.parallelize([0], 1)
+            one = self._one
+        results: list[R] = one.map(Apply(func, arg)).collect()
+        return results[0]
+
     def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T, trace: CycleTrace) -> R:
-        sc = self.session.sparkContext
         submitted = time.time()
         try:
-            results: list[R] = sc.parallelize([plan], 1).map(func).collect()
+            result = self.run_on_executor(func, plan)
         except Exception as exc:
             raise ConnectError(
                 f"connector {runner.id.connector!r} task {runner.id.task}: its Spark job failed "
@@ -376,13 +392,13 @@ class SparkEngine:
                 f"{_executor_trace(exc)}"
             ) from None
         received = time.time()
-        timings = dict(getattr(results[0], "timings", ()))
+        timings = dict(getattr(result, "timings", ()))
         entered, left = timings.pop("entered", submitted), timings.pop("left", received)
         trace.to_executor = max(0.0, entered - submitted)
         trace.executor = max(0.0, left - entered)
         trace.from_executor = max(0.0, received - left)
         trace.phases = tuple(timings.items())
-        return results[0]
+        return result
 
     def _pause(self, runner: TaskRunner, took_s: float) -> bool:
         """Wait after a cycle that moved nothing; True when the task is stopping.
@@ -562,8 +578,8 @@ class SparkEngine:
         sc = self.session.sparkContext
         python = str(sc.pythonExec)
         try:
-            found: ExecutorCheck = (
-                sc.parallelize([(self.plugin_locations, needs)], 1).map(check_executor).collect()[0]
+            found: ExecutorCheck = self.run_on_executor(
+                check_executor, (self.plugin_locations, needs)
             )
         except Exception as exc:
             raise ConnectError(
@@ -643,11 +659,10 @@ class SparkEngine:
 
     def measure_empty_cycle(self, repeat: int = 5) -> float:
         """Seconds of the fastest one-task Spark job that does nothing: the floor of any cycle."""
-        sc = self.session.sparkContext
         best = float("inf")
         for _ in range(repeat):
             started = time.monotonic()
-            sc.parallelize([0], 1).map(_identity).collect()
+            self.run_on_executor(_identity, 0)
             best = min(best, time.monotonic() - started)
         return best
 

@@ -41,6 +41,7 @@ from kconnect_runtime.tasks import (
 )
 
 __all__ = [
+    "Apply",
     "CycleTimer",
     "ExecutorCheck",
     "PartitionRange",
@@ -66,6 +67,22 @@ _topic = Message.topic
 _partition = Message.partition
 _offset = Message.offset
 _is_none = functools.partial(operator.is_, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Apply:
+    """``func(arg)`` as the function of a one-element RDD's ``map``: the engine's every job.
+
+    The driver runs each cycle on one RDD it made once, with the cycle's plan in the task's
+    closure; making a new RDD of the plan for each cycle (``parallelize``) cost a temporary
+    file, its read by the JVM and four more driver-to-JVM calls per cycle.
+    """
+
+    func: Any
+    arg: Any
+
+    def __call__(self, _: object) -> Any:
+        return self.func(self.arg)
 
 
 @dataclass(frozen=True, slots=True)
