@@ -1,7 +1,7 @@
 """What a spark engine cycle costs on a standalone cluster against ``local[2]``, and what an
 executor moves.
 
-    .venv/bin/python bench/bench_spark_cluster.py [--jobs 30] [--lines 50000] [--set K=V]
+    .venv/bin/python bench/bench_spark_cluster.py [--jobs 30] [--lines 20000] [--set K=V]
 
 Starts the testkit's standalone cluster (a master and two one-core workers from the pip
 PySpark package) and packs an executors' environment with kconnect and the FileStream
@@ -246,7 +246,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=30)
     parser.add_argument(
-        "--lines", type=int, default=50_000, help="lines per FileStream source (0: skip)"
+        "--lines", type=int, default=20_000, help="lines per FileStream source (0: skip)"
     )
     parser.add_argument(
         "--set",
