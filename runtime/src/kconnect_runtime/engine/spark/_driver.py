@@ -63,7 +63,7 @@ from kconnect_runtime.tasks import (
 )
 
 from ._executor import (
-    Apply,
+    PLAN_PROPERTY,
     ExecutorCheck,
     PartitionRange,
     PluginLocation,
@@ -72,7 +72,9 @@ from ._executor import (
     SourceCycle,
     SourceCycleResult,
     check_executor,
+    encode_plan,
     merge_error_counts,
+    run_planned,
     run_sink_cycle,
     run_source_cycle,
 )
@@ -193,7 +195,7 @@ class SparkEngine:
         self._warned: weakref.WeakKeyDictionary[TaskRunner, tuple[str, ...]] = (
             weakref.WeakKeyDictionary()
         )
-        self._one: RDD[int] | None = None
+        self._job: RDD[Any] | None = None
         self.local = str(self.session.sparkContext.master).startswith("local")
         self.executor_check: ExecutorCheck | None = None
         """What the executors reported at start (a cluster only)."""
@@ -370,15 +372,24 @@ class SparkEngine:
     def run_on_executor(self, func: Callable[[T], R], arg: T) -> R:
         """``func(arg)`` as one Spark task, in a Python worker of an executor: one Spark job.
 
-        Every cycle is such a job. They all map the same one-element RDD, made once per
-        engine, with ``func`` and ``arg`` in the task's closure (pickled with it); Spark
-        errors propagate as PySpark raises them.
+        Every cycle is such a job, and all of them collect the same one-element RDD, built
+        once per engine with its Python function (``run_planned``) handed to the JVM once;
+        ``func`` and ``arg`` travel as a local property of the calling thread's job, which
+        Spark sends with the task (and with each retry of it). Building an RDD, a closure and
+        a Python function per cycle cost about 20 calls from the driver into its JVM, each a
+        round trip that waits for a JVM thread on a busy machine. Spark errors propagate as
+        PySpark raises them.
         """
+        sc = self.session.sparkContext
         with self._lock:
-            if self._one is None:
-                self._one = self.session.sparkContext.parallelize([0], 1)
-            one = self._one
-        results: list[R] = one.map(Apply(func, arg)).collect()
+            if self._job is None:
+                self._job = sc.parallelize([0], 1).map(run_planned)
+            job = self._job
+        sc.setLocalProperty(PLAN_PROPERTY, encode_plan(func, arg))
+        try:
+            results: list[R] = job.collect()
+        finally:
+            sc.setLocalProperty(PLAN_PROPERTY, None)  # type: ignore[arg-type]  # None removes it
         return results[0]
 
     def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T, trace: CycleTrace) -> R:
