@@ -12,9 +12,9 @@ SparkSession, built by ``SparkEngine`` from a worker config):
 - the engine's start: building the session (and, on the cluster, the executors' check, the
   first Python job, which pays the executor's Python start and kconnect's imports);
 - ``--jobs`` empty one-task jobs submitted as the engine submits every cycle
-  (``SparkEngine.run_on_executor``: the engine's one-element RDD, the plan in the closure),
-  interleaved with as many submitted the way every cycle was before (a new RDD of the plan
-  per job: ``parallelize``), each split into submission → the Python worker starting the
+  (``SparkEngine.run_on_executor``: one RDD built once, the function and its argument a
+  local property of the job), interleaved with as many submitted the way every cycle was
+  before (a new RDD, closure and Python function per job), each split into submission → the Python worker starting the
   task, and the task's return → the driver holding the result (executor wall clocks: the
   same host here);
 - records per second through the engine: one FileStream source of ``--lines`` lines into
