@@ -170,6 +170,14 @@ def test_file_to_kafka_to_file_on_spark_loses_nothing_and_restarts_without_dupli
             20,
             "the sink's group to commit offset 100000",
         )
+        # The sink may have every record before the source's last cycle ends (records reach
+        # Kafka as they are polled; FileStreamSource's empty poll then waits a second) and
+        # the driver counts a cycle once it committed it.
+        wait_for(
+            lambda: worker.progress()[src] == ("source", 100_000, 100_000),
+            20,
+            "the source's last cycle to be committed",
+        )
         metrics = samples(render_prometheus(worker))
     finally:
         worker.stop()

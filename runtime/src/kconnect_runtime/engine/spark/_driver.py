@@ -63,6 +63,7 @@ from kconnect_runtime.tasks import (
 )
 
 from ._executor import (
+    PLAN_PROPERTY,
     ExecutorCheck,
     PartitionRange,
     PluginLocation,
@@ -71,12 +72,15 @@ from ._executor import (
     SourceCycle,
     SourceCycleResult,
     check_executor,
+    encode_plan,
     merge_error_counts,
+    run_planned,
     run_sink_cycle,
     run_source_cycle,
 )
 
 if TYPE_CHECKING:
+    from pyspark import RDD
     from pyspark.sql import SparkSession
 
 __all__ = ["CycleStats", "CycleTrace", "SparkEngine"]
@@ -191,6 +195,7 @@ class SparkEngine:
         self._warned: weakref.WeakKeyDictionary[TaskRunner, tuple[str, ...]] = (
             weakref.WeakKeyDictionary()
         )
+        self._job: RDD[Any] | None = None
         self.local = str(self.session.sparkContext.master).startswith("local")
         self.executor_check: ExecutorCheck | None = None
         """What the executors reported at start (a cluster only)."""
@@ -364,11 +369,33 @@ class SparkEngine:
             pipeline.converters.close()
             pipeline.transforms.close()
 
-    def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T, trace: CycleTrace) -> R:
+    def run_on_executor(self, func: Callable[[T], R], arg: T) -> R:
+        """``func(arg)`` as one Spark task, in a Python worker of an executor: one Spark job.
+
+        Every cycle is such a job, and all of them collect the same one-element RDD, built
+        once per engine with its Python function (``run_planned``) handed to the JVM once;
+        ``func`` and ``arg`` travel as a local property of the calling thread's job, which
+        Spark sends with the task (and with each retry of it). Building an RDD, a closure and
+        a Python function per cycle cost about 20 calls from the driver into its JVM, each a
+        round trip that waits for a JVM thread on a busy machine. Spark errors propagate as
+        PySpark raises them.
+        """
         sc = self.session.sparkContext
+        with self._lock:
+            if self._job is None:
+                self._job = sc.parallelize([0], 1).map(run_planned)
+            job = self._job
+        sc.setLocalProperty(PLAN_PROPERTY, encode_plan(func, arg))
+        try:
+            results: list[R] = job.collect()
+        finally:
+            sc.setLocalProperty(PLAN_PROPERTY, None)  # type: ignore[arg-type]  # None removes it
+        return results[0]
+
+    def _run_job(self, runner: TaskRunner, func: Callable[[T], R], plan: T, trace: CycleTrace) -> R:
         submitted = time.time()
         try:
-            results: list[R] = sc.parallelize([plan], 1).map(func).collect()
+            result = self.run_on_executor(func, plan)
         except Exception as exc:
             raise ConnectError(
                 f"connector {runner.id.connector!r} task {runner.id.task}: its Spark job failed "
@@ -376,13 +403,13 @@ class SparkEngine:
                 f"{_executor_trace(exc)}"
             ) from None
         received = time.time()
-        timings = dict(getattr(results[0], "timings", ()))
+        timings = dict(getattr(result, "timings", ()))
         entered, left = timings.pop("entered", submitted), timings.pop("left", received)
         trace.to_executor = max(0.0, entered - submitted)
         trace.executor = max(0.0, left - entered)
         trace.from_executor = max(0.0, received - left)
         trace.phases = tuple(timings.items())
-        return results[0]
+        return result
 
     def _pause(self, runner: TaskRunner, took_s: float) -> bool:
         """Wait after a cycle that moved nothing; True when the task is stopping.
@@ -562,8 +589,8 @@ class SparkEngine:
         sc = self.session.sparkContext
         python = str(sc.pythonExec)
         try:
-            found: ExecutorCheck = (
-                sc.parallelize([(self.plugin_locations, needs)], 1).map(check_executor).collect()[0]
+            found: ExecutorCheck = self.run_on_executor(
+                check_executor, (self.plugin_locations, needs)
             )
         except Exception as exc:
             raise ConnectError(
@@ -643,11 +670,10 @@ class SparkEngine:
 
     def measure_empty_cycle(self, repeat: int = 5) -> float:
         """Seconds of the fastest one-task Spark job that does nothing: the floor of any cycle."""
-        sc = self.session.sparkContext
         best = float("inf")
         for _ in range(repeat):
             started = time.monotonic()
-            sc.parallelize([0], 1).map(_identity).collect()
+            self.run_on_executor(_identity, 0)
             best = min(best, time.monotonic() - started)
         return best
 

@@ -12,11 +12,13 @@ installed (or shipped with ``spark.archives``).
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import functools
 import logging
 import operator
 import os
+import pickle
 import sys
 import threading
 import time
@@ -41,6 +43,7 @@ from kconnect_runtime.tasks import (
 )
 
 __all__ = [
+    "PLAN_PROPERTY",
     "CycleTimer",
     "ExecutorCheck",
     "PartitionRange",
@@ -50,6 +53,8 @@ __all__ = [
     "SourceCycle",
     "SourceCycleResult",
     "check_executor",
+    "encode_plan",
+    "run_planned",
     "run_sink_cycle",
     "run_source_cycle",
 ]
@@ -66,6 +71,39 @@ _topic = Message.topic
 _partition = Message.partition
 _offset = Message.offset
 _is_none = functools.partial(operator.is_, None)
+
+
+PLAN_PROPERTY = "kconnect.engine.plan"
+"""The Spark local property that carries a job's function and argument to its task."""
+
+
+def encode_plan(func: Any, arg: Any) -> str:
+    """``(func, arg)`` as the value of :data:`PLAN_PROPERTY` (cloudpickle, then base64)."""
+    from pyspark import cloudpickle  # the driver's side: PySpark is there
+
+    pickled: bytes = cloudpickle.dumps((func, arg))  # type: ignore[no-untyped-call]  # untyped in PySpark
+    return base64.b64encode(pickled).decode("ascii")
+
+
+def run_planned(_: object) -> Any:
+    """The one function every engine job maps: ``func(arg)`` of the job's plan.
+
+    The plan comes with the task as a local property of the job (set by the driver's thread
+    that submits it, so concurrent cycles of several tasks each carry their own), which lets
+    the driver submit every cycle on one RDD it built once: no RDD, closure or Python
+    function to make, pickle and hand to the JVM per cycle.
+    """
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    encoded = context.getLocalProperty(PLAN_PROPERTY) if context is not None else None
+    if not encoded:
+        raise ConnectError(
+            f"a kconnect engine job reached an executor without its plan (Spark local property "
+            f"{PLAN_PROPERTY!r}); it is set by SparkEngine.run_on_executor"
+        )
+    func, arg = pickle.loads(base64.b64decode(encoded))
+    return func(arg)
 
 
 @dataclass(frozen=True, slots=True)
