@@ -47,6 +47,10 @@ def test_quickstart_moves_the_sample_through_the_embedded_broker(tmp_path: Path)
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "quickstart: done. 500 lines arrived" in done.stdout
+    # The last progress line counts every line on both sides.
+    last = [line for line in done.stdout.splitlines() if "progress:" in line][-1]
+    assert "500 polled, 500 acknowledged by Kafka" in last, last
+    assert "500 consumed, 500 put" in last, last
     assert "(broker: embedded Tansu)" in done.stdout
     assert "output matches the input" in done.stdout
     assert (tmp_path / "test.sink.txt").read_bytes() == (tmp_path / "test.txt").read_bytes()

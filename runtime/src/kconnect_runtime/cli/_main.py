@@ -239,6 +239,15 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
             time.sleep(0.1)
         elapsed = time.monotonic() - started
         same = input_path.read_bytes() == output_path.read_bytes()
+        # The file can be complete before the counts say so: the spark engine counts a
+        # cycle's records when its job returns, after the sink wrote them. A few seconds
+        # for the last line to report every record, so it does not read "0 put".
+        settle = time.monotonic() + 10
+        while time.monotonic() < settle and any(
+            min(records_in, records_out) < args.lines
+            for _, records_in, records_out in herder.progress().values()
+        ):
+            time.sleep(0.1)
         print(f"  progress: {describe_progress(herder.progress())}")
         print(
             f"quickstart: done. {arrived} lines arrived in {output_path} in {elapsed:.1f}s "
