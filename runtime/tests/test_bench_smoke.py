@@ -91,7 +91,8 @@ BENCHES: dict[str, list[str]] = {
         "--tasks",
         "1",
     ],
-    "bench_spark_cluster.py": ["--jobs", "2"],  # its own standalone cluster and packed environment
+    # its own standalone cluster and packed environment
+    "bench_spark_cluster.py": ["--jobs", "2", "--lines", "2000"],
     "bench_vs_java.py": [  # both sides once: the Java worker and kconnect, 2,000 lines
         "--workload",
         "filestream",
