@@ -148,7 +148,7 @@ def test_a_distributed_worker_on_spark_runs_a_pipeline_created_through_rest(
     proc = kconnect("distributed", str(worker), cwd=tmp_path)
     spawned: list[int] = []
     try:
-        wait_for(lambda: _up(api), 60, "the distributed worker's REST API")
+        wait_for(lambda: _up(api), 180, "the distributed worker's REST API")
         for config in (file_source(src, source_file, topic), file_sink(sink, sink_file, topic)):
             response = api.post("/connectors", json={"name": config["name"], "config": config})
             assert response.status_code == 201, response.text

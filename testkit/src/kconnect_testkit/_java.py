@@ -713,7 +713,7 @@ class JavaConnectWorker:
         settings.update(self._config)
         return settings
 
-    def start(self, *, timeout_s: float = 120.0) -> str:
+    def start(self, *, timeout_s: float = 300.0) -> str:
         """Start the worker and wait until its REST API answers; returns its URL."""
         jars = java_jars("kafka")
         self.workdir.mkdir(parents=True, exist_ok=True)

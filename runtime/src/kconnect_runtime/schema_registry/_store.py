@@ -162,6 +162,29 @@ class KafkaSchemaLog:
             "schema registry client",
         )
 
+    def _watermarks(self, consumer: Any, deadline: float) -> tuple[int, int]:
+        """The topic's low and high watermarks, asked again while a topic just created has
+        no leader known yet (as Confluent's store waits up to kafkastore.init.timeout.ms)."""
+        from confluent_kafka import KafkaError, KafkaException, TopicPartition
+
+        retriable = {
+            KafkaError.NOT_LEADER_FOR_PARTITION,
+            KafkaError.LEADER_NOT_AVAILABLE,
+            KafkaError.UNKNOWN_TOPIC_OR_PART,
+            KafkaError._TIMED_OUT,
+        }
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                low, high = consumer.get_watermark_offsets(
+                    TopicPartition(self.topic, 0), timeout=max(left, 1.0)
+                )
+                return int(low), int(high)
+            except KafkaException as exc:
+                if exc.args[0].code() not in retriable or time.monotonic() + 0.5 > deadline:
+                    raise
+                time.sleep(0.5)
+
     def _ensure_topic(self) -> None:
         from confluent_kafka.admin import (  # type: ignore[attr-defined]  # stubs omit NewTopic
             AdminClient,
@@ -222,9 +245,7 @@ class KafkaSchemaLog:
         count = 0
         try:
             deadline = time.monotonic() + self.timeout_s
-            low, high = consumer.get_watermark_offsets(
-                TopicPartition(self.topic, 0), timeout=self.timeout_s
-            )
+            low, high = self._watermarks(consumer, deadline)
             if high <= low:
                 return 0
             consumer.assign([TopicPartition(self.topic, 0, OFFSET_BEGINNING)])
