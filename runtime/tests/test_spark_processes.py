@@ -133,7 +133,7 @@ def test_killing_the_driver_mid_stream_then_restarting_delivers_every_line(
     assert "Traceback" not in output, output[-3000:]
 
 
-@pytest.mark.timeout(900)  # a worker on Spark starts slowly on a loaded machine
+@pytest.mark.timeout(600)  # a worker on Spark starts slowly on a loaded machine
 def test_a_distributed_worker_on_spark_runs_a_pipeline_created_through_rest(
     kafka: str, tmp_path: Path
 ) -> None:
@@ -149,11 +149,11 @@ def test_a_distributed_worker_on_spark_runs_a_pipeline_created_through_rest(
     proc = kconnect("distributed", str(worker), cwd=tmp_path)
     spawned: list[int] = []
     try:
-        wait_for(lambda: _up(api), 300, "the distributed worker's REST API")
+        wait_for(lambda: _up(api), 180, "the distributed worker's REST API")
         for config in (file_source(src, source_file, topic), file_sink(sink, sink_file, topic)):
             response = api.post("/connectors", json={"name": config["name"], "config": config})
             assert response.status_code == 201, response.text
-        wait_for(lambda: line_count(sink_file) >= len(expected), 240, "every line in the sink")
+        wait_for(lambda: line_count(sink_file) >= len(expected), 180, "every line in the sink")
         states = {
             n: api.get(f"/connectors/{n}/status").json()["tasks"][0]["state"] for n in (src, sink)
         }
