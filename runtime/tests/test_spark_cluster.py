@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from kconnect_runtime import PluginRegistry, StandaloneHerder, Worker
 from kconnect_runtime.engine import SparkEngine
+from kconnect_runtime.plugins import install_plugin
 from kconnect_runtime.storage import FileOffsetStore
 from kconnect_sdk import ConnectError
 from kconnect_testkit import SparkCluster, pack_environment
@@ -235,6 +236,62 @@ def test_dataframe_source_and_sink_on_the_cluster(
     assert sorted(sink_file.read_text(encoding="utf-8").splitlines()) == sorted(lines)
     # The reads and writes ran in the shipped environment, not in the driver's.
     assert kc_spark_cluster.executor_pythons() == {"./environment/bin/python"}
+
+
+def test_a_plugin_path_connector_the_executors_lack_runs_from_the_shipped_location(
+    tmp_path: Path,
+    kafka: str,
+    engine: SparkEngine,
+    cluster_props: dict[str, str],
+    kc_spark_cluster: SparkCluster,
+) -> None:
+    # The executors' environment has no SequenceSource: only the plugin.path location the
+    # engine packs and ships (spark.plugin.path.ship=auto on a cluster master) provides it.
+    location = tmp_path / "plugins" / "sequence"
+    install_plugin([str(REPO / "examples" / "sequence")], location)
+    topic, src, sink = _name("cluster-seq"), _name("seq"), _name("sink")
+    sink_file = tmp_path / "out.txt"
+    props = {**cluster_props, "plugin.path": str(location.parent)}
+    worker_config = worker_props(tmp_path, kafka, engine="spark", **props)
+    shipping = SparkEngine(worker_config, session=engine.session)
+    (shipped,) = shipping.plugin_locations
+    assert shipped.path == str(location) and shipped.archive.endswith(".tar.gz")
+    herder = StandaloneHerder(
+        Worker(
+            worker_config,
+            registry=PluginRegistry.discover(plugin_path=props["plugin.path"]),
+            offset_store=FileOffsetStore(tmp_path / "offsets.json"),
+            bootstrap_servers=kafka,
+            engine=shipping,
+            commit_interval_ms=500,
+            shutdown_timeout_ms=30000,
+        )
+    )
+    try:
+        herder.create_connector(
+            {
+                "name": src,
+                "connector.class": "SequenceSource",
+                "topic": topic,
+                "count": "500",
+                "batch.size": "50",
+                "topic.creation.default.partitions": "1",
+                "topic.creation.default.replication.factor": "1",
+            }
+        )
+        herder.create_connector(file_sink(sink, sink_file, topic))
+        wait_for(lambda: line_count(sink_file) >= 500, 180, "every number in the sink")
+        states = [herder.connector_status(n)["tasks"][0]["state"] for n in (src, sink)]
+        # The source's plugin host runs the interpreter of the copy an executor unpacked
+        # (the archive's name is in its path), not the driver's location.
+        pythons = kc_spark_cluster.executor_pythons()
+        hosts = {p for p in pythons if shipped.archive in p}
+    finally:
+        herder.stop()
+    assert states == ["RUNNING", "RUNNING"]
+    assert _lines(sink_file) == [f"Struct{{n={n},square={n * n}}}" for n in range(500)]
+    assert hosts, pythons
+    assert not any(p.startswith(str(location)) for p in pythons), pythons
 
 
 def test_a_worker_killed_mid_cycle_loses_nothing_and_repeats_at_most_one_cycle_per_side(

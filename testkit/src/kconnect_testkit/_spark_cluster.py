@@ -103,7 +103,8 @@ class SparkCluster:
         """How many workers the master counts as ALIVE."""
         try:
             return int(str(self.state().get("aliveworkers", 0)))
-        except OSError:
+        except (OSError, ValueError):
+            # ValueError: a master still starting can answer /json/ with its HTML page.
             return 0
 
     def start_worker(self) -> SparkWorker:
@@ -296,9 +297,13 @@ def start_spark_cluster(
         memory_per_worker=memory_per_worker,
     )
     # The workers start while the master comes up: they retry its address until it answers.
-    for index in range(workers):
-        cluster.workers.append(cluster._launch_worker(index))
-    cluster._wait(lambda: cluster.alive_workers() >= workers, f"{workers} workers to register")
+    try:
+        for index in range(workers):
+            cluster.workers.append(cluster._launch_worker(index))
+        cluster._wait(lambda: cluster.alive_workers() >= workers, f"{workers} workers to register")
+    except BaseException:
+        cluster.stop()  # no master or worker outlives a start that failed
+        raise
     return cluster
 
 
