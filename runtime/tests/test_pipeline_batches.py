@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import runtime_harness
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_runtime import Standalone
 from kconnect_sdk import ConfigDef, SinkConnector, SinkRecord, SinkTask, Task
@@ -78,6 +79,50 @@ def test_sink_started_before_its_topic_skips_error_events_and_writes_every_line(
         assert worker.connector_status(name)["tasks"][0]["state"] == "RUNNING"
     finally:
         app.stop()
+
+
+def test_sink_commits_the_next_offset_of_every_partition_it_consumed(
+    tmp_path: Path, kafka: str
+) -> None:
+    """Batches of one partition and batches mixing partitions and topics: the consumer
+    group's committed offsets, as lag tooling reads them, end at each partition's end."""
+    tag = uuid.uuid4().hex[:8]
+    spread, single = f"commits-{tag}-a", f"commits-{tag}-b"
+    admin = AdminClient({"bootstrap.servers": kafka})
+    for future in admin.create_topics([NewTopic(spread, 3, 1), NewTopic(single, 1, 1)]).values():
+        future.result()
+    counts = {(spread, 0): 700, (spread, 1): 2500, (spread, 2): 40, (single, 0): 1800}
+    producer = Producer({"bootstrap.servers": kafka, "linger.ms": 5})
+    for (topic, partition), count in counts.items():
+        for i in range(count):
+            producer.produce(topic, f"{topic}/{partition}/{i}".encode(), partition=partition)
+    producer.flush(30)
+    out, name = tmp_path / "out.txt", f"commits-{tag}-sink"
+    app = Standalone(
+        _worker(kafka, tmp_path),
+        [
+            {
+                "name": name,
+                "connector.class": "FileStreamSink",
+                "file": str(out),
+                "topics": f"{spread},{single}",
+            }
+        ],
+    )
+    app.start()
+    try:
+        runtime_harness.wait_for(
+            lambda: runtime_harness.line_count(out) >= sum(counts.values()), 120, "every line"
+        )
+    finally:
+        app.stop()  # commits what was written
+    consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"connect-{name}"})
+    try:
+        committed = consumer.committed([KafkaTopicPartition(t, p) for t, p in counts], timeout=10)
+    finally:
+        consumer.close()
+    assert {(tp.topic, tp.partition): tp.offset for tp in committed} == counts
+    assert len(out.read_text(encoding="utf-8").splitlines()) == sum(counts.values())
 
 
 class FieldsSinkTask(SinkTask):

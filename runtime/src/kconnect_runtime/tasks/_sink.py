@@ -488,8 +488,13 @@ class SinkPipeline:
         metrics.read_total += count
         metrics.batch_size.record(count)
         self._batch, self._batch_index = good, None
+        # Each message's coordinates, read once: the records are made of them, and so are
+        # the offsets to commit.
+        topics: list[Any] = list(map(_topic, good))
+        partitions: list[Any] = list(map(_partition, good))
+        offsets: list[Any] = list(map(_offset, good))
         try:
-            records = self._to_records(good)
+            records = self._to_records(good, topics, partitions, offsets)
         except Exception:
             batch_failed = True
         else:
@@ -504,9 +509,13 @@ class SinkPipeline:
         self._put(records)
         self.runner.records_out += len(records)
         metrics.send_total += len(records)
-        # The last offset of each partition in the batch (dict keeps the last value per key).
-        tps = zip(map(_topic, good), map(_partition, good), strict=True)
-        last: dict[Any, Any] = dict(zip(tps, map(_offset, good), strict=True))
+        # The last offset of each partition in the batch. The usual batch is of one
+        # partition: two C-level counts say so, and its last message has the offset.
+        last: dict[Any, Any]
+        if topics.count(topics[0]) == count and partitions.count(partitions[0]) == count:
+            last = {(topics[0], partitions[0]): offsets[-1]}
+        else:  # dict keeps the last value per key
+            last = dict(zip(zip(topics, partitions, strict=True), offsets, strict=True))
         current = self.current
         for (topic, partition), offset in last.items():
             current[TopicPartition(topic, partition)] = offset + 1
@@ -530,11 +539,13 @@ class SinkPipeline:
                 log.debug("sink task %s: %s", self.name, err.str())
         return good
 
-    def _to_records(self, messages: list[Any]) -> list[SinkRecord]:
-        """Consumed messages as SinkRecords: converters called once per batch, no per-record
-        Python call beyond the converters' own (message fields read with C-level ``map``)."""
+    def _to_records(
+        self, messages: list[Any], topics: list[Any], partitions: list[Any], offsets: list[Any]
+    ) -> list[SinkRecord]:
+        """Consumed messages (and their topics, partitions and offsets) as SinkRecords:
+        converters called once per batch, no per-record Python call beyond the converters'
+        own (message fields read with C-level ``map``)."""
         conv = self.converters
-        topics: list[Any] = list(map(_topic, messages))
         keys = conv.key.to_connect_batch(list(zip(topics, map(_key, messages), strict=True)))
         values = conv.value.to_connect_batch(list(zip(topics, map(_value, messages), strict=True)))
         if len(keys) != len(messages) or len(values) != len(messages):
@@ -550,8 +561,6 @@ class SinkPipeline:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
         count = len(messages)
-        partitions: list[Any] = list(map(_partition, messages))
-        offsets: list[Any] = list(map(_offset, messages))
         stamps: list[Any] = list(map(_timestamp, messages))
         kinds: list[Any] = list(map(_first, stamps))
         kind = kinds[0] if kinds else 0
