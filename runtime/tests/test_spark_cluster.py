@@ -105,18 +105,27 @@ def engine(
 
 
 def _worker(tmp: Path, kafka: str, engine: SparkEngine, props: dict[str, str]) -> StandaloneHerder:
+    return _worker_and_engine(tmp, kafka, engine, props)[0]
+
+
+def _worker_and_engine(
+    tmp: Path, kafka: str, engine: SparkEngine, props: dict[str, str]
+) -> tuple[StandaloneHerder, SparkEngine]:
+    """A worker on the module's application, and its own engine (its plugin.path shipped)."""
     worker_config = worker_props(tmp, kafka, engine="spark", **props)
-    return StandaloneHerder(
+    own = SparkEngine(worker_config, session=engine.session)
+    herder = StandaloneHerder(
         Worker(
             worker_config,
-            registry=PluginRegistry.discover(),
+            registry=PluginRegistry.discover(plugin_path=worker_config.get("plugin.path")),
             offset_store=FileOffsetStore(tmp / "offsets.json"),
             bootstrap_servers=kafka,
-            engine=SparkEngine(worker_config, session=engine.session),
+            engine=own,
             commit_interval_ms=500,
             shutdown_timeout_ms=30000,
         )
     )
+    return herder, own
 
 
 def test_executors_run_the_shipped_environment_not_the_drivers(
@@ -252,21 +261,9 @@ def test_a_plugin_path_connector_the_executors_lack_runs_from_the_shipped_locati
     topic, src, sink = _name("cluster-seq"), _name("seq"), _name("sink")
     sink_file = tmp_path / "out.txt"
     props = {**cluster_props, "plugin.path": str(location.parent)}
-    worker_config = worker_props(tmp_path, kafka, engine="spark", **props)
-    shipping = SparkEngine(worker_config, session=engine.session)
+    herder, shipping = _worker_and_engine(tmp_path, kafka, engine, props)
     (shipped,) = shipping.plugin_locations
     assert shipped.path == str(location) and shipped.archive.endswith(".tar.gz")
-    herder = StandaloneHerder(
-        Worker(
-            worker_config,
-            registry=PluginRegistry.discover(plugin_path=props["plugin.path"]),
-            offset_store=FileOffsetStore(tmp_path / "offsets.json"),
-            bootstrap_servers=kafka,
-            engine=shipping,
-            commit_interval_ms=500,
-            shutdown_timeout_ms=30000,
-        )
-    )
     try:
         herder.create_connector(
             {
