@@ -96,6 +96,7 @@ class Result:
     first: float  # first create to the first line
     cpu: float  # the worker processes' CPU seconds over ``wall``
     load: float
+    threads: dict[str, float] = dataclasses.field(default_factory=dict)  # CPU s by name
 
     @property
     def rate(self) -> float:
@@ -269,9 +270,17 @@ class Workers:
             if e["status"]["tasks"] and e["status"]["tasks"][0]["state"] == "RUNNING"
         }
 
-    def cpu(self) -> float:
-        """CPU seconds of every worker process and its descendants so far."""
-        return sum(tree_usage(proc.pid)[0] for proc in self.procs.values())
+    def cpu(self) -> tuple[float, dict[str, float]]:
+        """CPU seconds of every worker process and its descendants so far, and of their
+        threads by name (librdkafka names its own: ``rdk:broker``; Python's threads share
+        the process's name)."""
+        total, threads = 0.0, {}
+        for proc in self.procs.values():
+            cpu, _, by_name = tree_usage(proc.pid)
+            total += cpu
+            for name, used in by_name.items():
+                threads[name] = threads.get(name, 0.0) + used
+        return total, threads
 
     def kill(self, port: int) -> None:
         proc = self.procs.pop(port)
@@ -299,6 +308,7 @@ def throughput(
     *,
     pythonpath: Path | None = None,
     profile: Path | None = None,
+    keep: bool = False,
 ) -> Result:
     """One kconnect case: its workers started, then timed from the first create on."""
     workers = 1 if case.startswith(STANDALONE) else int(case.split("-")[1])
@@ -313,7 +323,7 @@ def throughput(
         counters = [LineCount(f) for f in files.values()]
         want = rows // len(topics) * len(topics)
         load = os.getloadavg()[0]
-        cpu_before = cluster.cpu()
+        cpu_before, threads_before = cluster.cpu()
         start = time.perf_counter()
         for i, topic in enumerate(topics):
             # A name of its own per run: a sink's consumer group (connect-<name>) starts from
@@ -342,12 +352,14 @@ def throughput(
                 raise SystemExit(f"{case}: {problem}{logs}")
             time.sleep(0.01)
         wall = now - start
-        cpu = cluster.cpu() - cpu_before
+        cpu, threads = cluster.cpu()
+        threads = {n: used - threads_before.get(n, 0.0) for n, used in threads.items()}
         assert first is not None
-        return Result(case, want, wall, first, cpu, load)
+        return Result(case, want, wall, first, cpu - cpu_before, load, threads)
     finally:
         cluster.stop()
-        shutil.rmtree(run_dir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def failover(bootstrap: str, tmp: Path, delay_ms: int) -> float:
@@ -514,6 +526,9 @@ def main() -> None:
     )
     parser.add_argument("--profile", type=Path, default=None, help="cProfile into DIR")
     parser.add_argument("--no-failover", action="store_true", help="skip the failover figure")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="keep the workers' configs and logs here"
+    )
     args = parser.parse_args()
     if args.rounds < 1 or args.rows < args.connectors or args.connectors < 1:
         parser.error("--rounds and --connectors must be >= 1, --rows >= --connectors")
@@ -529,7 +544,8 @@ def main() -> None:
         flush=True,
     )
     with broker(args.bootstrap_servers) as bootstrap, tempfile.TemporaryDirectory() as tmpdir:
-        tmp = Path(tmpdir)
+        tmp = Path(tmpdir) if args.workdir is None else args.workdir
+        tmp.mkdir(parents=True, exist_ok=True)
         topics = [f"bd-{uuid.uuid4().hex[:6]}-{i}" for i in range(args.connectors)]
         rows = args.rows // len(topics) * len(topics)
         fill(bootstrap, topics, rows)
@@ -555,18 +571,25 @@ def main() -> None:
                     case,
                     pythonpath=pythonpath,
                     profile=profile,
+                    keep=args.workdir is not None,
                 )
                 result.case += suffix
                 results.setdefault(result.case, []).append(result)
                 standalone = results.get(STANDALONE + suffix, [None])[-1]
                 print(row(result, raw_result, standalone), flush=True)
+                top = sorted(result.threads.items(), key=lambda item: -item[1])[:6]
+                print(
+                    "    CPU s by thread: " + ", ".join(f"{n} {used:.2f}" for n, used in top),
+                    flush=True,
+                )
         if args.rounds > 1 or args.before is not None:
             print(f"\nmedians of {args.rounds} round(s):")
             print(HEADER)
             medians = {name: median_result(rs) for name, rs in results.items()}
             for name, r in medians.items():
                 suffix = " (before)" if name.endswith(" (before)") else ""
-                print(row(r, medians["raw"], medians.get(STANDALONE + suffix)))
+                standalone = None if name == "raw" else medians.get(STANDALONE + suffix)
+                print(row(r, medians["raw"], standalone))
         print(
             "records/s and wall: the first connector create to the last line written (raw: its "
             "start); first s: to the first line; steady: records/s after the first line; CPU: "

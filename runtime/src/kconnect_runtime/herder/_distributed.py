@@ -92,6 +92,9 @@ _WRITE_TIMEOUT_S = 30.0
 _READ_TIMEOUT_S = 10.0
 _MOVE_TIMEOUT_S = 30.0  # a revoked connector is reassigned anyway if its worker never acks
 _PUBLISH_BACKOFF_S = (0.25, 5.0)  # retrying task configs the leader did not take yet
+# How often a worker reads what the others wrote to the config and status topics when
+# nothing waits for it (a read-to-end barrier makes it read at once).
+_FOLLOW_INTERVAL_S = 0.05
 
 # The protocols, oldest first: a group speaks the oldest of its members' (as Kafka's).
 _PROTOCOLS = ("eager", "compatible", "sessioned")
@@ -319,6 +322,10 @@ class DistributedHerder(AbstractHerder):
         self._joined = False
         self._stop = threading.Event()
         self._wake = threading.Event()
+        # The follower reads the topics every _FOLLOW_INTERVAL_S, and at once when a
+        # read-to-end barrier waits for it; it signals each round it applied.
+        self._follow_now = threading.Event()
+        self._followed = threading.Condition()
         self._threads: list[threading.Thread] = []
         self._config_tail = LogTail(config_log)
         self._status_tail = LogTail(status_log)
@@ -814,10 +821,13 @@ class DistributedHerder(AbstractHerder):
             self._apply_tail_records(config)
             if statuses:
                 self._apply_status_records(statuses)
+            with self._followed:
+                self._followed.notify_all()
             if config or statuses:
                 self._wake.set()
             self._report_topics()
-            self._stop.wait(0.05)
+            if self._follow_now.wait(_FOLLOW_INTERVAL_S):
+                self._follow_now.clear()
 
     def _report_topics(self) -> None:
         """Write an active topic record (KIP-558) for each topic a task running here has
@@ -864,7 +874,11 @@ class DistributedHerder(AbstractHerder):
                     "Request timed out: this worker has not read config.storage.topic "
                     f"{self.config_log.topic!r} to its end; retry"
                 )
-            time.sleep(0.02)
+            # The follower reads now rather than at its next round; the short timeout
+            # covers a round that ended between the check above and this wait.
+            self._follow_now.set()
+            with self._followed:
+                self._followed.wait(0.02)
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout_s: float) -> None:
@@ -1443,6 +1457,7 @@ class DistributedHerder(AbstractHerder):
         then stops its connectors)."""
         self._stop.set()
         self._wake.set()
+        self._follow_now.set()
         for thread in self._threads:
             thread.join(10)
         self._threads = []
