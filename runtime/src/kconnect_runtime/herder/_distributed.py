@@ -92,9 +92,11 @@ _WRITE_TIMEOUT_S = 30.0
 _READ_TIMEOUT_S = 10.0
 _MOVE_TIMEOUT_S = 30.0  # a revoked connector is reassigned anyway if its worker never acks
 _PUBLISH_BACKOFF_S = (0.25, 5.0)  # retrying task configs the leader did not take yet
-# How often a worker reads what the others wrote to the config and status topics when
-# nothing waits for it (a read-to-end barrier makes it read at once).
+# The longest a worker waits for a record the others wrote to the config and status topics
+# before it looks again (a record fetched ends the wait), and how often it reads them to
+# their ends when no read-to-end barrier asks it to.
 _FOLLOW_INTERVAL_S = 0.05
+_READ_INTERVAL_S = 1.0
 
 # The protocols, oldest first: a group speaks the oldest of its members' (as Kafka's).
 _PROTOCOLS = ("eager", "compatible", "sessioned")
@@ -322,8 +324,8 @@ class DistributedHerder(AbstractHerder):
         self._joined = False
         self._stop = threading.Event()
         self._wake = threading.Event()
-        # The follower reads the topics every _FOLLOW_INTERVAL_S, and at once when a
-        # read-to-end barrier waits for it; it signals each round it applied.
+        # A read-to-end barrier asks the follower for a read to the end (it does one every
+        # _READ_INTERVAL_S anyway); the follower signals each round it applied.
         self._follow_now = threading.Event()
         self._followed = threading.Condition()
         self._threads: list[threading.Thread] = []
@@ -810,10 +812,21 @@ class DistributedHerder(AbstractHerder):
                 self.statuses[key] = value
 
     def _follow(self) -> None:
+        read_at = time.monotonic()
         while not self._stop.is_set():
             try:
-                config = self._config_tail.read()
-                statuses = self._status_tail.read()
+                if self._follow_now.is_set() or time.monotonic() - read_at >= _READ_INTERVAL_S:
+                    # A read to the end: what a barrier waits for (past transaction markers
+                    # too), and how a topic deleted and created again is noticed.
+                    self._follow_now.clear()
+                    read_at = time.monotonic()
+                    config = self._config_tail.read()
+                    statuses = self._status_tail.read()
+                else:
+                    # Between reads, records are taken as they are fetched (a config record
+                    # at once), without asking the brokers for the topics' ends each round.
+                    config = self._config_tail.poll(_FOLLOW_INTERVAL_S)
+                    statuses = self._status_tail.poll(0)
             except Exception as exc:
                 log.warning("distributed: reading the internal topics failed (%s); retrying", exc)
                 self._stop.wait(1.0)
@@ -826,8 +839,6 @@ class DistributedHerder(AbstractHerder):
             if config or statuses:
                 self._wake.set()
             self._report_topics()
-            if self._follow_now.wait(_FOLLOW_INTERVAL_S):
-                self._follow_now.clear()
 
     def _report_topics(self) -> None:
         """Write an active topic record (KIP-558) for each topic a task running here has

@@ -545,6 +545,23 @@ class LogTail:
                 self._advance_past_markers(consumer, ends)
         return records
 
+    def poll(self, timeout_s: float) -> list[tuple[int, int, bytes | None, bytes | None]]:
+        """(partition, offset, key, value) of the records fetched since the last call,
+        waiting up to ``timeout_s`` for the first: no end offsets are asked, so this is no
+        barrier (``read`` is), only the cheap way to see new records as they come."""
+        consumer = self._consumer
+        if consumer is None:  # never read yet: nothing is assigned
+            time.sleep(timeout_s)
+            return []
+        records: list[tuple[int, int, bytes | None, bytes | None]] = []
+        for message in fetched(consumer, timeout_s):
+            if message.error() is not None:
+                continue
+            partition, offset = message.partition(), message.offset()
+            records.append((partition, offset, message.key(), message.value()))
+            self._positions[partition] = max(self._positions.get(partition, 0), offset + 1)
+        return records
+
     def _advance_past_markers(self, consumer: Any, ends: Mapping[int, int]) -> None:
         """Count what the consumer skipped as read: transaction markers, and the records of
         aborted transactions (never returned to a ``read_committed`` reader), which take
