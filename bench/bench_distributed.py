@@ -15,9 +15,11 @@ same connectors (same topics, same sink configs, same converters) run in:
   and tasks are assigned to workers separately), for each N of ``--workers``.
 
 Each kconnect case starts its worker processes, waits until their REST APIs answer, then
-creates the connectors through REST and times from the first create to the last line in
-the files: wall seconds, seconds to the first line (the fixed start-up latency: group
-rebalance, task start, the consumer's first fetch), the rate after the first line, and the
+creates the connectors through REST, one after the other on a thread of its own while the
+lines are counted, and times from the first create to the last line in the files: wall
+seconds, seconds to the last create's answer, seconds to the first line (the fixed start-up
+latency: group rebalance, task start, the consumer's first fetch), the rate after the first
+line, and the
 CPU seconds of the worker processes and their descendants over the same span (from
 ``/proc``; every thread, librdkafka's included). Ratios are to raw and to standalone.
 Apache Kafka is the testkit's (``KafkaCluster``, one KRaft node) unless
@@ -97,6 +99,7 @@ class Result:
     cpu: float  # the worker processes' CPU seconds over ``wall``
     load: float
     threads: dict[str, float] = dataclasses.field(default_factory=dict)  # CPU s by name
+    created: float = 0.0  # first create to the last create's answer (raw: 0)
 
     @property
     def rate(self) -> float:
@@ -325,10 +328,24 @@ def throughput(
         load = os.getloadavg()[0]
         cpu_before, threads_before = cluster.cpu()
         start = time.perf_counter()
-        for i, topic in enumerate(topics):
-            # A name of its own per run: a sink's consumer group (connect-<name>) starts from
-            # the offsets it committed, and every run reads the same topics from the start.
-            cluster.create(ports[i % len(ports)], f"sink-{run_id}-{i}", topic, files[topic])
+        created: list[float] = []
+        failed: list[BaseException] = []
+
+        def create_all() -> None:
+            # One after the other, as an operator's script does; lines are counted meanwhile.
+            try:
+                for i, topic in enumerate(topics):
+                    # A name of its own per run: a sink's consumer group (connect-<name>)
+                    # starts from the offsets it committed, and every run reads the same
+                    # topics from the start.
+                    name = f"sink-{run_id}-{i}"
+                    cluster.create(ports[i % len(ports)], name, topic, files[topic])
+                created.append(time.perf_counter() - start)
+            except BaseException as exc:
+                failed.append(exc)
+
+        creator = threading.Thread(target=create_all, name="create", daemon=True)
+        creator.start()
         first: float | None = None
         deadline = time.monotonic() + TIMEOUT_S
         while True:
@@ -338,7 +355,7 @@ def throughput(
                 first = now - start
             if seen >= want:
                 break
-            problem = None
+            problem = f"creating the connectors failed: {failed[0]}" if failed else None
             if time.monotonic() > deadline:
                 problem = f"only {seen:,} of {want:,} lines in time"
             for port, proc in cluster.procs.items():
@@ -354,8 +371,11 @@ def throughput(
         wall = now - start
         cpu, threads = cluster.cpu()
         threads = {n: used - threads_before.get(n, 0.0) for n, used in threads.items()}
+        creator.join(60)
         assert first is not None
-        return Result(case, want, wall, first, cpu - cpu_before, load, threads)
+        result = Result(case, want, wall, first, cpu - cpu_before, load, threads)
+        result.created = created[0] if created else wall
+        return result
     finally:
         cluster.stop()
         if not keep:
@@ -466,7 +486,8 @@ def print_profile(out: Path, case: str, mode: str) -> None:
 # -- the table ----------------------------------------------------------------------------
 
 HEADER = (
-    f"{'case':<24}{'records/s':>11}{'wall s':>8}{'first s':>9}{'steady r/s':>12}"
+    f"{'case':<24}{'records/s':>11}{'wall s':>8}{'created s':>10}{'first s':>9}"
+    f"{'steady r/s':>12}"
     f"{'CPU s':>8}{'rec/CPU-s':>11}{'/raw':>7}{'/standalone':>12}{'load':>6}"
 )
 
@@ -475,7 +496,8 @@ def row(r: Result, raw_result: Result | None, standalone: Result | None) -> str:
     to_raw = f"{r.rate / raw_result.rate:>7.2f}" if raw_result else f"{'':>7}"
     to_sa = f"{r.rate / standalone.rate:>12.2f}" if standalone else f"{'':>12}"
     return (
-        f"{r.case:<24}{r.rate:>11,.0f}{r.wall:>8.2f}{r.first:>9.2f}{r.steady:>12,.0f}"
+        f"{r.case:<24}{r.rate:>11,.0f}{r.wall:>8.2f}{r.created:>10.2f}{r.first:>9.2f}"
+        f"{r.steady:>12,.0f}"
         f"{r.cpu:>8.2f}{r.rows / max(r.cpu, 1e-9):>11,.0f}{to_raw}{to_sa}{r.load:>6.1f}"
     )
 
@@ -488,6 +510,7 @@ def median_result(results: list[Result]) -> Result:
         statistics.median(r.first for r in results),
         statistics.median(r.cpu for r in results),
         statistics.median(r.load for r in results),
+        created=statistics.median(r.created for r in results),
     )
 
 
@@ -592,7 +615,8 @@ def main() -> None:
                 print(row(r, medians["raw"], standalone))
         print(
             "records/s and wall: the first connector create to the last line written (raw: its "
-            "start); first s: to the first line; steady: records/s after the first line; CPU: "
+            "start); created s: to the last create's answer; first s: to the first line; "
+            "steady: records/s after the first line; CPU: "
             "the worker processes and their descendants over the same span (raw: this process)."
         )
         if not args.no_failover:
