@@ -92,6 +92,11 @@ _WRITE_TIMEOUT_S = 30.0
 _READ_TIMEOUT_S = 10.0
 _MOVE_TIMEOUT_S = 30.0  # a revoked connector is reassigned anyway if its worker never acks
 _PUBLISH_BACKOFF_S = (0.25, 5.0)  # retrying task configs the leader did not take yet
+# The longest a worker waits for a record the others wrote to the config and status topics
+# before it looks again (a record fetched ends the wait), and how often it reads them to
+# their ends when no read-to-end barrier asks it to.
+_FOLLOW_INTERVAL_S = 0.05
+_READ_INTERVAL_S = 1.0
 
 # The protocols, oldest first: a group speaks the oldest of its members' (as Kafka's).
 _PROTOCOLS = ("eager", "compatible", "sessioned")
@@ -319,6 +324,10 @@ class DistributedHerder(AbstractHerder):
         self._joined = False
         self._stop = threading.Event()
         self._wake = threading.Event()
+        # A read-to-end barrier asks the follower for a read to the end (it does one every
+        # _READ_INTERVAL_S anyway); the follower signals each round it applied.
+        self._follow_now = threading.Event()
+        self._followed = threading.Condition()
         self._threads: list[threading.Thread] = []
         self._config_tail = LogTail(config_log)
         self._status_tail = LogTail(status_log)
@@ -803,10 +812,21 @@ class DistributedHerder(AbstractHerder):
                 self.statuses[key] = value
 
     def _follow(self) -> None:
+        read_at = time.monotonic()
         while not self._stop.is_set():
             try:
-                config = self._config_tail.read()
-                statuses = self._status_tail.read()
+                if self._follow_now.is_set() or time.monotonic() - read_at >= _READ_INTERVAL_S:
+                    # A read to the end: what a barrier waits for (past transaction markers
+                    # too), and how a topic deleted and created again is noticed.
+                    self._follow_now.clear()
+                    read_at = time.monotonic()
+                    config = self._config_tail.read()
+                    statuses = self._status_tail.read()
+                else:
+                    # Between reads, records are taken as they are fetched (a config record
+                    # at once), without asking the brokers for the topics' ends each round.
+                    config = self._config_tail.poll(_FOLLOW_INTERVAL_S)
+                    statuses = self._status_tail.poll(0)
             except Exception as exc:
                 log.warning("distributed: reading the internal topics failed (%s); retrying", exc)
                 self._stop.wait(1.0)
@@ -814,10 +834,11 @@ class DistributedHerder(AbstractHerder):
             self._apply_tail_records(config)
             if statuses:
                 self._apply_status_records(statuses)
+            with self._followed:
+                self._followed.notify_all()
             if config or statuses:
                 self._wake.set()
             self._report_topics()
-            self._stop.wait(0.05)
 
     def _report_topics(self) -> None:
         """Write an active topic record (KIP-558) for each topic a task running here has
@@ -864,7 +885,11 @@ class DistributedHerder(AbstractHerder):
                     "Request timed out: this worker has not read config.storage.topic "
                     f"{self.config_log.topic!r} to its end; retry"
                 )
-            time.sleep(0.02)
+            # The follower reads now rather than at its next round; the short timeout
+            # covers a round that ended between the check above and this wait.
+            self._follow_now.set()
+            with self._followed:
+                self._followed.wait(0.02)
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout_s: float) -> None:
@@ -1443,6 +1468,7 @@ class DistributedHerder(AbstractHerder):
         then stops its connectors)."""
         self._stop.set()
         self._wake.set()
+        self._follow_now.set()
         for thread in self._threads:
             thread.join(10)
         self._threads = []

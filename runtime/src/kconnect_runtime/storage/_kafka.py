@@ -87,6 +87,19 @@ def watermarks(consumer: Any, partition: Any, *, timeout_s: float = _TIMEOUT_S) 
             time.sleep(0.1)
 
 
+def fetched(consumer: Any, timeout_s: float) -> list[Any]:
+    """The records ``consumer`` has fetched, waiting up to ``timeout_s`` for the first only.
+
+    ``consume(n, timeout)`` returns early only once it holds ``n`` records: on a topic that
+    gains a record now and then (a connector's config, a status, an assignment) it waits out
+    the whole timeout every time, and every read-to-end barrier of the herder with it.
+    """
+    first = consumer.poll(timeout_s)
+    if first is None:
+        return []
+    return [first, *consumer.consume(10000, timeout=0)]
+
+
 class KafkaLog:
     """A compacted topic read fully at start and written through an idempotent producer."""
 
@@ -261,9 +274,7 @@ class KafkaLog:
                     raise ConnectError(
                         f"{self.key_name}: timed out reading topic {self.topic!r} to its end"
                     )
-                # consume() waits for a full batch or the timeout: keep the timeout short.
-                messages = consumer.consume(10000, timeout=0.2)
-                for message in messages:
+                for message in fetched(consumer, 0.2):
                     if message.error() is not None:
                         continue
                     records.append((message.key(), message.value()))
@@ -524,7 +535,7 @@ class LogTail:
                 raise ConnectError(
                     f"{self.log.key_name}: timed out reading topic {self.log.topic!r} to its end"
                 )
-            for message in consumer.consume(10000, timeout=0.1):
+            for message in fetched(consumer, 0.1):
                 if message.error() is not None:
                     continue
                 partition, offset = message.partition(), message.offset()
@@ -532,6 +543,23 @@ class LogTail:
                 self._positions[partition] = max(self._positions.get(partition, 0), offset + 1)
             if not self.caught_up(ends):
                 self._advance_past_markers(consumer, ends)
+        return records
+
+    def poll(self, timeout_s: float) -> list[tuple[int, int, bytes | None, bytes | None]]:
+        """(partition, offset, key, value) of the records fetched since the last call,
+        waiting up to ``timeout_s`` for the first: no end offsets are asked, so this is no
+        barrier (``read`` is), only the cheap way to see new records as they come."""
+        consumer = self._consumer
+        if consumer is None:  # never read yet: nothing is assigned
+            time.sleep(timeout_s)
+            return []
+        records: list[tuple[int, int, bytes | None, bytes | None]] = []
+        for message in fetched(consumer, timeout_s):
+            if message.error() is not None:
+                continue
+            partition, offset = message.partition(), message.offset()
+            records.append((partition, offset, message.key(), message.value()))
+            self._positions[partition] = max(self._positions.get(partition, 0), offset + 1)
         return records
 
     def _advance_past_markers(self, consumer: Any, ends: Mapping[int, int]) -> None:
