@@ -1,8 +1,10 @@
 """What the ``kconnect`` data source hands Spark: its schema, readers and writers.
 
 Imported on first use by :class:`KConnectDataSource`, so that Spark's lookup of data sources
-(a Python process of its own, once per session, importing every ``pyspark_*`` module) does
-not pay for pyarrow, the plugin registry and the data path.
+(a Python process of its own importing every ``pyspark_*`` module) does not pay for it; and
+each reader and writer imports the data path (the plugin registry, the connector's tasks)
+only where it runs, so that the planner process, which only pickles them for the executors,
+does not either.
 """
 
 from __future__ import annotations
