@@ -2,6 +2,7 @@
 executor moves.
 
     .venv/bin/python bench/bench_spark_cluster.py [--jobs 30] [--lines 20000] [--set K=V]
+                                                  [--df-lines N]  (default: --lines; 0 skips)
 
 Starts the testkit's standalone cluster (a master and two one-core workers from the pip
 PySpark package) and packs an executors' environment with kconnect and the FileStream
@@ -20,6 +21,16 @@ SparkSession, built by ``SparkEngine`` from a worker config):
 - records per second through the engine: one FileStream source of ``--lines`` lines into
   Kafka (one task, so one executor busy), then two at once (two executors busy), with the
   CPU seconds the executors' Python processes spent meanwhile.
+
+- the DataFrame path, each master in a SparkSession of its own started for it after the
+  engine's (so that its first read pays what a user's first read pays: Spark's planner
+  processes on the driver and the executors' Python workers; the lookup of Python data
+  sources, once per driver JVM, falls on local[2]'s): a FileStream file of ``--df-lines`` lines read through
+  ``spark.read.format("kconnect")`` into ``count()`` three times (the session's first read,
+  then warm), two such files at once (two input partitions: two executors busy), and
+  DataFrames of ``--df-lines`` rows per partition written through the FileStream sink (the
+  session's first write, then one partition, then two at once), with the CPU seconds of the
+  executors' Python workers (``pyspark.worker``'s processes, not the driver's planners).
 
 Prints medians and best in ms, the ratios, records/s per busy executor and records per
 executor CPU-second; asserts nothing about time. On a shared 2-core machine (the cluster's
@@ -97,20 +108,25 @@ def _row(label: str, figures: dict[str, list[float]]) -> dict[str, float]:
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _python_cpu(roots: set[int]) -> float:
+def _python_cpu(roots: set[int], module: str = "") -> float:
     """CPU seconds of the Python processes descending from ``roots`` (Linux ``/proc``; 0
-    elsewhere), dead ones not counted: the executors' Python workers and daemons."""
+    elsewhere), dead ones not counted: the executors' Python workers and daemons. With
+    ``module``, only the processes of Spark's Python daemon for that worker module
+    (``pyspark.worker``: the executors', not the driver's planners of a Python data source)."""
     parents: dict[int, int] = {}
     cpu: dict[int, float] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             text = stat.read_text()
+            command = (stat.parent / "cmdline").read_bytes().split(b"\0") if module else []
         except OSError:
             continue
         name = text[text.index("(") + 1 : text.rindex(")")]
         fields = text[text.rindex(")") + 2 :].split()
         pid = int(stat.parent.name)
         parents[pid] = int(fields[1])
+        if module and module.encode() not in command:
+            continue
         if name.startswith("python") and pid != os.getpid():
             cpu[pid] = (int(fields[11]) + int(fields[12])) / _TICKS
     total = 0.0
@@ -242,6 +258,126 @@ def _print_throughput(label: str, lines: int, runs: list[tuple[int, float, float
     )
 
 
+# -- the DataFrame path -----------------------------------------------------------------------
+
+
+def _lines_file(path: Path, lines: int, tag: str) -> Path:
+    if not path.exists():
+        with path.open("w", encoding="utf-8") as f:
+            for i in range(lines):
+                f.write(f"line {i:09d} of {tag}, some text of a simple row\n")
+    return path
+
+
+DF_SESSION = {
+    "spark.app.name": "bench-spark-cluster-dataframes",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+def _df_session(conf: dict[str, str]) -> tuple[Any, float]:
+    from pyspark.sql import SparkSession
+
+    started = time.monotonic()
+    builder: Any = SparkSession.builder
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session, time.monotonic() - started
+
+
+def _dataframes(
+    spark: Any, *, tmp: Path, lines: int, cpu_roots: set[int]
+) -> list[tuple[str, int, int, float, float]]:
+    """The DataFrame path in a fresh session: (label, rows, busy executors, seconds, executor
+    Python CPU-s) for each step, the first read of the session first."""
+    from pyspark.sql import functions as F
+
+    files = [_lines_file(tmp / f"df-in-{i}.txt", lines, f"file {i}") for i in range(2)]
+    out_dir = Path(tempfile.mkdtemp(prefix="df-out-", dir=tmp))  # each session's own sink files
+
+    def read(path: Path) -> Any:
+        return (
+            spark.read.format("kconnect")
+            .option("connector.class", "FileStreamSource")
+            .option("file", str(path))
+            .option("topic", "lines")
+            .option("batch.size", "10000")
+            .option("kconnect.read.idle.ms", "300")
+            .load()
+        )
+
+    def timed(label: str, rows: int, busy: int, action: Callable[[], int]) -> None:
+        cpu = _python_cpu(cpu_roots, "pyspark.worker")
+        started = time.perf_counter()
+        got = action()
+        seconds = time.perf_counter() - started
+        if got != rows:
+            raise SystemExit(f"{label}: {got:,} rows, expected {rows:,}")
+        out.append((label, rows, busy, seconds, _python_cpu(cpu_roots, "pyspark.worker") - cpu))
+
+    out: list[tuple[str, int, int, float, float]] = []
+    # One FileStream task per file: one input partition, one executor busy. On the cluster
+    # the second read may land on the other executor, whose Python workers are still cold.
+    timed("read -> count(), first of the session", lines, 1, read(files[0]).count)
+    timed("read -> count(), second", lines, 1, read(files[0]).count)
+    both = read(files[0]).unionByName(read(files[1]))
+    both.count()  # both executors' Python workers started, before the warm figures
+    timed("read -> count(), warm", lines, 1, read(files[0]).count)
+    timed("two files at once -> count()", 2 * lines, 2, both.count)
+
+    def write(partitions: int, name: str) -> Callable[[], int]:
+        frame = spark.range(lines * partitions, numPartitions=partitions).select(
+            F.format_string("line %09d some text of a simple row", "id").alias("value")
+        )
+        target = out_dir / name
+
+        def run() -> int:
+            frame.write.format("kconnect").mode("append").option(
+                "connector.class", "FileStreamSink"
+            ).option("file", str(target)).option("topics", "lines").save()
+            with target.open("rb") as f:
+                return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+
+        return run
+
+    timed("write -> FileStream sink, first of the session", lines, 1, write(1, "df-out-1.txt"))
+    write(2, "df-out-warm.txt")()  # both executors' writers started, as for the reads
+    timed("write -> FileStream sink, warm", lines, 1, write(1, "df-out-2.txt"))
+    timed("two partitions at once -> sink", 2 * lines, 2, write(2, "df-out-3.txt"))
+    return out
+
+
+def _print_dataframes(
+    label: str, start_s: float, runs: list[tuple[str, int, int, float, float]]
+) -> None:
+    print(f"{label:<10} DataFrame session start {start_s:.1f} s")
+    for what, rows, busy, seconds, cpu in runs:
+        per_cpu = f"{rows / cpu:10,.0f}" if cpu > 0 else "   unknown"
+        print(
+            f"{label:<10} {what:<46} {rows / seconds:10,.0f} records/s, {rows / seconds / busy:10,.0f} "
+            f"per executor; {per_cpu} records per executor Python CPU-s ({cpu:.2f} CPU-s, "
+            f"{seconds:.2f} s)"
+        )
+    by = {what: (rows, busy, seconds, cpu) for what, rows, busy, seconds, cpu in runs}
+    first, second = by["read -> count(), first of the session"], by["read -> count(), warm"]
+    print(
+        f"{label:<10} first read / warm read: x{first[2] / second[2]:.2f} wall, "
+        f"x{first[3] / second[3] if second[3] > 0 else float('nan'):.2f} executor CPU"
+    )
+    for one_label, two_label in (
+        ("read -> count(), warm", "two files at once -> count()"),
+        ("write -> FileStream sink, warm", "two partitions at once -> sink"),
+    ):
+        one, two = by[one_label], by[two_label]
+        print(
+            f"{label:<10} {two_label}: two executors / one: records/s x{(two[0] / two[2]) / (one[0] / one[2]):.2f}, "
+            f"records per CPU-s x{(two[0] / two[3]) / (one[0] / one[3]) if one[3] > 0 and two[3] > 0 else float('nan'):.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=30)
@@ -255,7 +391,15 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="a worker setting for both sessions, e.g. spark.python.unix.domain.socket.enabled=true",
     )
+    parser.add_argument(
+        "--df-lines",
+        type=int,
+        default=None,
+        help="lines per FileStream file on the DataFrame path (default: --lines; 0: skip)",
+    )
     args = parser.parse_args()
+    df_lines = args.lines if args.df_lines is None else args.df_lines
+    spark_set = {k: v for k, v in (kv.split("=", 1) for kv in args.set) if k.startswith("spark.")}
     from kconnect_runtime import EmbeddedBroker
     from kconnect_testkit import pack_environment
     from kconnect_testkit._spark_cluster import start_spark_cluster
@@ -293,6 +437,19 @@ def main() -> None:
                 )
             finally:
                 local.close()
+            local_df: list[tuple[str, int, int, float, float]] = []
+            local_df_start = 0.0
+            if df_lines:
+                # Spark looks Python data sources up once per driver JVM (a Python process
+                # that imports every pyspark_* module): this first read pays it, the
+                # cluster's below does not.
+                spark, local_df_start = _df_session(
+                    {**DF_SESSION, "spark.master": "local[2]", **spark_set}
+                )
+                try:
+                    local_df = _dataframes(spark, tmp=tmp, lines=df_lines, cpu_roots={os.getpid()})
+                finally:
+                    spark.stop()
             del os.environ["PYSPARK_PYTHON"]
 
             started = time.monotonic()
@@ -305,6 +462,9 @@ def main() -> None:
                 + [f"pyarrow=={version('pyarrow')}"],
             )
             packed = time.monotonic() - started
+            workers = {w.process.pid for w in cluster.workers}
+            remote_df: list[tuple[str, int, int, float, float]] = []
+            remote_df_start = 0.0
             try:
                 remote_props = {
                     **base,
@@ -316,7 +476,6 @@ def main() -> None:
                 remote, remote_start = _engine(remote_props)
                 try:
                     remote_jobs = _jobs(remote, args.jobs)
-                    workers = {w.process.pid for w in cluster.workers}
                     remote_rates = (
                         _throughput(
                             remote, remote_props, tmp=tmp, lines=args.lines, cpu_roots=workers
@@ -326,6 +485,28 @@ def main() -> None:
                     )
                 finally:
                     remote.close()
+                if df_lines:
+                    # As a user's application on the cluster: the executors run the shipped
+                    # environment; Spark plans the data source on the driver, with this one.
+                    os.environ["PYSPARK_PYTHON"] = "./environment/bin/python"
+                    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+                    spark, remote_df_start = _df_session(
+                        {
+                            **DF_SESSION,
+                            "spark.master": cluster.master_url,
+                            "spark.archives": f"{archive}#environment",
+                            "spark.pyspark.python": "./environment/bin/python",
+                            "spark.sql.execution.pyspark.python": "./environment/bin/python",
+                            "spark.executor.memory": "512m",
+                            "spark.executor.cores": "1",
+                            **spark_set,
+                        }
+                    )
+                    try:
+                        remote_df = _dataframes(spark, tmp=tmp, lines=df_lines, cpu_roots=workers)
+                    finally:
+                        spark.stop()
+                        del os.environ["PYSPARK_PYTHON"], os.environ["PYSPARK_DRIVER_PYTHON"]
             finally:
                 cluster.stop()
     finally:
@@ -349,6 +530,13 @@ def main() -> None:
         print(f"FileStream -> Kafka (embedded broker, lz4), {args.lines:,} lines per source:")
         _print_throughput("local[2]", args.lines, local_rates)
         _print_throughput("cluster", args.lines, remote_rates)
+    if df_lines:
+        print(
+            f"DataFrame path: FileStream files of {df_lines:,} lines -> count(); "
+            f"DataFrames of {df_lines:,} rows per partition -> FileStream sink:"
+        )
+        _print_dataframes("local[2]", local_df_start, local_df)
+        _print_dataframes("cluster", remote_df_start, remote_df)
     print(f"load average at end: {os.getloadavg()}")
 
 

@@ -101,3 +101,33 @@ def test_a_pyspark_without_distribution_metadata_is_judged_by_its_own_version(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == pyspark.__version__
+
+
+def test_spark_lookup_and_planning_import_no_data_path() -> None:
+    """Every session's first Python data source lookup imports ``pyspark_kconnect`` in a
+    process of its own, and Spark's planner process unpickles the data source and its plan
+    only to hand them on: neither pays for pyarrow, the plugin registry or the data path."""
+    script = textwrap.dedent(
+        """
+        import pickle, sys
+        import pyspark_kconnect
+        heavy = ("pyarrow", "kconnect_runtime.plugins", "kconnect_runtime.tasks",
+                 "kconnect_runtime.dataframes._source")
+        print("lookup", [m for m in heavy if m in sys.modules])
+        from kconnect_runtime.dataframes import ConnectorPlan
+        from kconnect_sdk import PluginKind
+        plan = ConnectorPlan("c", "FileStreamSource", PluginKind.SOURCE, {}, ({},), {})
+        source = pyspark_kconnect.DefaultSource(options={})
+        source._plan_cache = plan
+        blob = pickle.dumps(source)
+        for name in [m for m in sys.modules if m.startswith("kconnect_runtime")]:
+            del sys.modules[name]
+        pickle.loads(blob)
+        print("planner", [m for m in heavy if m in sys.modules])
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "lookup []" in out.stdout, out.stdout + out.stderr
+    assert "planner []" in out.stdout, out.stdout + out.stderr

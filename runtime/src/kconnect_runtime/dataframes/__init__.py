@@ -22,13 +22,39 @@ package with less raises :class:`DataSourceUnavailable` saying what is installed
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._compat import MIN_PYSPARK, DataSourceUnavailable, check_versions
 
 check_versions()  # a clear ImportError naming the versions, before PySpark's own
 
-from ._datasource import KConnectDataSource, source_schema  # noqa: E402
-from ._plan import ConnectorPlan, plan_connector  # noqa: E402
-from ._types import arrow_type, connect_schema  # noqa: E402
+from ._datasource import KConnectDataSource  # noqa: E402
+
+if TYPE_CHECKING:
+    from ._plan import ConnectorPlan, plan_connector
+    from ._spark_io import source_schema
+    from ._types import arrow_type, connect_schema
+
+# Everything but the data source itself is imported on first use: Spark's lookup of data
+# sources imports this package in a Python process of its own in every session.
+_LAZY = {
+    "ConnectorPlan": "._plan",
+    "plan_connector": "._plan",
+    "source_schema": "._spark_io",
+    "arrow_type": "._types",
+    "connect_schema": "._types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MIN_PYSPARK",

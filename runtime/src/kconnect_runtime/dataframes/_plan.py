@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect_sdk import (
     ConfigError,
@@ -28,17 +28,14 @@ from kconnect_sdk import (
     SourceTask,
 )
 
-from kconnect_runtime.errors import ErrorHandler, Stage
-from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG, PluginDesc, PluginRegistry, new_task
-from kconnect_runtime.storage import MemoryOffsetStore, TaskOffsetReader, offset_key
-from kconnect_runtime.tasks import Converters, SourceContext, TransformChain, build_converters
+if TYPE_CHECKING:
+    from kconnect_runtime.errors import ErrorHandler
+    from kconnect_runtime.plugins import PluginDesc, PluginRegistry
+    from kconnect_runtime.storage import TaskOffsetReader
+    from kconnect_runtime.tasks import Converters, TransformChain
 
-from ._errors import (
-    check_error_config,
-    new_error_handler,
-    source_record_failed,
-    transform_tolerant,
-)
+# The runtime's layers are imported where a plan is made or a task run, not with this module:
+# Spark's planner process unpickles a ConnectorPlan only to hand it on to the executors.
 
 __all__ = [
     "FORMATS",
@@ -77,6 +74,8 @@ def registry(plugin_path: str = "") -> PluginRegistry:
     (driver or executor) runs the task, so the locations must exist at the same path on
     every executor.
     """
+    from kconnect_runtime.plugins import PluginRegistry
+
     return PluginRegistry.discover(plugin_path=plugin_path or None)
 
 
@@ -145,6 +144,8 @@ class ConnectorPlan:
         return registry(self.plugin_path)
 
     def plugin(self) -> PluginDesc:
+        from kconnect_runtime.plugins import CONNECTOR_VERSION_CONFIG
+
         return self.registry().resolve(
             self.connector_class,
             self.kind,
@@ -153,16 +154,24 @@ class ConnectorPlan:
         )
 
     def converters(self) -> Converters:
+        from kconnect_runtime.tasks import build_converters
+
         return build_converters(self.registry(), self.worker_props, self.connector_config)
 
     def transforms(self) -> TransformChain[Any]:
+        from kconnect_runtime.tasks import TransformChain
+
         return TransformChain.from_config(self.registry(), self.connector_config)
 
     def error_handler(self, index: int) -> ErrorHandler:
         """Task ``index``'s ``errors.*`` handler (with a DLQ producer when configured)."""
+        from ._errors import new_error_handler
+
         return new_error_handler(self.name, index, self.connector_config)
 
     def new_task(self, index: int) -> SourceTask | SinkTask:
+        from kconnect_runtime.plugins import new_task
+
         task = new_task(self.plugin(), self.name, index, self.connector_config)
         want = SourceTask if self.kind is PluginKind.SOURCE else SinkTask
         if not isinstance(task, want):
@@ -248,6 +257,10 @@ def plan_connector(options: Mapping[str, str], kind: PluginKind) -> ConnectorPla
             ".option('connector.class', 'FileStreamSource').option('file', '/tmp/in.txt')",
             name="connector.class",
         )
+    from kconnect_runtime.storage import MemoryOffsetStore, TaskOffsetReader
+
+    from ._errors import check_error_config
+
     name = config.setdefault("name", "spark-kconnect")
     check_error_config(name, config)
     value_format = own.get("value.format", "connect")
@@ -293,6 +306,9 @@ class SourceRun:
     """One of a source connector's tasks, started on given offsets, polled through transforms."""
 
     def __init__(self, plan: ConnectorPlan, index: int, offsets: _Offsets) -> None:
+        from kconnect_runtime.storage import MemoryOffsetStore, TaskOffsetReader, offset_key
+        from kconnect_runtime.tasks import SourceContext
+
         self.plan = plan
         self.index = index
         store = MemoryOffsetStore()
@@ -359,6 +375,10 @@ class SourceRun:
         with ``errors.tolerance=all``; its offset still moves the task's position on)."""
         if not records or not len(self.transforms):
             return records
+
+        from kconnect_runtime.errors import Stage
+
+        from ._errors import source_record_failed, transform_tolerant
 
         def failed(record: SourceRecord, executing: str, exc: BaseException) -> None:
             source_record_failed(self.errors, record, Stage.TRANSFORMATION, executing, exc)
