@@ -58,7 +58,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from bench_vs_java import LineCount, tree_usage  # the same /proc reading and line counting
+from bench_vs_java import (  # the same /proc reading, line counting and profiling
+    LineCount,
+    profiled_cli,
+    tree_usage,
+)
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_runtime.modes import free_port
@@ -438,35 +442,7 @@ def failover(bootstrap: str, tmp: Path, delay_ms: int) -> float:
 
 def profiled_worker(out: Path, mode: str, properties: str) -> None:
     """A kconnect worker with one cProfile per thread (its CPU clock), dumped at exit."""
-    import atexit
-    import cProfile
-
-    from kconnect_runtime.cli import main as cli_main
-
-    out = out / f"{mode}-{os.getpid()}"
-    out.mkdir(parents=True, exist_ok=True)
-    profiles: list[tuple[str, cProfile.Profile]] = []
-    run = threading.Thread.run
-
-    def profiled_run(self: threading.Thread) -> None:
-        # Each thread's CPU clock: on a loaded machine a thread's wall time is mostly waiting.
-        profile = cProfile.Profile(time.thread_time)
-        profiles.append((self.name, profile))
-        profile.enable()
-        try:
-            run(self)
-        finally:
-            profile.disable()
-
-    def dump() -> None:
-        for index, (name, profile) in enumerate(profiles):
-            safe = "".join(c if c.isalnum() else "_" for c in name)[:60]
-            profile.dump_stats(str(out / f"{index:03d}-{safe}.prof"))
-
-    threading.Thread.run = profiled_run  # type: ignore[method-assign]
-    atexit.register(dump)
-    with contextlib.suppress(SystemExit):
-        cli_main([mode, properties])
+    profiled_cli(out, mode, [mode, properties])
 
 
 def print_profile(out: Path, case: str, mode: str) -> None:

@@ -740,12 +740,18 @@ def cdc_rounds(
 def profiled_kconnect(out: Path, paths: list[str]) -> None:
     """``kconnect standalone`` with one cProfile per thread (its CPU time), all dumped at
     exit."""
+    profiled_cli(out, "run", ["standalone", *paths])
+
+
+def profiled_cli(out: Path, label: str, argv: list[str]) -> None:
+    """The ``kconnect`` command ``argv`` with one cProfile per thread (its CPU time), dumped
+    at exit into ``out/<label>-<pid>/``, one file per thread."""
     import atexit
     import cProfile
 
     from kconnect_runtime.cli import main as cli_main
 
-    out = out / f"run-{os.getpid()}"
+    out = out / f"{label}-{os.getpid()}"
     out.mkdir(parents=True, exist_ok=True)
     profiles: list[tuple[str, cProfile.Profile]] = []
     run = threading.Thread.run
@@ -769,7 +775,7 @@ def profiled_kconnect(out: Path, paths: list[str]) -> None:
     threading.Thread.run = profiled_run  # type: ignore[method-assign]
     atexit.register(dump)
     with contextlib.suppress(SystemExit):
-        cli_main(["standalone", *paths])
+        cli_main(argv)
 
 
 def print_profile(out: Path) -> None:
