@@ -258,3 +258,17 @@ def test_a_pin_skips_an_unusable_newer_copy_but_names_it_when_pinned() -> None:
     pinned = registry.resolve("TickSource", PluginKind.SOURCE, version="2.0.0")
     with pytest.raises(ConfigError, match="needs sdk 9"):
         pinned.load()
+
+
+def test_every_plugin_names_its_distribution_and_version_as_its_full_metadata_says() -> None:
+    # Discovery reads only METADATA's header block; the full e-mail parse is the reference.
+    import importlib.metadata as md
+
+    full = {}
+    for dist in md.distributions():
+        meta = dist.metadata
+        full[meta["Name"]] = meta["Version"]
+    plugins = PluginRegistry.discover().plugins()
+    assert {p.distribution for p in plugins} >= {"kconnect-connector-file", "kconnect-transforms"}
+    for plugin in plugins:
+        assert full[plugin.distribution] == plugin.version, plugin

@@ -18,7 +18,13 @@ from packaging.version import InvalidVersion, Version
 
 from ._descriptor import PluginDesc
 
-__all__ = ["KIND_BY_GROUP", "discover_location", "plugin_locations", "runtime_sdk_version"]
+__all__ = [
+    "KIND_BY_GROUP",
+    "discover_location",
+    "name_and_version",
+    "plugin_locations",
+    "runtime_sdk_version",
+]
 
 KIND_BY_GROUP = {group: kind for kind, group in ENTRY_POINT_GROUPS.items()}
 _SDK_DIST = "kconnect-sdk"
@@ -36,6 +42,31 @@ def runtime_sdk_version() -> Version:
         return Version(md.version(_SDK_DIST))
     except (md.PackageNotFoundError, InvalidVersion):
         return Version("0")
+
+
+def name_and_version(dist: md.Distribution) -> tuple[str, str]:
+    """A distribution's name and version, read from its METADATA's header block only.
+
+    ``dist.metadata`` parses the whole file as an e-mail message, long description
+    included, and ``dist.version`` parses it again: at every worker start, for every
+    plugin distribution. Both fields are single header lines; a file without them in its
+    header block falls back to the full parse.
+    """
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    name = version = None
+    for line in text.split("\n\n", 1)[0].splitlines():
+        key, sep, value = line.partition(":")
+        if not sep or line[:1].isspace():
+            continue
+        key = key.strip().lower()
+        if key == "name" and name is None:
+            name = value.strip()
+        elif key == "version" and version is None:
+            version = value.strip()
+    if not name or not version:
+        meta = dist.metadata
+        name, version = meta["Name"], meta["Version"]
+    return name or "unknown", version
 
 
 def plugin_locations(plugin_path: Iterable[str | Path] | str | None) -> list[Path]:
@@ -93,14 +124,13 @@ def discover_location(location: Path, sdk: Version | None = None) -> list[Plugin
     site_dirs = [str(p) for p in _site_packages(location)]
     for dist in md.distributions(path=site_dirs):
         try:
-            dist_name = dist.metadata["Name"] or "unknown"
             entry_points: Sequence[md.EntryPoint] = [
                 ep for ep in dist.entry_points if ep.group in KIND_BY_GROUP
             ]
-            if not entry_points:
+            if not entry_points:  # no plugin here: its METADATA is not worth parsing
                 continue
+            dist_name, version = name_and_version(dist)
             error = _sdk_mismatch(dist.requires or [], sdk)
-            version = dist.version
         except Exception as exc:  # broken metadata makes just this distribution unavailable
             plugins.append(
                 PluginDesc(

@@ -37,7 +37,13 @@ from packaging.version import Version
 
 from ._catalogue import package_for
 from ._descriptor import PluginDesc, _pruned_name
-from ._discovery import KIND_BY_GROUP, discover_location, plugin_locations, runtime_sdk_version
+from ._discovery import (
+    KIND_BY_GROUP,
+    discover_location,
+    name_and_version,
+    plugin_locations,
+    runtime_sdk_version,
+)
 from ._versions import VersionRequirement, _as_version, version_key
 
 __all__ = ["PluginRegistry"]
@@ -72,13 +78,18 @@ class PluginRegistry:
         plugins: list[PluginDesc] = []
         seen: set[tuple[PluginKind, str, str]] = set()
         for dist in md.distributions():
-            dist_name = dist.metadata["Name"] or "unknown"
-            for ep in dist.entry_points:
-                kind = KIND_BY_GROUP.get(ep.group)
-                if kind is None or (kind, ep.name, ep.value) in seen:
+            # entry_points.txt first: most installed distributions (pandas, pyspark …) have
+            # no plugin, and their METADATA is not worth reading.
+            entry_points = [ep for ep in dist.entry_points if ep.group in KIND_BY_GROUP]
+            if not entry_points:
+                continue
+            dist_name, version = name_and_version(dist)
+            for ep in entry_points:
+                kind = KIND_BY_GROUP[ep.group]
+                if (kind, ep.name, ep.value) in seen:
                     continue
                 seen.add((kind, ep.name, ep.value))
-                plugins.append(PluginDesc(kind, ep.name, ep.value, dist_name, dist.version))
+                plugins.append(PluginDesc(kind, ep.name, ep.value, dist_name, version))
         sdk = runtime_sdk_version()
         for location in plugin_locations(plugin_path):
             plugins.extend(discover_location(location, sdk))
