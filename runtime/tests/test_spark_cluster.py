@@ -285,6 +285,7 @@ def test_a_plugin_path_connector_the_executors_lack_runs_from_the_shipped_locati
         hosts = {p for p in pythons if shipped.archive in p}
     finally:
         herder.stop()
+        shipping.close()  # removes the packed archive; the module's session stays up
     assert states == ["RUNNING", "RUNNING"]
     assert _lines(sink_file) == [f"Struct{{n={n},square={n * n}}}" for n in range(500)]
     assert hosts, pythons

@@ -169,9 +169,13 @@ class SparkEngine:
         self._owns_session = session is None and not _session_running()
         self.session = session if session is not None else _build_session(worker_props)
         self._archive_dir: tempfile.TemporaryDirectory[str] | None = None
-        self.plugin_locations: tuple[PluginLocation, ...] = self._plugin_locations(
-            worker_props, str(parsed["spark.plugin.path.ship"]).lower()
-        )
+        try:
+            self.plugin_locations: tuple[PluginLocation, ...] = self._plugin_locations(
+                worker_props, str(parsed["spark.plugin.path.ship"]).lower()
+            )
+        except BaseException:
+            self.close()
+            raise
         self._lock = threading.Lock()
         # The running sink tasks of each connector, among which its partitions are shared.
         self._sink_tasks: dict[str, dict[int, TaskRunner]] = {}
