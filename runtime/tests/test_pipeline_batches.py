@@ -16,7 +16,7 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_runtime import Standalone
-from kconnect_sdk import ConfigDef, SinkConnector, SinkRecord, SinkTask, Task
+from kconnect_sdk import ConfigDef, SinkBatch, SinkConnector, SinkRecord, SinkTask, Task
 
 pytestmark = pytest.mark.integration
 
@@ -138,6 +138,7 @@ class FieldsSinkTask(SinkTask):
         with self.path.open("a", encoding="utf-8") as f:
             for r in records:
                 fields = {
+                    "via": "put",
                     "topic": r.topic,
                     "partition": r.kafka_partition,
                     "offset": r.kafka_offset,
@@ -162,6 +163,36 @@ class FieldsSinkTask(SinkTask):
         pass
 
 
+class FieldsBatchSinkTask(FieldsSinkTask):
+    """The same lines, written from the columns of the batches ``put_batch`` is handed."""
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            for i in range(len(batch)):
+                key_schema = batch.key_schemas[i]
+                fields = {
+                    "via": "put_batch",
+                    "topic": batch.topics[i],
+                    "partition": batch.kafka_partitions[i],
+                    "offset": batch.kafka_offsets[i],
+                    "key": batch.keys[i],
+                    "key_schema": None if key_schema is None else key_schema.type.name,
+                    "value": batch.values[i],
+                    "timestamp": batch.timestamps[i],
+                    "timestamp_type": batch.timestamp_types[i].name,
+                    "headers": [
+                        [h.key, None if h.schema is None else h.schema.type.name, h.value]
+                        for h in batch.headers[i]
+                    ],
+                    "original": [
+                        batch.topics[i],
+                        batch.kafka_partitions[i],
+                        batch.kafka_offsets[i],
+                    ],
+                }
+                f.write(json.dumps(fields) + "\n")
+
+
 class FieldsSink(SinkConnector):
     def version(self) -> str:
         return "1"
@@ -170,7 +201,7 @@ class FieldsSink(SinkConnector):
         self.props = dict(props)
 
     def task_class(self) -> type[Task]:
-        return FieldsSinkTask
+        return FieldsBatchSinkTask if self.props.get("columns") == "true" else FieldsSinkTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
         return [self.props]
@@ -182,13 +213,30 @@ class FieldsSink(SinkConnector):
         pass
 
 
+# A transform that changes nothing (its regex matches no topic): the records still go
+# through the chain, so a task with put_batch is handed them by put.
+_IDENTITY = {
+    "transforms": "route",
+    "transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "transforms.route.regex": "no-such-topic",
+    "transforms.route.replacement": "x",
+}
+
+
+@pytest.mark.parametrize(
+    ("columns", "transforms", "via"),
+    [(False, False, "put"), (True, False, "put_batch"), (True, True, "put")],
+    ids=["put", "put_batch", "put_batch-with-a-transform"],
+)
 def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
-    tmp_path: Path, kafka: str
+    tmp_path: Path, kafka: str, columns: bool, transforms: bool, via: str
 ) -> None:
     """What a sink task is handed, field by field, for messages of two topics: one whose
     timestamps the producer set (CreateTime), one whose broker stamps them
     (LogAppendTime); keys or none, headers or none, header values read by the default
-    SimpleHeaderConverter (a plain word, a number, a boolean, a list, an empty value)."""
+    SimpleHeaderConverter (a plain word, a number, a boolean, a list, an empty value).
+    The same whether the task takes records (``put``) or columns (``put_batch``, which
+    the worker calls only for a connector without transforms)."""
     suffix = uuid.uuid4().hex[:8]
     created, appended = f"created-{suffix}", f"appended-{suffix}"
     admin = AdminClient({"bootstrap.servers": kafka})
@@ -218,7 +266,8 @@ def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
         "connector.class": f"{__name__}:FieldsSink",
         "topics": f"{created},{appended}",
         "file": str(out),
-    }
+        "columns": str(columns).lower(),
+    } | (_IDENTITY if transforms else {})
     worker = _worker(kafka, tmp_path) | {"consumer.auto.offset.reset": "earliest"}
     with runtime_harness.standalone(worker, sink):
         runtime_harness.wait_for(
@@ -236,6 +285,7 @@ def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
         records = [r for r in seen if r["topic"] == topic]
         assert [r["offset"] for r in records] == list(range(6))
         for i, r in enumerate(records):
+            assert r["via"] == via
             assert r["partition"] == 0
             assert r["original"] == [topic, 0, i]
             assert r["value"] == f"v{i}"

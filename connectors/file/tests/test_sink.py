@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from kconnect_connector_file import FileStreamSinkConnector, FileStreamSinkTask
-from kconnect_sdk import ConnectError, SinkRecord, TopicPartition
+from kconnect_sdk import ConnectError, Schema, SinkBatch, SinkRecord, TopicPartition
 
 
 def record(value: Any, offset: int = 0) -> SinkRecord:
@@ -40,6 +40,29 @@ def test_each_value_is_appended_as_a_utf8_line(
 
     # None prints "null" and booleans print lower-case, as Java's println does.
     assert out.read_bytes() == b"plain\nh\xc3\xa9llo \xe2\x9c\x93\nnull\n42\ntrue\n2.5\n"
+
+
+def test_a_batch_of_columns_writes_what_put_writes(
+    tmp_path: Path, tasks: list[FileStreamSinkTask]
+) -> None:
+    # The worker hands a connector without transforms its batches as columns.
+    batches = [
+        [record("plain", 0), record("héllo ✓", 1), record("a\ud800", 2)],  # all strings
+        [record(None, 3), record(42, 4), record(True, 5), record(b"\x01", 6)],  # others
+        [SinkRecord(topic="lines", kafka_partition=0, value=7, value_schema=Schema.INT8)],
+        [],
+    ]
+    by_records, by_columns = tmp_path / "records.txt", tmp_path / "columns.txt"
+    tasks.append(one := start_task(by_records))
+    tasks.append(other := start_task(by_columns))
+    for batch in batches:
+        one.put(batch)
+        other.put_batch(SinkBatch.of(batch))
+    one.flush({})
+    other.flush({})
+    written = by_columns.read_bytes()
+    assert written == by_records.read_bytes()
+    assert written.startswith(b"plain\nh\xc3\xa9llo \xe2\x9c\x93\na?\nnull\n42\ntrue\n")
 
 
 def test_the_file_is_created_and_existing_content_kept(

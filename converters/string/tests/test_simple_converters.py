@@ -190,6 +190,15 @@ def test_string_batches_match_single_conversion_whatever_the_batch_holds() -> No
     for batch in batches:
         assert converter.to_connect_batch(batch) == [converter.to_connect_data(*i) for i in batch]
         assert all(sv.schema == Schema.OPTIONAL_STRING for sv in converter.to_connect_batch(batch))
+        # A sink's one-topic batch as two columns: the same schemas and values.
+        datas = [data for _, data in batch]
+        schemas, values = converter.to_connect_columns("t", datas)
+        singles = [converter.to_connect_data("t", data) for data in datas]
+        assert list(schemas) == [sv.schema for sv in singles]
+        assert list(values) == [sv.value for sv in singles]
+    utf16 = _configured(StringConverter, **{"converter.encoding": "UTF-16LE"})
+    assert utf16.to_connect_columns("t", [b"a\x00", b"\xff"])[1] == ["a", "\ufffd"]
+    assert converter.to_connect_columns("t", [b"ok", b"a\xffb"])[1] == ["ok", "a\ufffdb"]
     written = [("t", None, "ä €"), ("t", None, "b")]
     assert converter.from_connect_batch(written) == ["ä €".encode(), b"b"]
     # A lone surrogate has no UTF-8 form: Java's String.getBytes writes "?" for it.

@@ -6,7 +6,7 @@ Example:
 
 from __future__ import annotations
 
-from ._batch import SourceBatch
+from ._batch import SinkBatch, SourceBatch
 from ._client_overrides import (
     ALLOWLIST_CONFIG,
     AllConnectorClientConfigOverridePolicy,
@@ -205,6 +205,7 @@ __all__ = [
     "SchemaProjector",
     "SchemaProjectorError",
     "Sensor",
+    "SinkBatch",
     "SinkConnector",
     "SinkRecord",
     "SinkTask",

@@ -18,7 +18,7 @@ from ._versioned import Versioned
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from ._batch import SourceBatch
+    from ._batch import SinkBatch, SourceBatch
     from ._config import ConfigDef, ConfigValue
     from ._metrics import PluginMetrics
     from ._records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
@@ -395,6 +395,24 @@ class SinkTask(Task):
         A task that buffers must make the buffered records durable in ``flush`` (or
         ``pre_commit``) so that offsets are never committed for lost data.
         """
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        """Optional: deliver a batch of records held as columns (a :class:`SinkBatch`).
+
+        A task implements either ``put`` alone (the default: this method is not
+        overridden), or both. The worker calls ``put_batch`` instead of ``put`` when the
+        task's class overrides it and the connector has no transforms (a batch holds
+        records as consumed); every other caller (transforms, an isolated plugin.path
+        task, the testkit's record checks) calls ``put``. The two must write the same:
+        ``put_batch(batch)`` does what ``put(batch.records())`` does, which is the
+        default. Everything ``put``'s contract says holds for it: buffering and
+        ``flush``, ``RetriableError`` (the same batch comes again), and errant records,
+        reported with ``context.errant_record_reporter.report(batch.record(i), error)``.
+
+        Worth writing for a sink that reads a batch's fields column by column: the worker
+        then makes no :class:`SinkRecord` per message.
+        """
+        self.put(batch.records())
 
     def flush(self, offsets: Mapping[TopicPartition, int]) -> None:
         """Make everything ``put`` so far durable; called by the default ``pre_commit``.

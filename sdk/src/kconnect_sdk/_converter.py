@@ -105,6 +105,20 @@ class Converter(Versioned, abc.ABC):
         """Deserialise many ``(topic, data)`` at once, one result per item."""
         return [self.to_connect_data(topic, data) for topic, data in items]
 
+    def to_connect_columns(
+        self, topic: str, datas: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        """Deserialise many values read from ONE topic: their schemas and their values.
+
+        The same results as ``to_connect_batch`` of ``(topic, data)`` pairs, as two columns
+        of one entry per item (what a sink's ``SinkBatch`` holds); it raises what that
+        raises. The default calls ``to_connect_batch``; a converter overrides it when it
+        can answer without a ``SchemaAndValue`` per item (the worker calls it for each
+        batch it consumed from one topic).
+        """
+        results = self.to_connect_batch([(topic, data) for data in datas])
+        return [r.schema for r in results], [r.value for r in results]
+
     def close(self) -> None:
         """Release resources; called once when the task stops."""
 

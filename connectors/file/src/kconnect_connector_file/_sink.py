@@ -15,6 +15,7 @@ from kconnect_sdk import (
     ConfigType,
     ConnectError,
     Importance,
+    SinkBatch,
     SinkConnector,
     SinkRecord,
     SinkTask,
@@ -46,6 +47,7 @@ def _file_name(props: Mapping[str, Any]) -> str | None:
 
 
 _value: Final = operator.attrgetter("value")  # read in C by map(), no Python call per record
+_schema: Final = operator.attrgetter("value_schema")
 
 
 class FileStreamSinkConnector(SinkConnector):
@@ -114,14 +116,21 @@ class FileStreamSinkTask(SinkTask):
         self._running = True
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        if not records:
-            return
+        if records:
+            self._write(list(map(_value, records)), records)
+
+    def put_batch(self, batch: SinkBatch) -> None:
+        # The worker's batch as columns: the values are written without a record per line.
+        if len(batch):
+            self._write(batch.values, batch)
+
+    def _write(self, values: Sequence[Any], rows: Sequence[SinkRecord] | SinkBatch) -> None:
         out = self._output()
-        values = list(map(_value, records))
         if set(map(type, values)) == {str}:
             text = "\n".join(values)  # the usual batch of strings: no per-record Python call
         else:
-            text = "\n".join([java_text(r.value, r.value_schema) for r in records])
+            schemas = rows.value_schemas if isinstance(rows, SinkBatch) else map(_schema, rows)
+            text = "\n".join(map(java_text, values, schemas))
         # One write per batch; "replace" mirrors Java writing '?' for what UTF-8 cannot encode.
         out.write(text.encode("utf-8", "replace") + b"\n")
         self._dirty = True

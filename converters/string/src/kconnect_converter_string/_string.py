@@ -202,6 +202,24 @@ class StringConverter(KeyValueHeaderConverter):
             # Redo one by one so the error names the value at fault.
             return [self.from_connect_data(t, s, v) for t, s, v in items]
 
+    def to_connect_columns(
+        self, topic: str, datas: Sequence[bytes | None]
+    ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
+        count = len(datas)
+        schemas = [Schema.OPTIONAL_STRING] * count
+        data: Sequence[Any] = datas  # None is ruled out below before decoding
+        nulls = data.count(None)
+        if nulls == count:
+            return schemas, [None] * count
+        if not nulls and self._decoder is _utf8_decode:
+            # The usual batch: one C-level pass, no Python call and no pair per record.
+            try:
+                return schemas, list(map(bytes.decode, data))
+            except (UnicodeDecodeError, TypeError):
+                pass  # not all bytes, or not UTF-8: the general way below says which
+        results = self.to_connect_batch(list(zip(repeat(topic), datas)))
+        return schemas, [r.value for r in results]
+
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
         schema = Schema.OPTIONAL_STRING
         decode = self._decoder

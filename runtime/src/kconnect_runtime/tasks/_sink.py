@@ -11,7 +11,7 @@ import logging
 import operator
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
 from itertools import repeat
@@ -33,11 +33,11 @@ from kconnect_sdk import (
     PluginMetrics,
     RetriableError,
     SchemaAndValue,
+    SinkBatch,
     SinkRecord,
     SinkTask,
     TimestampType,
     TopicPartition,
-    record_maker,
 )
 
 from kconnect_runtime.errors import (
@@ -79,9 +79,6 @@ _timestamp = Message.timestamp
 _is_none = partial(operator.is_, None)
 
 # Message.timestamp()'s type code -> the record's TimestampType (as _chain.sink_record).
-# Records made field by field from a consumed batch's columns (the order of SinkRecord's
-# fields), without keyword parsing per record.
-_make_sink_record = record_maker(SinkRecord)
 _TIMESTAMP_TYPES = {
     0: TimestampType.NO_TIMESTAMP_TYPE,
     1: TimestampType.CREATE_TIME,
@@ -91,6 +88,16 @@ _UNTYPED = TimestampType.NO_TIMESTAMP_TYPE
 # The two halves of a (schema, value) or (timestamp type, timestamp) pair, read in C.
 _first = operator.itemgetter(0)
 _second = operator.itemgetter(1)
+
+
+def _as_records(records: list[SinkRecord] | SinkBatch) -> list[SinkRecord]:
+    return records.records() if isinstance(records, SinkBatch) else records
+
+
+def _first_and_last(records: list[SinkRecord] | SinkBatch) -> tuple[SinkRecord, SinkRecord]:
+    if isinstance(records, SinkBatch):
+        return records.record(0), records.record(-1)
+    return records[0], records[-1]
 
 
 def _one(converter: Converter, topic: str, data: bytes | None) -> SchemaAndValue:
@@ -209,6 +216,9 @@ class SinkPipeline:
         self.task_config = spec.task_config
         self.converters = converters
         self.transforms = transforms
+        self.columnar = not len(transforms) and type(task).put_batch is not SinkTask.put_batch
+        """Whether batches go to ``put_batch`` as columns: the task's class overrides it
+        and the connector has no transforms."""
         self.metrics = runner.metrics
         self.consumer_config = dict(spec.client_config)
         # librdkafka stops fetching a partition for fetch.queue.backoff.ms (default 1000)
@@ -493,26 +503,31 @@ class SinkPipeline:
         topics: list[Any] = list(map(_topic, good))
         partitions: list[Any] = list(map(_partition, good))
         offsets: list[Any] = list(map(_offset, good))
+        one_topic = topics.count(topics[0]) == count
+        batch: SinkBatch | None
         try:
-            records = self._to_records(good, topics, partitions, offsets)
+            batch = self._to_batch(good, topics, partitions, offsets, one_topic)
         except Exception:
-            batch_failed = True
-        else:
-            batch_failed = False
-        if batch_failed:
+            batch = None
+        records: list[SinkRecord] | SinkBatch
+        if batch is None:
             # Only a batch that failed pays for per-record conversion, to find the culprits;
             # outside the except block, so that a record's own error is not chained to the
             # batch's (its log line and DLQ trace show only its cause).
             records = self._to_records_one_by_one(good)
+        elif self.columnar:
+            records = batch  # put_batch: no SinkRecord is made
+        else:
+            records = batch.records()
         if len(self.transforms):
-            records = self._transform(records)
+            records = self._transform(_as_records(records))
         self._put(records)
         self.runner.records_out += len(records)
         metrics.send_total += len(records)
         # The last offset of each partition in the batch. The usual batch is of one
         # partition: two C-level counts say so, and its last message has the offset.
         last: dict[Any, Any]
-        if topics.count(topics[0]) == count and partitions.count(partitions[0]) == count:
+        if one_topic and partitions.count(partitions[0]) == count:
             last = {(topics[0], partitions[0]): offsets[-1]}
         else:  # dict keeps the last value per key
             last = dict(zip(zip(topics, partitions, strict=True), offsets, strict=True))
@@ -539,62 +554,79 @@ class SinkPipeline:
                 log.debug("sink task %s: %s", self.name, err.str())
         return good
 
-    def _to_records(
-        self, messages: list[Any], topics: list[Any], partitions: list[Any], offsets: list[Any]
-    ) -> list[SinkRecord]:
-        """Consumed messages (and their topics, partitions and offsets) as SinkRecords:
+    def _to_batch(
+        self,
+        messages: list[Any],
+        topics: list[Any],
+        partitions: list[Any],
+        offsets: list[Any],
+        one_topic: bool,
+    ) -> SinkBatch:
+        """Consumed messages (and their topics, partitions and offsets) as a SinkBatch:
         converters called once per batch, no per-record Python call beyond the converters'
         own (message fields read with C-level ``map``)."""
         conv = self.converters
-        keys = conv.key.to_connect_batch(list(zip(topics, map(_key, messages), strict=True)))
-        values = conv.value.to_connect_batch(list(zip(topics, map(_value, messages), strict=True)))
-        if len(keys) != len(messages) or len(values) != len(messages):
+        count = len(messages)
+        key_schemas: Sequence[Any]
+        keys: Sequence[Any]
+        value_schemas: Sequence[Any]
+        values: Sequence[Any]
+        if one_topic:
+            # The usual batch: each converter answers with columns, no pair per record.
+            topic = topics[0]
+            key_schemas, keys = conv.key.to_connect_columns(topic, list(map(_key, messages)))
+            value_schemas, values = conv.value.to_connect_columns(
+                topic, list(map(_value, messages))
+            )
+            what = "to_connect_columns must return one schema and one value per item"
+            sizes = {len(key_schemas), len(keys), len(value_schemas), len(values)}
+        else:
+            key_pairs = conv.key.to_connect_batch(
+                list(zip(topics, map(_key, messages), strict=True))
+            )
+            value_pairs = conv.value.to_connect_batch(
+                list(zip(topics, map(_value, messages), strict=True))
+            )
+            what = "to_connect_batch must return one per item"
+            sizes = {len(key_pairs), len(value_pairs)}
+            key_schemas, keys = list(map(_first, key_pairs)), list(map(_second, key_pairs))
+            value_schemas = list(map(_first, value_pairs))
+            values = list(map(_second, value_pairs))
+        if sizes != {count}:
             raise ConnectError(
                 f"{self._label}: a converter returned {len(keys)} keys and {len(values)} values "
-                f"for {len(messages)} messages; to_connect_batch must return one per item"
+                f"for {count} messages; {what}"
             )
         raw_headers: list[Any] = list(map(_headers, messages))
         headers: list[Headers]
-        if raw_headers.count(None) == len(raw_headers):
-            headers = [Headers.EMPTY] * len(messages)
+        if raw_headers.count(None) == count:
+            headers = [Headers.EMPTY] * count
         else:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
-        count = len(messages)
         stamps: list[Any] = list(map(_timestamp, messages))
         kinds: list[Any] = list(map(_first, stamps))
         kind = kinds[0] if kinds else 0
-        timestamps: Iterable[Any]
-        timestamp_types: Iterable[Any]
+        timestamps: list[Any]
+        timestamp_types: list[Any]
         if kinds.count(kind) == count:
             # The usual batch: every message has the same timestamp type (the topic's).
-            timestamps = map(_second, stamps) if kind else repeat(None, count)
-            timestamp_types = repeat(_TIMESTAMP_TYPES.get(kind, _UNTYPED), count)
+            timestamps = list(map(_second, stamps)) if kind else [None] * count
+            timestamp_types = [_TIMESTAMP_TYPES.get(kind, _UNTYPED)] * count
         else:
             timestamps = [ts if tt else None for tt, ts in stamps]
-            timestamp_types = map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED))
-        # Each record's fields in SinkRecord's order, zipped and made in C: no Python code
-        # runs per record.
-        return list(
-            map(
-                _make_sink_record,
-                zip(
-                    topics,
-                    partitions,
-                    map(_first, keys),
-                    map(_second, keys),
-                    map(_first, values),
-                    map(_second, values),
-                    timestamps,
-                    headers,
-                    offsets,
-                    timestamp_types,
-                    topics,
-                    partitions,
-                    offsets,
-                    strict=True,
-                ),
-            )
+            timestamp_types = list(map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED)))
+        return SinkBatch(
+            topics=topics,
+            kafka_partitions=partitions,
+            kafka_offsets=offsets,
+            key_schemas=key_schemas,
+            keys=keys,
+            value_schemas=value_schemas,
+            values=values,
+            timestamps=timestamps,
+            timestamp_types=timestamp_types,
+            headers=headers,
         )
 
     def _to_records_one_by_one(self, messages: list[Any]) -> list[SinkRecord]:
@@ -701,11 +733,12 @@ class SinkPipeline:
             future.set_result(None)
         return future
 
-    def _put(self, records: list[SinkRecord]) -> None:
+    def _put(self, records: list[SinkRecord] | SinkBatch) -> None:
         started = time.monotonic()
+        put: Any = self.task.put_batch if isinstance(records, SinkBatch) else self.task.put
         while True:
             try:
-                self.task.put(records)
+                put(records)
                 break
             except RetriableError as exc:
                 self.metrics.errors.record_failures += len(records)
@@ -751,10 +784,10 @@ class SinkPipeline:
         )
         return True
 
-    def _put_failed(self, records: list[SinkRecord], exc: Exception) -> ConnectError:
+    def _put_failed(self, records: list[SinkRecord] | SinkBatch, exc: Exception) -> ConnectError:
         where = "an empty batch"
-        if records:
-            first, last = records[0], records[-1]
+        if len(records):
+            first, last = _first_and_last(records)
             where = (
                 f"{len(records)} records from topic {first.topic!r} partition {first.kafka_partition} "
                 f"offset {first.kafka_offset} to topic {last.topic!r} partition "
