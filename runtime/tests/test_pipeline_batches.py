@@ -4,6 +4,7 @@ stays RUNNING."""
 
 from __future__ import annotations
 
+import collections
 import json
 import time
 import uuid
@@ -15,8 +16,18 @@ import runtime_harness
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from kconnect_connector_file import FileStreamSourceConnector, FileStreamSourceTask
 from kconnect_runtime import Standalone
-from kconnect_sdk import ConfigDef, SinkBatch, SinkConnector, SinkRecord, SinkTask, Task
+from kconnect_sdk import (
+    ConfigDef,
+    SinkBatch,
+    SinkConnector,
+    SinkRecord,
+    SinkTask,
+    SourceBatch,
+    SourceRecord,
+    Task,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -302,25 +313,75 @@ def test_sink_records_carry_each_messages_coordinates_timestamp_and_headers(
                 assert before <= r["timestamp"] <= after
 
 
+# Which of its poll methods each CountingFileSource task was called by, per topic.
+_POLLED: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+
+
+class CountingFileSourceTask(FileStreamSourceTask):
+    """FileStreamSource's task, counting the polls that returned lines."""
+
+    def poll(self) -> list[SourceRecord] | None:
+        records = super().poll()
+        if records:
+            _POLLED[self._topic]["poll"] += 1
+        return records
+
+    def poll_batch(self) -> SourceBatch | None:
+        batch = super().poll_batch()
+        if batch:
+            _POLLED[self._topic]["poll_batch"] += 1
+        return batch
+
+
+class CountingFileSource(FileStreamSourceConnector):
+    def task_class(self) -> type[FileStreamSourceTask]:
+        return CountingFileSourceTask
+
+
+@pytest.mark.parametrize(
+    ("transforms", "via"),
+    [(False, "poll_batch"), (True, "poll")],
+    ids=["columns", "records-through-a-transform"],
+)
 def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
-    tmp_path: Path, kafka: str
+    tmp_path: Path, kafka: str, transforms: bool, via: str
 ) -> None:
     """A producer queue of 50 messages fills on every batch of the file source: each record
     the producer refuses for room is sent after the queue drains, and the rest of the
-    batch after it, so the topic holds every line once, in the file's order."""
+    batch after it, so the topic holds every line once, in the file's order. The same
+    whether the worker polls the task for columns (a connector without transforms) or
+    for records, and the committed offset is the file's end either way."""
     topic = f"full-queue-{uuid.uuid4().hex[:8]}"
     source = tmp_path / "in.txt"
     lines = [f"line {i}" for i in range(4000)]
     source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    worker = _worker(kafka, tmp_path) | {"producer.queue.buffering.max.messages": "50"}
+    worker = _worker(kafka, tmp_path) | {
+        "producer.queue.buffering.max.messages": "50",
+        "offset.flush.interval.ms": "500",
+    }
     name = f"{topic}-source"
-    with runtime_harness.standalone(
-        worker, runtime_harness.file_source(name, source, topic)
-    ) as app:
+    connector = runtime_harness.file_source(name, source, topic) | {
+        "connector.class": f"{__name__}:CountingFileSource"
+    }
+    with runtime_harness.standalone(worker, connector | (_IDENTITY if transforms else {})) as app:
         got = _read_values(kafka, topic, len(lines))
         assert app.herder is not None
         assert app.herder.connector_status(name)["tasks"][0]["state"] == "RUNNING"
+        runtime_harness.wait_for(
+            lambda: _committed_positions(tmp_path / "offsets.json") == [source.stat().st_size],
+            30,
+            "the file's end as the committed offset",
+        )
     assert got == lines
+    assert set(_POLLED[topic]) == {via}
+
+
+def _committed_positions(path: Path) -> list[int]:
+    """The positions the worker's offset file holds (FileStreamSource's offsets)."""
+    if not path.exists():
+        return []
+    doc = json.loads(path.read_text(encoding="utf-8") or '{"offsets": []}')
+    return [entry["value"]["position"] for entry in doc["offsets"]]
 
 
 def _read_values(kafka: str, topic: str, expected: int, timeout: float = 90) -> list[str]:

@@ -46,19 +46,20 @@ def test_verify_installs_and_passes_the_example_plugin(tmp_path: Path) -> None:
         )
     cases = list(ET.parse(report / "junit.xml").getroot().iter("testcase"))
     # 6 package checks + 3 task_configs + 9 connector checks for each of the two connectors,
-    # and the source's columnar-poll check
-    assert len(cases) == 37
+    # the source's columnar-poll check and the sink's columnar-put check
+    assert len(cases) == 38
     assert _not_passed(cases) == {
         "test_alter_offsets_rejects_malformed[twenty]": "skipped",
-        # the example's task has no poll_batch(): not applicable
+        # the example's tasks have no poll_batch() and no put_batch(): not applicable
         "test_poll_batch_gives_the_records_of_poll[twenty]": "skipped",
+        "test_put_batch_writes_what_put_writes[jsonl]": "skipped",
     }, "every other case passed"
     # JUnit says which plugin each case checked and what: class = plugin, name = test + doc.
     assert {c.get("classname") for c in cases} == {source, sink}
     assert all(": " in str(c.get("name")) for c in cases), [c.get("name") for c in cases]
     # Progress while it ran: one line per check, on stderr.
     progress = [line for line in done.stderr.splitlines() if line.startswith("[")]
-    assert len(progress) == 37 and progress[-1].startswith("[37/37] ")
+    assert len(progress) == 38 and progress[-1].startswith("[38/38] ")
     assert f"{source} test_entry_point_resolves PASSED" in done.stderr
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")
@@ -83,12 +84,14 @@ def test_verify_isolated_drives_the_example_through_a_plugin_location(tmp_path: 
     report = tmp_path / "report"
     assert main(["verify", str(EXAMPLE), "--isolated", "--report", str(report)]) == 0
     cases = list(ET.parse(report / "junit.xml").getroot().iter("testcase"))
-    assert len(cases) == 37
-    # The example does not override alter_offsets, nor poll_batch: reported as skipped, with
-    # the reason. (The errant record reporter path runs through the plugin host and passes.)
+    assert len(cases) == 38
+    # The example does not override alter_offsets, poll_batch nor put_batch: reported as
+    # skipped, with the reason. (The errant record reporter path runs through the plugin
+    # host and passes.)
     assert _not_passed(cases) == {
         "test_alter_offsets_rejects_malformed[twenty]": "skipped",
         "test_poll_batch_gives_the_records_of_poll[twenty]": "skipped",
+        "test_put_batch_writes_what_put_writes[jsonl]": "skipped",
     }
     markdown = (report / "report.md").read_text()
     assert markdown.startswith("# kconnect-testkit verify: kconnect-example-sequence 0.1.0 — PASS")

@@ -206,6 +206,20 @@ def test_string_batches_match_single_conversion_whatever_the_batch_holds() -> No
         b"ok",
         b"a?",
     ]
+    # A source's columnar batch (one topic, one schema): what the items would give.
+    columns: list[list[Any]] = [
+        ["ä €", "b"],  # all strings: the C-level pass
+        [None, None],  # keys never set
+        ["a", None, 7, True, 2.5, b"\x01"],  # others, written with Java's toString
+        ["ok", "a\ud800"],
+        [],
+    ]
+    for values in columns:
+        items = [("t", None, v) for v in values]
+        assert converter.from_connect_columns("t", None, values) == converter.from_connect_batch(
+            items
+        )
+    assert converter.from_connect_columns("t", None, ["ok", "a\ud800"]) == [b"ok", b"a?"]
 
 
 def test_string_converter_replaces_what_the_charset_cannot_hold_as_java_does() -> None:

@@ -287,11 +287,14 @@ class SourceTask(Task):
         """Optional: the next records as one columnar :class:`SourceBatch`, or None.
 
         A task implements either ``poll`` alone (the default: this method is not
-        overridden), or both. A runtime that reads columns (the kconnect DataFrame read of a
-        connector without transforms) calls ``poll_batch`` instead of ``poll`` when the
-        task's class overrides it, and never calls both on one task instance; every other
-        caller (the worker's Kafka pipeline, transforms, ``errors.*``, the testkit) calls
-        ``poll``. The two must give the same records in the same order: a batch's
+        overridden), or both. The kconnect DataFrame read and the worker's Kafka pipeline
+        call ``poll_batch`` instead of ``poll`` when the task's class overrides it and the
+        connector has no transforms (the worker also needs the class not to override
+        ``commit_record``, which takes records; exactly-once delivery polls records), and
+        never call both on one task instance; every other caller (transforms, an isolated
+        plugin.path task, the testkit's record checks) calls ``poll``. The worker converts
+        a batch by columns (``Converter.from_connect_columns``) and makes no record per
+        row. The two must give the same records in the same order: a batch's
         :meth:`SourceBatch.records` is exactly what ``poll`` would have returned for it, so
         a task usually writes ``poll`` as ``return SourceBatch.records_of(self.poll_batch())``.
 

@@ -101,6 +101,18 @@ class Converter(Versioned, abc.ABC):
         """Serialise many ``(topic, schema, value)`` at once, one result per item."""
         return [self.from_connect_data(topic, schema, value) for topic, schema, value in items]
 
+    def from_connect_columns(
+        self, topic: str, schema: Schema | None, values: Sequence[Any]
+    ) -> list[bytes | None]:
+        """Serialise many values of ONE topic and ONE schema at once, one result per value.
+
+        The same results as ``from_connect_batch`` of ``(topic, schema, value)`` items; it
+        raises what that raises. The default calls ``from_connect_batch``; a converter
+        overrides it when it can answer without an item per value (the worker calls it
+        for a source task's columnar batch, ``SourceTask.poll_batch``).
+        """
+        return self.from_connect_batch([(topic, schema, value) for value in values])
+
     def to_connect_batch(self, items: Sequence[tuple[str, bytes | None]]) -> list[SchemaAndValue]:
         """Deserialise many ``(topic, data)`` at once, one result per item."""
         return [self.to_connect_data(topic, data) for topic, data in items]

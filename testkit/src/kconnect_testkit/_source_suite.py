@@ -389,8 +389,8 @@ class SourceConnectorSuite(_ConnectorSuite):
             _support.fail(
                 f"{whose}poll_batch() and poll() disagree at record #{first} (poll_batch() gave "
                 f"{len(batched_records)} records, poll() {len(records)}): a batch's records() must "
-                "be exactly what poll() returns, since the DataFrame read calls poll_batch() and "
-                "the worker poll()"
+                "be exactly what poll() returns, since the worker and the DataFrame read call "
+                "poll_batch() for a connector without transforms and poll() otherwise"
             )
 
     def test_stop_unblocks_poll(self, scenario: Scenario, tmp_path: Path) -> None:

@@ -202,6 +202,19 @@ class StringConverter(KeyValueHeaderConverter):
             # Redo one by one so the error names the value at fault.
             return [self.from_connect_data(t, s, v) for t, s, v in items]
 
+    def from_connect_columns(
+        self, topic: str, schema: Schema | None, values: Sequence[Any]
+    ) -> list[bytes | None]:
+        count = len(values)
+        if values.count(None) == count:
+            return [None] * count
+        if self._encoder is _utf8_encode and set(map(type, values)) == {str}:
+            try:
+                return list(map(str.encode, values))  # one C-level pass, no item per value
+            except UnicodeEncodeError:
+                pass  # redone below, one by one, so the error names the value
+        return self.from_connect_batch(list(zip(repeat(topic), repeat(schema), values)))
+
     def to_connect_columns(
         self, topic: str, datas: Sequence[bytes | None]
     ) -> tuple[Sequence[Schema | None], Sequence[Any]]:

@@ -257,7 +257,7 @@ class ExactlyOnceSourcePipeline(SourcePipeline):
 
     def _poll_and_send_in_transaction(self) -> int:
         started = now()
-        batch = self._poll()
+        batch = self._poll(self.task.poll)
         if not batch:
             self._maybe_end_transaction(polled=False)
             return 0

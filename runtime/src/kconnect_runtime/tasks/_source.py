@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import collections
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import repeat
 from operator import attrgetter, length_hint
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException, Producer
 from kconnect_sdk import (
@@ -23,6 +23,7 @@ from kconnect_sdk import (
     PluginMetricsGroup,
     RecordMetadata,
     RetriableError,
+    SourceBatch,
     SourceRecord,
     SourceTask,
     TransactionContext,
@@ -63,6 +64,7 @@ _kafka_partition = attrgetter("kafka_partition")
 _headers = attrgetter("headers")
 _timestamp = attrgetter("timestamp")
 _source_partition = attrgetter("source_partition")
+_T = TypeVar("_T")
 _ANY_PARTITION = -1  # librdkafka's RD_KAFKA_PARTITION_UA: the configured partitioner chooses
 
 _PartitionOffsets = dict[str, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]
@@ -239,6 +241,13 @@ class SourcePipeline:
         self.task_config = spec.task_config
         self.converters = converters
         self.transforms = transforms
+        self.columnar = (
+            not len(transforms)
+            and type(task).poll_batch is not SourceTask.poll_batch
+            and type(task).commit_record is SourceTask.commit_record
+        )
+        """Whether the task is polled for columns (``poll_batch``): its class overrides it,
+        not ``commit_record`` (which takes records), and the connector has no transforms."""
         self.producer_config = dict(spec.client_config)
         self.offset_store = offset_store
         self.flush_timeout_s = spec.flush_timeout_s
@@ -294,7 +303,8 @@ class SourcePipeline:
     def poll_and_send(self) -> int:
         """Poll the task once and send what it returned; the number of records polled."""
         started = now()
-        batch = self._poll()
+        batch: list[SourceRecord] | SourceBatch | None
+        batch = self._poll(self.task.poll_batch) if self.columnar else self._poll(self.task.poll)
         if not batch:
             return 0
         count = len(batch)
@@ -304,7 +314,10 @@ class SourcePipeline:
         metrics.active_count += count
         metrics.batch_size.record(count)
         metrics.poll_batch_ms.record((now() - started) * 1000)
-        self._send(batch)
+        if isinstance(batch, SourceBatch):
+            self._send_columns(batch)
+        else:
+            self._send(batch)
         return count
 
     def serve_acks(self, timeout_s: float = 0.0) -> None:
@@ -348,9 +361,9 @@ class SourcePipeline:
             for p, o in self._committable.values()
         )
 
-    def _poll(self) -> list[SourceRecord] | None:
+    def _poll(self, poll: Callable[[], _T | None]) -> _T | None:
         try:
-            return self.task.poll()
+            return poll()
         except RetriableError as exc:
             # As Kafka Connect: a retriable poll failure is logged and polling goes on.
             self.metrics.errors.record_failures += 1
@@ -416,37 +429,21 @@ class SourcePipeline:
             and partitions.count(None) == count
             and headers.count(Headers.EMPTY) == count
         ):
-            # The usual batch: no headers, no chosen partition, no commit_record. One
-            # produce call per record with nothing built per record, its arguments passed by
-            # position (topic, value, key, partition, on_delivery, callback, timestamp:
-            # confluent-kafka parses keywords ~0.4 us slower per call), the calls made by
-            # map() in C; a call that fails (full queue, refused) goes the general way
-            # below and the rest of the batch the fast way again.
+            # The usual batch: no headers, no chosen partition, no commit_record.
             stamps = list(map(_timestamp, records))
             timestamps = (
                 repeat(0, count) if stamps.count(None) == count else [ts or 0 for ts in stamps]
             )
-            pending = iter(topics)
-            calls = map(
-                self.producer.produce,
-                pending,
-                iter(values),
-                iter(keys),
-                repeat(_ANY_PARTITION),
-                repeat(ack),
-                repeat(None),
-                iter(timestamps),
+            self._produce_all(
+                topics,
+                keys,
+                values,
+                timestamps,
+                ack=ack,
+                in_flight=in_flight,
+                record_at=records.__getitem__,
             )
-            while True:
-                try:
-                    collections.deque(calls, 0)  # runs every call, keeps nothing
-                    return
-                except (BufferError, KafkaException):
-                    # map() had taken this record's arguments from every iterator: the
-                    # topics left say which record it was.
-                    failed = count - length_hint(pending) - 1
-                    refused = {"key": keys[failed], "value": values[failed]}
-                    self._produce(records[failed], refused, ack, in_flight)
+            return
         for record, key, value in zip(records, keys, values, strict=True):
             kwargs: dict[str, Any] = {"key": key, "value": value}
             if record.kafka_partition is not None:
@@ -467,6 +464,111 @@ class SourcePipeline:
             else:
                 callback = ack
             self._produce(record, kwargs, callback, in_flight)
+
+    def _send_columns(self, batch: SourceBatch) -> None:
+        """Send a columnar batch (one topic, one source partition, no headers, no chosen
+        partition): converted by columns and produced with no record per row. A batch the
+        converters fail on is sent as its records, which finds the culprits."""
+        count = len(batch)
+        topic, conv = batch.topic, self.converters
+        try:
+            keys = conv.key.from_connect_columns(
+                topic, batch.key_schema, [None] * count if batch.keys is None else batch.keys
+            )
+            values = conv.value.from_connect_columns(topic, batch.value_schema, batch.values)
+            if len(keys) != count or len(values) != count:
+                raise ConnectError(
+                    f"{self._label}: a converter returned {len(keys)} keys and {len(values)} "
+                    f"values for {count} records; from_connect_columns must return one per value"
+                )
+        except Exception:
+            converted = False
+        else:
+            converted = True
+        if not converted:
+            self._send(batch.records())
+            return
+        partition = batch.source_partition
+        offsets: _PartitionOffsets = (
+            {}
+            if partition is None
+            else {offset_key("", partition): (partition, batch.source_offset(count - 1))}
+        )
+        in_flight = _InFlightBatch(
+            count, offsets, count, self._keep_lost if self._sends_again else None
+        )
+        self._in_flight.append(in_flight)
+        if topic not in self.active_topics:
+            if self.topic_creation is not None:
+                self._ensure_topics({topic})
+            self.active_topics.add(topic)
+        stamps = batch.timestamps
+        timestamps: Any = (
+            repeat(0, count)
+            if stamps is None
+            else stamps
+            if None not in stamps
+            else [ts or 0 for ts in stamps]
+        )
+        records: list[SourceRecord] = []
+
+        def record_at(row: int) -> SourceRecord:  # only for a refused record: rare
+            if not records:
+                records.extend(batch.records())
+            return records[row]
+
+        ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.ack
+        self._produce_all(
+            repeat(topic, count),
+            keys,
+            values,
+            timestamps,
+            ack=ack,
+            in_flight=in_flight,
+            record_at=record_at,
+        )
+
+    def _produce_all(
+        self,
+        topics: Any,
+        keys: Sequence[bytes | None],
+        values: Sequence[bytes | None],
+        timestamps: Any,
+        *,
+        ack: _Ack,
+        in_flight: _InFlightBatch,
+        record_at: Callable[[int], SourceRecord],
+    ) -> None:
+        """Produce the usual batch: no headers, no chosen partition, no commit_record.
+
+        One produce call per record with nothing built per record, its arguments passed by
+        position (topic, value, key, partition, on_delivery, callback, timestamp:
+        confluent-kafka parses keywords ~0.4 us slower per call), the calls made by map()
+        in C; a call that fails (full queue, refused) goes the general way and the rest of
+        the batch the fast way again.
+        """
+        count = len(values)
+        pending = iter(topics)
+        calls = map(
+            self.producer.produce,
+            pending,
+            iter(values),
+            iter(keys),
+            repeat(_ANY_PARTITION),
+            repeat(ack),
+            repeat(None),
+            iter(timestamps),
+        )
+        while True:
+            try:
+                collections.deque(calls, 0)  # runs every call, keeps nothing
+                return
+            except (BufferError, KafkaException):
+                # map() had taken this record's arguments from every iterator: the topics
+                # left say which record it was.
+                failed = count - length_hint(pending) - 1
+                refused = {"key": keys[failed], "value": values[failed]}
+                self._produce(record_at(failed), refused, ack, in_flight)
 
     def _produce(
         self, record: SourceRecord, kwargs: dict[str, Any], ack: Any, in_flight: _InFlightBatch
