@@ -11,7 +11,7 @@ import logging
 import operator
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
 from itertools import repeat
@@ -74,9 +74,6 @@ _key = Message.key
 _value = Message.value
 _headers = Message.headers
 _timestamp = Message.timestamp
-# ``is None`` as a C callable for map(); list.count(None) would call KafkaError.__eq__(None),
-# which raises.
-_is_none = partial(operator.is_, None)
 
 # Message.timestamp()'s type code -> the record's TimestampType (as _chain.sink_record).
 _TIMESTAMP_TYPES = {
@@ -88,6 +85,65 @@ _UNTYPED = TimestampType.NO_TIMESTAMP_TYPE
 # The two halves of a (schema, value) or (timestamp type, timestamp) pair, read in C.
 _first = operator.itemgetter(0)
 _second = operator.itemgetter(1)
+
+
+class _Timestamps:
+    """A batch's timestamps and timestamp types, read from its messages on first use."""
+
+    __slots__ = ("_columns", "_messages")
+
+    def __init__(self, messages: list[Any]) -> None:
+        self._messages = messages
+        self._columns: tuple[list[Any], list[Any]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def columns(self) -> tuple[list[Any], list[Any]]:
+        if self._columns is None:
+            count = len(self._messages)
+            stamps: list[Any] = list(map(_timestamp, self._messages))
+            kinds: list[Any] = list(map(_first, stamps))
+            kind = kinds[0] if kinds else 0
+            if kinds.count(kind) == count:
+                # The usual batch: every message has the same timestamp type (the topic's).
+                self._columns = (
+                    list(map(_second, stamps)) if kind else [None] * count,
+                    [_TIMESTAMP_TYPES.get(kind, _UNTYPED)] * count,
+                )
+            else:
+                self._columns = (
+                    [ts if tt else None for tt, ts in stamps],
+                    list(map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED))),
+                )
+        return self._columns
+
+
+class _Column(Sequence[Any]):
+    """One of the two columns of a :class:`_Timestamps`, read when first indexed."""
+
+    __slots__ = ("_index", "_source")
+
+    def __init__(self, source: _Timestamps, index: int) -> None:
+        self._source = source
+        self._index = index
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    def __getitem__(self, item: Any) -> Any:
+        return self._source.columns()[self._index][item]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._source.columns()[self._index])
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == (list(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # a mutable-looking sequence, as list
+
+    def __repr__(self) -> str:
+        return repr(self._source.columns()[self._index])
 
 
 def _as_records(records: list[SinkRecord] | SinkBatch) -> list[SinkRecord]:
@@ -487,9 +543,12 @@ class SinkPipeline:
 
     def deliver(self, messages: list[Any]) -> None:
         """Convert, transform and put consumed messages; fatal consumer errors raise."""
-        errors = list(map(_error, messages))
-        # The usual batch has no error: one C-level pass, no per-message branch.
-        good = messages if all(map(_is_none, errors)) else self._without_errors(messages, errors)
+        # The usual batch has no error: one C-level pass (a KafkaError is truthy), no list.
+        good = (
+            self._without_errors(messages, list(map(_error, messages)))
+            if any(map(_error, messages))
+            else messages
+        )
         if not good:
             return
         count = len(good)
@@ -604,18 +663,8 @@ class SinkPipeline:
         else:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
-        stamps: list[Any] = list(map(_timestamp, messages))
-        kinds: list[Any] = list(map(_first, stamps))
-        kind = kinds[0] if kinds else 0
-        timestamps: list[Any]
-        timestamp_types: list[Any]
-        if kinds.count(kind) == count:
-            # The usual batch: every message has the same timestamp type (the topic's).
-            timestamps = list(map(_second, stamps)) if kind else [None] * count
-            timestamp_types = [_TIMESTAMP_TYPES.get(kind, _UNTYPED)] * count
-        else:
-            timestamps = [ts if tt else None for tt, ts in stamps]
-            timestamp_types = list(map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED)))
+        # Read from the messages only if asked for: most sinks never look at them.
+        stamps = _Timestamps(messages)
         return SinkBatch(
             topics=topics,
             kafka_partitions=partitions,
@@ -624,8 +673,8 @@ class SinkPipeline:
             keys=keys,
             value_schemas=value_schemas,
             values=values,
-            timestamps=timestamps,
-            timestamp_types=timestamp_types,
+            timestamps=_Column(stamps, 0),
+            timestamp_types=_Column(stamps, 1),
             headers=headers,
         )
 
