@@ -112,10 +112,8 @@ def create_topic(bootstrap: str, topic: str) -> None:
 
 
 def _producer(bootstrap: str) -> Producer:
-    # The worker's own producer defaults (runtime worker/_worker.py): both sides then write
-    # their topics in the same batches, so each sink half reads the same layout. With
-    # librdkafka's 5 requests in flight and 1 GB of queue the plain topic was written in
-    # other batches, and reading it cost a consumer about a third less CPU.
+    # The worker's own producer defaults (runtime worker/_worker.py): the same settings on
+    # both sides, so each sink half reads a topic written the same way.
     return Producer(
         {
             "bootstrap.servers": bootstrap,
