@@ -23,7 +23,7 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from kconnect_runtime.herder._assignment import plan_assignment
-from kconnect_runtime.herder._membership import live_members
+from kconnect_runtime.herder._membership import GroupMembership, live_members
 from kconnect_runtime.modes import free_port
 from kconnect_runtime.storage import KafkaLog, LogTail
 from runtime_harness import (
@@ -125,6 +125,42 @@ def test_live_members_ignore_stale_announcements() -> None:
     # "b" died: its last announcement overlaps the newer ones and no longer counts.
     died = [*after, ("a", {"partitions": [0, 2]}), ("c", {"partitions": [1, 3]})]
     assert set(live_members(died, slots) or {}) == {"a", "c"}
+
+
+@pytest.mark.integration
+def test_the_longest_standing_member_keeps_leading_when_a_worker_joins(kafka: str) -> None:
+    # Leadership must not move to a newcomer whose worker id happens to sort first: a new
+    # leader re-reads the config topic and rebalances everything once more.
+    topic = f"kc-members-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": kafka})
+    for future in admin.create_topics([NewTopic(topic, 4, 1)]).values():
+        future.result(30)
+    group = f"kc-lead-{uuid.uuid4().hex[:8]}"
+
+    def member(worker_id: str) -> GroupMembership:
+        return GroupMembership(
+            {"bootstrap.servers": kafka},
+            group_id=group,
+            topic=topic,
+            worker_id=worker_id,
+            session_timeout_ms=SESSION_MS,
+            heartbeat_interval_ms=1000,
+            rebalance_timeout_ms=SESSION_MS,
+            on_assigned=lambda partitions: None,
+            on_lost=lambda: None,
+        )
+
+    first, second = member("zz-first"), member("aa-second")
+    try:
+        first.start()
+        wait_for(lambda: first.is_leader, 60, "the first member to lead")
+        second.start()
+        wait_for(lambda: second.partitions and first.partitions, 60, "both members assigned")
+        assert first.is_leader and not second.is_leader, (first.partitions, second.partitions)
+        assert sorted(first.partitions + second.partitions) == [0, 1, 2, 3]
+    finally:
+        second.close()
+        first.close()
 
 
 def _internal_log(kafka: str, topic: str, partitions: int, key_name: str) -> KafkaLog:

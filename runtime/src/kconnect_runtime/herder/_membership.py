@@ -5,7 +5,11 @@ members topic (``<config.storage.topic>.members``, :data:`MEMBER_SLOTS` partitio
 read). The coordinator does what Kafka Connect's ``WorkerGroupMember`` relies on: it admits
 members, expires one whose heartbeats stop for ``session.timeout.ms``, and rebalances. The
 round-robin assignor gives every member at least one partition while there are no more
-members than partitions; the member holding partition 0 is the leader.
+members than partitions; the member holding partition 0 is the leader. The assignor orders
+members by member id, which the coordinator begins with the client id, so the client id
+begins with the time this worker first joined: the longest-standing member keeps leading
+when others join, as the group leader of Kafka's own protocol does, instead of leadership
+moving to whichever worker id sorts first.
 
 Each worker then announces the partitions it holds in the config topic (see
 :func:`live_members`), so the leader learns who the members are: the coordinator's own
@@ -91,15 +95,18 @@ class GroupMembership:
         self.partitions: list[int] = []
         self.rebalancing = True
         self.refusal: str | None = None  # why the broker will not let this worker join
+        self.client_id = worker_id  # until it joins (see start)
 
     def start(self) -> None:
         from confluent_kafka import Consumer
 
+        # Zero-padded milliseconds, so that the ids of members sort in the order they joined.
+        self.client_id = f"{int(time.time() * 1000):015d}-{self.worker_id}"
         self._consumer = Consumer(
             {
                 **self.client_config,
                 "group.id": self.group_id,
-                "client.id": self.worker_id,
+                "client.id": self.client_id,
                 "session.timeout.ms": self.session_timeout_ms,
                 "heartbeat.interval.ms": self.heartbeat_interval_ms,
                 # How long the group waits for members to rejoin during a rebalance.
