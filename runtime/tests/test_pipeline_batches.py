@@ -10,6 +10,8 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import runtime_harness
@@ -18,6 +20,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_connector_file import FileStreamSourceConnector, FileStreamSourceTask
 from kconnect_runtime import Standalone
+from kconnect_runtime.tasks import _source as source_tasks
 from kconnect_sdk import (
     ConfigDef,
     SinkBatch,
@@ -27,6 +30,7 @@ from kconnect_sdk import (
     SourceBatch,
     SourceRecord,
     Task,
+    optional_speedups,
 )
 
 pytestmark = pytest.mark.integration
@@ -338,19 +342,37 @@ class CountingFileSource(FileStreamSourceConnector):
         return CountingFileSourceTask
 
 
+@pytest.mark.parametrize("acks_in_c", [True, False], ids=["acks-counted-in-C", "in-Python"])
 @pytest.mark.parametrize(
     ("transforms", "via"),
     [(False, "poll_batch"), (True, "poll")],
     ids=["columns", "records-through-a-transform"],
 )
 def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
-    tmp_path: Path, kafka: str, transforms: bool, via: str
+    tmp_path: Path,
+    kafka: str,
+    transforms: bool,
+    via: str,
+    acks_in_c: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A producer queue of 50 messages fills on every batch of the file source: each record
     the producer refuses for room is sent after the queue drains, and the rest of the
     batch after it, so the topic holds every line once, in the file's order. The same
     whether the worker polls the task for columns (a connector without transforms) or
-    for records, and the committed offset is the file's end either way."""
+    for records, and the committed offset is the file's end either way, whether the
+    delivery reports are counted by kconnect-speedups or in Python."""
+    speedups = optional_speedups("kconnect_speedups._acks", reads_layout=False)
+    assert speedups is not None, "kconnect-speedups is part of the workspace: uv sync"
+    counted: list[int] = []  # the records of each batch a counter was made for
+
+    def counter(remaining: int, on_error: Any) -> Any:
+        counted.append(remaining)
+        return speedups.AckCounter(remaining, on_error)
+
+    monkeypatch.setattr(
+        source_tasks, "_SPEEDUPS", SimpleNamespace(AckCounter=counter) if acks_in_c else None
+    )
     topic = f"full-queue-{uuid.uuid4().hex[:8]}"
     source = tmp_path / "in.txt"
     lines = [f"line {i}" for i in range(4000)]
@@ -374,6 +396,7 @@ def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
         )
     assert got == lines
     assert set(_POLLED[topic]) == {via}
+    assert sum(counted) == (len(lines) if acks_in_c else 0)
 
 
 def _committed_positions(path: Path) -> list[int]:

@@ -53,6 +53,15 @@ def test_a_module_declaring_no_layout_is_refused(
     assert f"kconnect-sdk has version {LAYOUT_VERSION}" in message
 
 
+def test_a_module_that_reads_no_structs_loads_without_a_layout(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    module = _install(monkeypatch, "kc_fake_speedups_layout_free")
+    with caplog.at_level(logging.WARNING, logger="kconnect_sdk"):
+        assert optional_speedups("kc_fake_speedups_layout_free", reads_layout=False) is module
+    assert _warnings(caplog) == []
+
+
 def test_turned_off_by_the_environment_before_any_check(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

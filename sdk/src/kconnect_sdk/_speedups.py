@@ -19,11 +19,12 @@ log = logging.getLogger(__name__)
 _refused: set[str] = set()
 
 
-def optional_speedups(module: str) -> ModuleType | None:
+def optional_speedups(module: str, *, reads_layout: bool = True) -> ModuleType | None:
     """The compiled module ``module`` (e.g. ``"kconnect_speedups._json"``), or None.
 
     None when it is not installed, when the environment variable ``KCONNECT_SPEEDUPS`` is
-    ``0``, or when the module was built for another layout of Structs and records than this
+    ``0``, or, unless ``reads_layout`` is false (a module that neither builds nor reads
+    Structs and records), when the module was built for another layout of them than this
     SDK's (its ``LAYOUT_VERSION`` differs from :data:`LAYOUT_VERSION`, or it declares none):
     compiled code that builds or reads them in a layout the SDK no longer has would make
     broken objects, so a warning names the module and both versions, once. The caller then
@@ -35,6 +36,8 @@ def optional_speedups(module: str) -> ModuleType | None:
         loaded = importlib.import_module(module)
     except ImportError:
         return None
+    if not reads_layout:
+        return loaded
     built_for = getattr(loaded, "LAYOUT_VERSION", None)
     if built_for != LAYOUT_VERSION:
         if module not in _refused:

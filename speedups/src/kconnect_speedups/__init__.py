@@ -11,11 +11,22 @@ both give the same bytes.
 the binlog row images of one table map from a per-column plan into the same values the
 connector's generated Python decoder gives, and :class:`PlainCreates` builds the change
 events of inserted rows as its Python loop does.
+
+``kconnect_speedups._acks`` holds the runtime's: :class:`AckCounter` counts a source
+batch's successful delivery reports in C and passes only a report with an error to Python.
 """
 
 from __future__ import annotations
 
+from ._acks import AckCounter
 from ._json import FlatEncoder, decode_schemaless, format_double
 from ._mysql import PlainCreates, RowDecoder
 
-__all__ = ["FlatEncoder", "PlainCreates", "RowDecoder", "decode_schemaless", "format_double"]
+__all__ = [
+    "AckCounter",
+    "FlatEncoder",
+    "PlainCreates",
+    "RowDecoder",
+    "decode_schemaless",
+    "format_double",
+]

@@ -27,6 +27,7 @@ from kconnect_sdk import (
     SourceRecord,
     SourceTask,
     TransactionContext,
+    optional_speedups,
 )
 from kconnect_sdk.kafka_clients import security_settings
 
@@ -74,12 +75,16 @@ _LostRecord = Callable[[str, dict[str, Any]], None]
 _Ack = Callable[[KafkaError | None, Any], None]
 # How long a topic created again may take until the producer can write to it.
 _RESTORE_TIMEOUT_S = 30.0
+# kconnect-speedups' AckCounter (successful delivery reports counted in C), or None.
+_SPEEDUPS: Any = optional_speedups("kconnect_speedups._acks", reads_layout=False)
 
 
 class _InFlightBatch:
     """Records of one poll awaiting acknowledgement, and the offsets they will commit."""
 
     __slots__ = (
+        "_counter",
+        "_remaining",
         "count",
         "error",
         "error_topic",
@@ -87,7 +92,6 @@ class _InFlightBatch:
         "offsets",
         "polled",
         "refused",
-        "remaining",
         "sent",
     )
 
@@ -96,7 +100,10 @@ class _InFlightBatch:
     ) -> None:
         self.sent = now()  # how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
-        self.remaining = count
+        # Records not acknowledged yet: counted by kconnect-speedups' AckCounter when it is
+        # installed (a success then costs no Python call), else here.
+        self._remaining = count
+        self._counter: Any = None if _SPEEDUPS is None else _SPEEDUPS.AckCounter(count, self.ack)
         self.offsets = offsets
         self.polled = polled
         self.error: KafkaError | None = None
@@ -116,6 +123,25 @@ class _InFlightBatch:
             self.refused.append((err, msg))
             self.count -= 1
         self.remaining -= 1
+
+    @property
+    def remaining(self) -> int:
+        counter = self._counter
+        return self._remaining if counter is None else int(counter.remaining)
+
+    @remaining.setter
+    def remaining(self, value: int) -> None:
+        if self._counter is None:
+            self._remaining = value
+        else:
+            self._counter.remaining = value
+
+    @property
+    def acknowledge(self) -> _Ack:
+        """The on_delivery callable of the batch's records when errors are not tolerated:
+        :meth:`ack`, or the counter that calls it only for a report with an error."""
+        counter = self._counter
+        return self.ack if counter is None else counter
 
     def skip(self) -> None:
         """A record of this batch failed and was tolerated: it is done but not written."""
@@ -421,7 +447,7 @@ class SourcePipeline:
             self.active_topics.update(topics)
         ack = None
         if not self._wants_commit_record:
-            ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.ack
+            ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.acknowledge
         partitions = list(map(_kafka_partition, records))
         headers = list(map(_headers, records))
         if (
@@ -517,7 +543,7 @@ class SourcePipeline:
                 records.extend(batch.records())
             return records[row]
 
-        ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.ack
+        ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.acknowledge
         self._produce_all(
             repeat(topic, count),
             keys,
