@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ._config import ConfigDef
 from ._versioned import Versioned
@@ -142,6 +142,11 @@ class HeaderConverter(Versioned, abc.ABC):
     ``configure`` once, calls from the task's thread only, ``close`` at the end. Each
     header value is converted on its own, with its key; a failure is a ``DataError``.
     """
+
+    deterministic: ClassVar[bool] = False
+    """True when the same topic, key and bytes always give an equal header and a call keeps
+    no state: the worker may then read a consumed batch's headers once when every message
+    carries the same ones (each record gets the same immutable :class:`Headers`)."""
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         """Receive the header converter's config (prefix stripped)."""

@@ -52,9 +52,10 @@ def java_text(value: Any, schema: Schema | None = None) -> str:
     if isinstance(value, Struct):
         parts = []
         for field in value.schema.fields:
-            item = value.get(field.name)
+            item = value.get(field)  # by Field: no lookup of its name
             if item is not None:
-                parts.append(f"{field.name}={java_text(item, field.schema)}")
+                text = item if type(item) is str else java_text(item, field.schema)
+                parts.append(f"{field.name}={text}")
         return "Struct{" + ",".join(parts) + "}"
     if isinstance(value, list | tuple):
         element = schema.value_schema if schema is not None and schema.type is Type.ARRAY else None

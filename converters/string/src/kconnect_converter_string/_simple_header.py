@@ -21,6 +21,8 @@ class SimpleHeaderConverter(HeaderConverter):
     ``true`` BOOLEAN, ``[1,2]`` an ARRAY...). Text that cannot be parsed is kept as a string.
     """
 
+    deterministic = True  # a header's value depends on its bytes alone
+
     def version(self) -> str:
         try:
             return importlib.metadata.version("kconnect-converter-string")

@@ -119,6 +119,8 @@ class StringConverter(KeyValueHeaderConverter):
     that are not valid in the encoding read as U+FFFD.
     """
 
+    deterministic = True  # as a header converter: a header's text depends on its bytes alone
+
     def __init__(self) -> None:
         self.encoding = "utf-8"
         self._encoder: Callable[[str], bytes] = _utf8_encode

@@ -7,6 +7,7 @@ batch after ``context.timeout``.
 
 from __future__ import annotations
 
+import decimal
 import logging
 import operator
 import re
@@ -117,6 +118,14 @@ class _Timestamps:
                     list(map(_TIMESTAMP_TYPES.get, kinds, repeat(_UNTYPED))),
                 )
         return self._columns
+
+
+# Header values records may share: none can be changed in place by the task.
+_IMMUTABLE_VALUES = frozenset({str, int, float, bool, bytes, type(None), decimal.Decimal})
+
+
+def _immutable(headers: Headers) -> bool:
+    return all(type(h.value) in _IMMUTABLE_VALUES for h in headers)
 
 
 class _Column(Sequence[Any]):
@@ -658,8 +667,18 @@ class SinkPipeline:
             )
         raw_headers: list[Any] = list(map(_headers, messages))
         headers: list[Headers]
+        first = raw_headers[0]
         if raw_headers.count(None) == count:
             headers = [Headers.EMPTY] * count
+        elif (
+            one_topic
+            and conv.header.deterministic
+            and raw_headers.count(first) == count
+            and _immutable(read := conv.headers_from_kafka(topics[0], first))
+        ):
+            # Every message carries the same headers (a static InsertHeader upstream, a
+            # producer's fixed tags): read once, and the records share the immutable result.
+            headers = [read] * count
         else:
             from_kafka = conv.headers_from_kafka
             headers = [from_kafka(t, h) for t, h in zip(topics, raw_headers, strict=True)]
