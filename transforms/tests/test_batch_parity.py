@@ -2,7 +2,9 @@
 
 InsertField, ReplaceField, RegexRouter and TimestampRouter run a batch whose records are
 alike (one record class, all schemaless dicts or all Structs of one schema) through
-generated or all-C loops; these batches hold records on both sides of each condition.
+generated or all-C loops, HoistField a batch of strings of one STRING schema and
+InsertHeader a batch of records with the same headers; these batches hold records on both
+sides of each condition.
 """
 
 from __future__ import annotations
@@ -10,10 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kconnect_sdk import DataError, Schema, SchemaBuilder, SinkRecord, SourceRecord, Struct
+from kconnect_sdk import (
+    DataError,
+    Headers,
+    Schema,
+    SchemaBuilder,
+    SinkRecord,
+    SourceRecord,
+    Struct,
+)
 from kconnect_transforms import (
+    HoistFieldKey,
+    HoistFieldValue,
     InsertFieldKey,
     InsertFieldValue,
+    InsertHeader,
     RecordIsTombstone,
     RegexRouter,
     ReplaceFieldValue,
@@ -83,6 +96,28 @@ BATCHES: dict[str, list[Any]] = {
         *schemaless(2),
         SourceRecord(topic="orders-1", value={"id": 1}, timestamp=1_700_000_000_000),
     ],
+    # FileStreamSource's lines: strings of one STRING schema, the usual HoistField batch.
+    "lines": [
+        SourceRecord(topic="lines", value_schema=Schema.STRING, value=f"line {i}") for i in range(4)
+    ],
+    "lines with a null": [
+        sink(i, None if i == 1 else f"line {i}", Schema.OPTIONAL_STRING) for i in range(3)
+    ],
+    "lines of two schemas": [
+        sink(0, "a", Schema.STRING),
+        sink(1, "b", Schema.OPTIONAL_STRING),
+    ],
+    "a line that is not a string": [sink(0, "a", Schema.STRING), sink(1, 7, Schema.STRING)],
+    "string keys": [
+        sink(i, "v", Schema.STRING, key_schema=Schema.STRING, key=f"k{i}") for i in range(3)
+    ],
+    "same headers": [
+        sink(i, "v", Schema.STRING, headers=Headers().add_string("trace", "t1")) for i in range(3)
+    ],
+    "other headers": [
+        sink(i, "v", Schema.STRING, headers=Headers().add_string("trace", f"t{i}"))
+        for i in range(3)
+    ],
 }
 
 CONFIGS: list[tuple[type, dict[str, str]]] = [
@@ -109,6 +144,10 @@ CONFIGS: list[tuple[type, dict[str, str]]] = [
     (RegexRouter, {"regex": "orders-(.*)", "replacement": "$1-orders"}),
     (RegexRouter, {"regex": "nomatch", "replacement": "x"}),
     (TimestampRouter, {"timestamp.format": "yyyyMMdd-HH"}),
+    (HoistFieldValue, {"field": "line"}),
+    (HoistFieldKey, {"field": "id"}),
+    (InsertHeader, {"header": "origin", "value.literal": "bench"}),
+    (InsertHeader, {"header": "ids", "value.literal": "[1,2]"}),
 ]
 
 

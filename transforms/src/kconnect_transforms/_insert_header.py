@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from kconnect_sdk import (
@@ -9,6 +12,7 @@ from kconnect_sdk import (
     ConfigError,
     ConfigType,
     Header,
+    Headers,
     Importance,
     ParsedConfig,
     Values,
@@ -18,7 +22,10 @@ from kconnect_sdk import (
 from ._util import (
     BaseTransform,
     R,
+    record_updater,
 )
+
+_headers = attrgetter("headers")
 
 __all__ = ["InsertHeader"]
 
@@ -63,3 +70,17 @@ class InsertHeader(BaseTransform[R]):
 
     def apply(self, record: R) -> R | None:
         return record.new_record(headers=record.headers.add_all((self._header,)))
+
+    def apply_batch(self, records: Sequence[R]) -> list[R]:
+        count = len(records)
+        if not count:
+            return []
+        cls = type(records[0])
+        headers: list[Headers] = list(map(_headers, records))
+        first = headers[0]
+        if list(map(type, records)).count(cls) != count or headers.count(first) != count:
+            return super().apply_batch(records)
+        # The usual batch: every record has the same (immutable) headers, so all get the
+        # same copy with the header added.
+        added = first.add_all((self._header,))
+        return list(map(record_updater(cls, ("headers",)), records, repeat(added)))

@@ -242,12 +242,17 @@ def fill_struct(schema: Schema, values: list[Any]) -> Struct:
     value themselves (:func:`checked`), so the per-field re-validation of ``Struct.put`` is
     skipped; that is most of the cost of a schema'd transform.
     """
+    return struct_filler(schema)(values)
+
+
+def struct_filler(schema: Schema) -> Callable[[list[Any]], Struct]:
+    """:func:`fill_struct` for one schema, to call for a whole batch."""
     found = _MAKERS.get(id(schema))
     if found is None or found[0] is not schema:
         if len(_MAKERS) > 1024:
             _MAKERS.clear()
         found = _MAKERS[id(schema)] = (schema, struct_maker(schema))
-    return found[1](values)
+    return found[1]
 
 
 def checked(transform: str, field: str, schema: Schema, value: Any) -> Any:
