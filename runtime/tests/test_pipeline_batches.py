@@ -19,6 +19,7 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_connector_file import FileStreamSourceConnector, FileStreamSourceTask
+from kconnect_converter_string import SimpleHeaderConverter
 from kconnect_runtime import Standalone
 from kconnect_runtime.tasks import _source as source_tasks
 from kconnect_sdk import (
@@ -423,3 +424,55 @@ def _read_values(kafka: str, topic: str, expected: int, timeout: float = 90) -> 
     finally:
         consumer.close()
     return got
+
+
+class CountingHeaderConverter(SimpleHeaderConverter):
+    """SimpleHeaderConverter, counting the headers it writes (per topic)."""
+
+    written: collections.Counter[str] = collections.Counter()
+
+    def from_connect_header(self, topic: str, header_key: str, schema: Any, value: Any) -> Any:
+        CountingHeaderConverter.written[topic] += 1
+        return super().from_connect_header(topic, header_key, schema, value)
+
+
+class UndeclaredHeaderConverter(CountingHeaderConverter):
+    deterministic = False  # a plugin that says nothing about its calls
+
+
+@pytest.mark.parametrize("converter", [CountingHeaderConverter, UndeclaredHeaderConverter])
+def test_source_records_sharing_headers_carry_them_all(
+    tmp_path: Path, kafka: str, converter: type
+) -> None:
+    """InsertHeader gives a batch's records one Headers: a header converter that declares
+    itself deterministic writes them once per run of records, any other once per record,
+    and every record carries them either way."""
+    topic = f"shared-headers-{uuid.uuid4().hex[:8]}"
+    source = tmp_path / "in.txt"
+    lines = [f"line {i}" for i in range(500)]
+    source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    name = f"{topic}-source"
+    connector = runtime_harness.file_source(name, source, topic) | {
+        "header.converter": f"{__name__}:{converter.__name__}",
+        "transforms": "origin",
+        "transforms.origin.type": "org.apache.kafka.connect.transforms.InsertHeader",
+        "transforms.origin.header": "origin",
+        "transforms.origin.value.literal": "bench",
+    }
+    with runtime_harness.standalone(_worker(kafka, tmp_path), connector):
+        consumer = Consumer({"bootstrap.servers": kafka, "group.id": f"read-{topic}"})
+        consumer.assign([KafkaTopicPartition(topic, 0, 0)])
+        got: list[Any] = []
+        deadline = time.monotonic() + 90
+        try:
+            while len(got) < len(lines) and time.monotonic() < deadline:
+                got.extend(m for m in consumer.consume(1000, 0.2) if m.error() is None)
+        finally:
+            consumer.close()
+    assert [m.value().decode() for m in got] == lines
+    assert {tuple(m.headers() or ()) for m in got} == {(("origin", b"bench"),)}
+    written = CountingHeaderConverter.written[topic]
+    if converter.deterministic:
+        assert 1 <= written < len(lines) / 5  # once per poll of the file, not per line
+    else:
+        assert written == len(lines)

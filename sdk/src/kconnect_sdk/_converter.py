@@ -144,9 +144,11 @@ class HeaderConverter(Versioned, abc.ABC):
     """
 
     deterministic: ClassVar[bool] = False
-    """True when the same topic, key and bytes always give an equal header and a call keeps
-    no state: the worker may then read a consumed batch's headers once when every message
-    carries the same ones (each record gets the same immutable :class:`Headers`)."""
+    """True when the same topic, key and bytes always give an equal header, the same header
+    always gives the same bytes, and a call keeps no state: the worker may then read a
+    consumed batch's headers once when every message carries the same ones (each record
+    gets the same immutable :class:`Headers`), and write once the headers that records of
+    a source batch share."""
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         """Receive the header converter's config (prefix stripped)."""

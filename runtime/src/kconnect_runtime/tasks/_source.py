@@ -470,19 +470,30 @@ class SourcePipeline:
                 record_at=records.__getitem__,
             )
             return
+        # Records that share their headers (InsertHeader gives a batch one Headers) have them
+        # written once when the header converter says the same header gives the same bytes.
+        deterministic = conv.header.deterministic
+        last_topic: Any = None
+        last_headers: Any = None
+        written: Any = None
         for record, key, value in zip(records, keys, values, strict=True):
             kwargs: dict[str, Any] = {"key": key, "value": value}
             if record.kafka_partition is not None:
                 kwargs["partition"] = record.kafka_partition
-            if record.headers:
-                try:
-                    kwargs["headers"] = conv.headers_to_kafka(record.topic, record.headers)
-                except Exception as exc:
-                    self._record_failed(
-                        record, Stage.HEADER_CONVERTER, class_name(conv.header), exc
-                    )
-                    in_flight.skip()
-                    continue
+            shared = record.headers
+            if shared:
+                if not (deterministic and shared is last_headers and record.topic == last_topic):
+                    try:
+                        written = conv.headers_to_kafka(record.topic, shared)
+                    except Exception as exc:
+                        self._record_failed(
+                            record, Stage.HEADER_CONVERTER, class_name(conv.header), exc
+                        )
+                        in_flight.skip()
+                        last_headers = None
+                        continue
+                    last_topic, last_headers = record.topic, shared
+                kwargs["headers"] = written
             if ack is None:
                 callback = self._record_ack(in_flight, record, kwargs)
             elif in_flight.lost is not None:
