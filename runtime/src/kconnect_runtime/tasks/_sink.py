@@ -672,7 +672,7 @@ class SinkPipeline:
             headers = [Headers.EMPTY] * count
         elif (
             one_topic
-            and conv.header.deterministic
+            and getattr(conv.header, "deterministic", False)
             and raw_headers.count(first) == count
             and _immutable(read := conv.headers_from_kafka(topics[0], first))
         ):

@@ -472,7 +472,7 @@ class SourcePipeline:
             return
         # Records that share their headers (InsertHeader gives a batch one Headers) have them
         # written once when the header converter says the same header gives the same bytes.
-        deterministic = conv.header.deterministic
+        deterministic = getattr(conv.header, "deterministic", False)
         last_topic: Any = None
         last_headers: Any = None
         written: Any = None
