@@ -11,7 +11,7 @@ from typing import Any
 from confluent_kafka import Message
 from kconnect_converter_string import SimpleHeaderConverter, StringConverter
 from kconnect_runtime.tasks._chain import Converters
-from kconnect_runtime.tasks._sink import SinkPipeline
+from kconnect_runtime.tasks._sink import SinkPipeline, _read_columns
 from kconnect_sdk import Headers, SinkBatch
 
 TOPIC = "orders"
@@ -39,9 +39,7 @@ def _batch(header: Any, raw: list[Any] | None, count: int = 4) -> SinkBatch:
         Message(topic=TOPIC, partition=0, offset=i, key=None, value=b"v", headers=raw)
         for i in range(count)
     ]
-    return SinkPipeline._to_batch(
-        pipeline, messages, [TOPIC] * count, [0] * count, list(range(count)), True
-    )
+    return SinkPipeline._to_batch(pipeline, messages, _read_columns(messages), True)
 
 
 def _read_alone(raw: list[Any]) -> Headers:
@@ -84,6 +82,6 @@ def test_different_headers_are_read_per_message() -> None:
         Message(topic=TOPIC, partition=0, offset=i, key=None, value=b"v", headers=raw)
         for i, raw in enumerate(raws)
     ]
-    batch = SinkPipeline._to_batch(pipeline, messages, [TOPIC] * 4, [0] * 4, [0, 1, 2, 3], True)
+    batch = SinkPipeline._to_batch(pipeline, messages, _read_columns(messages), True)
     assert [[h.value for h in hs] for hs in batch.headers] == [[0], [1], [2], []]
     assert header.calls == 3

@@ -12,7 +12,7 @@ import logging
 import operator
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from functools import partial
 from itertools import repeat
@@ -39,6 +39,7 @@ from kconnect_sdk import (
     SinkTask,
     TimestampType,
     TopicPartition,
+    optional_speedups,
 )
 
 from kconnect_runtime.errors import (
@@ -83,6 +84,62 @@ _TIMESTAMP_TYPES = {
     2: TimestampType.LOG_APPEND_TIME,
 }
 _UNTYPED = TimestampType.NO_TIMESTAMP_TYPE
+_Columns = tuple[list[Any], list[Any], list[Any], list[Any], list[Any], list[Any]]
+_FIELDS = (_topic, _partition, _offset, _key, _value, _headers)
+
+
+def _compiled_columns() -> Callable[[list[Any]], _Columns | None] | None:
+    """kconnect-speedups' one-pass reader of consumed messages (their topics, partitions,
+    offsets, keys, values and headers), or None.
+
+    It reads confluent-kafka's Message fields directly, so it is taken only when it reads
+    probe messages exactly as the accessors do and answers None for one with an error (the
+    caller then reads the batch through the accessors, finding the error).
+    """
+    speedups = optional_speedups("kconnect_speedups._messages", reads_layout=False)
+    if speedups is None:
+        return None
+    try:
+        probes = [
+            Message(
+                topic="kconnect-probe",
+                partition=7,
+                offset=(1 << 40) + 3,
+                key=b"key",
+                value=b"value",
+                headers=[("h", b"1")],
+            ),
+            Message(topic="kconnect-probe-2", partition=0, offset=0, error=None),
+        ]
+        expected = tuple(list(map(read, probes)) for read in _FIELDS)
+        failed = Message(topic="kconnect-probe", error=KafkaError(KafkaError._PARTITION_EOF))
+        if (
+            speedups.bind(Message)
+            and speedups.columns(probes) == expected
+            and speedups.columns([failed]) is None
+        ):
+            columns: Callable[[list[Any]], _Columns | None] = speedups.columns
+            return columns
+    except Exception:  # an older confluent-kafka's Message() takes no fields
+        pass
+    log.warning(
+        "kconnect_speedups._messages does not read this confluent-kafka's messages as its "
+        "accessors do: sink tasks read them through the accessors (a little more CPU per record)"
+    )
+    return None
+
+
+_COLUMNS = _compiled_columns()
+
+
+def _read_columns(messages: list[Any]) -> _Columns:
+    """The messages' fields through confluent-kafka's accessors, a C-level ``map`` each."""
+    topics, partitions, offsets, keys, values, headers = (
+        list(map(read, messages)) for read in _FIELDS
+    )
+    return topics, partitions, offsets, keys, values, headers
+
+
 # The two halves of a (schema, value) or (timestamp type, timestamp) pair, read in C.
 _first = operator.itemgetter(0)
 _second = operator.itemgetter(1)
@@ -552,29 +609,32 @@ class SinkPipeline:
 
     def deliver(self, messages: list[Any]) -> None:
         """Convert, transform and put consumed messages; fatal consumer errors raise."""
-        # The usual batch has no error: one C-level pass (a KafkaError is truthy), no list.
-        good = (
-            self._without_errors(messages, list(map(_error, messages)))
-            if any(map(_error, messages))
-            else messages
-        )
-        if not good:
-            return
+        columns = _COLUMNS(messages) if _COLUMNS is not None and messages else None
+        if columns is not None:  # no message carries an error: read in one pass
+            good = messages
+        else:
+            # One C-level pass finds an error (a KafkaError is truthy), with no list.
+            good = (
+                self._without_errors(messages, list(map(_error, messages)))
+                if any(map(_error, messages))
+                else messages
+            )
+            if not good:
+                return
+            columns = _read_columns(good)
         count = len(good)
         self.runner.records_in += count
         metrics = self.metrics
         metrics.read_total += count
         metrics.batch_size.record(count)
         self._batch, self._batch_index = good, None
-        # Each message's coordinates, read once: the records are made of them, and so are
-        # the offsets to commit.
-        topics: list[Any] = list(map(_topic, good))
-        partitions: list[Any] = list(map(_partition, good))
-        offsets: list[Any] = list(map(_offset, good))
+        # Each message's fields, read once: the records are made of them, and the offsets
+        # to commit of their coordinates.
+        topics, partitions, offsets = columns[0], columns[1], columns[2]
         one_topic = topics.count(topics[0]) == count
         batch: SinkBatch | None
         try:
-            batch = self._to_batch(good, topics, partitions, offsets, one_topic)
+            batch = self._to_batch(good, columns, one_topic)
         except Exception:
             batch = None
         records: list[SinkRecord] | SinkBatch
@@ -622,17 +682,10 @@ class SinkPipeline:
                 log.debug("sink task %s: %s", self.name, err.str())
         return good
 
-    def _to_batch(
-        self,
-        messages: list[Any],
-        topics: list[Any],
-        partitions: list[Any],
-        offsets: list[Any],
-        one_topic: bool,
-    ) -> SinkBatch:
-        """Consumed messages (and their topics, partitions and offsets) as a SinkBatch:
-        converters called once per batch, no per-record Python call beyond the converters'
-        own (message fields read with C-level ``map``)."""
+    def _to_batch(self, messages: list[Any], columns: _Columns, one_topic: bool) -> SinkBatch:
+        """Consumed messages (and their fields, as columns) as a SinkBatch: converters
+        called once per batch, no per-record Python call beyond the converters' own."""
+        topics, partitions, offsets, raw_keys, raw_values, raw_headers = columns
         conv = self.converters
         count = len(messages)
         key_schemas: Sequence[Any]
@@ -642,19 +695,13 @@ class SinkPipeline:
         if one_topic:
             # The usual batch: each converter answers with columns, no pair per record.
             topic = topics[0]
-            key_schemas, keys = conv.key.to_connect_columns(topic, list(map(_key, messages)))
-            value_schemas, values = conv.value.to_connect_columns(
-                topic, list(map(_value, messages))
-            )
+            key_schemas, keys = conv.key.to_connect_columns(topic, raw_keys)
+            value_schemas, values = conv.value.to_connect_columns(topic, raw_values)
             what = "to_connect_columns must return one schema and one value per item"
             sizes = {len(key_schemas), len(keys), len(value_schemas), len(values)}
         else:
-            key_pairs = conv.key.to_connect_batch(
-                list(zip(topics, map(_key, messages), strict=True))
-            )
-            value_pairs = conv.value.to_connect_batch(
-                list(zip(topics, map(_value, messages), strict=True))
-            )
+            key_pairs = conv.key.to_connect_batch(list(zip(topics, raw_keys, strict=True)))
+            value_pairs = conv.value.to_connect_batch(list(zip(topics, raw_values, strict=True)))
             what = "to_connect_batch must return one per item"
             sizes = {len(key_pairs), len(value_pairs)}
             key_schemas, keys = list(map(_first, key_pairs)), list(map(_second, key_pairs))
@@ -665,7 +712,6 @@ class SinkPipeline:
                 f"{self._label}: a converter returned {len(keys)} keys and {len(values)} values "
                 f"for {count} messages; {what}"
             )
-        raw_headers: list[Any] = list(map(_headers, messages))
         headers: list[Headers]
         first = raw_headers[0]
         if raw_headers.count(None) == count:
