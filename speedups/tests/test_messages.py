@@ -69,3 +69,16 @@ def test_only_a_list_and_a_type_of_the_layout_are_taken(columns: Any) -> None:
     assert messages.bind(KafkaError) is False
     one = Message(topic="t", partition=1, offset=1)
     assert columns([one]) == (["t"], [1], [1], [None], [None], [None])
+
+
+def test_equal_topics_come_back_as_one_string(columns: Any) -> None:
+    # As consumed: every message holds a str of its own for its topic.
+    names = ["".join(["ord", "ers"]) for _ in range(3)] + ["".join(["pay", "ments"])]
+    assert names[0] is not names[1]
+    batch = [Message(topic=name, partition=0, offset=i) for i, name in enumerate(names)]
+    topics = columns(batch)[0]
+    assert topics == names
+    assert topics[0] is topics[1] is topics[2] and topics[3] is names[3]
+    # A topic of another text after them starts a run of its own.
+    again = columns([*batch, Message(topic="".join(["ord", "ers"]), partition=0, offset=9)])[0]
+    assert again[4] is not again[0] and again[4] == "orders"

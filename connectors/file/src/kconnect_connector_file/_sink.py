@@ -50,6 +50,14 @@ _value: Final = operator.attrgetter("value")  # read in C by map(), no Python ca
 _schema: Final = operator.attrgetter("value_schema")
 
 
+def _joined(values: Sequence[Any]) -> str | None:
+    """The values one per line when all are strings (printed as they are), else None."""
+    try:
+        return "\n".join(values)  # raises at the first value that is not a string
+    except TypeError:
+        return None
+
+
 class FileStreamSinkConnector(SinkConnector):
     """Appends the value of every record of its topics to one file (or standard output)."""
 
@@ -126,9 +134,8 @@ class FileStreamSinkTask(SinkTask):
 
     def _write(self, values: Sequence[Any], rows: Sequence[SinkRecord] | SinkBatch) -> None:
         out = self._output()
-        if set(map(type, values)) == {str}:
-            text = "\n".join(values)  # the usual batch of strings: no per-record Python call
-        else:
+        text = _joined(values)  # the usual batch of strings: no per-record Python call
+        if text is None:
             schemas = rows.value_schemas if isinstance(rows, SinkBatch) else map(_schema, rows)
             text = "\n".join(map(java_text, values, schemas))
         # One write per batch; "replace" mirrors Java writing '?' for what UTF-8 cannot encode.

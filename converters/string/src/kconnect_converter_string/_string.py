@@ -222,16 +222,17 @@ class StringConverter(KeyValueHeaderConverter):
     ) -> tuple[Sequence[Schema | None], Sequence[Any]]:
         count = len(datas)
         schemas = [Schema.OPTIONAL_STRING] * count
-        data: Sequence[Any] = datas  # None is ruled out below before decoding
-        nulls = data.count(None)
-        if nulls == count:
-            return schemas, [None] * count
-        if not nulls and self._decoder is _utf8_decode:
-            # The usual batch: one C-level pass, no Python call and no pair per record.
+        data: Sequence[Any] = datas
+        if self._decoder is _utf8_decode:
+            # The usual batch: one C-level pass, no Python call and no pair per record. Tried
+            # before counting nulls: a None (a tombstone, a keyless record) stops it at once,
+            # and counting None among bytes costs a failed comparison per item.
             try:
                 return schemas, list(map(bytes.decode, data))
             except (UnicodeDecodeError, TypeError):
                 pass  # not all bytes, or not UTF-8: the general way below says which
+        if data.count(None) == count:
+            return schemas, [None] * count
         results = self.to_connect_batch(list(zip(repeat(topic), datas)))
         return schemas, [r.value for r in results]
 
