@@ -69,14 +69,26 @@ def _kc_kafka_broker() -> Iterator[KafkaCluster]:
         cluster.stop()
 
 
+KAFKA_BOOTSTRAP_ENV = "KC_KAFKA_BOOTSTRAP_SERVERS"
+"""Set to a running Apache Kafka's PLAINTEXT ``bootstrap.servers`` for ``kc_kafka`` to use
+it instead of starting a broker (``kconnect-testkit verify`` inside a test session: the
+suites it runs use the session's broker)."""
+
+
 @pytest.fixture(scope="session")
-def kc_kafka(_kc_kafka_broker: KafkaCluster) -> str:
+def kc_kafka(request: pytest.FixtureRequest) -> str:
     """``bootstrap.servers`` of an Apache Kafka broker (KRaft, one node) for the session.
 
     The pinned release (:data:`kconnect_testkit.KAFKA_VERSION`) comes from Maven Central on
-    first use and is cached; its data lives on disk in a temporary folder.
+    first use and is cached; its data lives on disk in a temporary folder. With
+    ``KC_KAFKA_BOOTSTRAP_SERVERS`` set, that broker is used instead (``kc_secured_kafka``
+    still starts the session's own).
     """
-    return _kc_kafka_broker.bootstrap_servers
+    given = os.environ.get(KAFKA_BOOTSTRAP_ENV, "").strip()
+    if given:
+        return given
+    broker: KafkaCluster = request.getfixturevalue("_kc_kafka_broker")
+    return broker.bootstrap_servers
 
 
 @pytest.fixture(scope="session")

@@ -208,13 +208,14 @@ class StringConverter(KeyValueHeaderConverter):
         self, topic: str, schema: Schema | None, values: Sequence[Any]
     ) -> list[bytes | None]:
         count = len(values)
-        if values.count(None) == count:
-            return [None] * count
         if self._encoder is _utf8_encode and set(map(type, values)) == {str}:
             try:
                 return list(map(str.encode, values))  # one C-level pass, no item per value
             except UnicodeEncodeError:
                 pass  # redone below, one by one, so the error names the value
+        # Counted only now: counting None among strings costs a failed comparison each.
+        if values.count(None) == count:
+            return [None] * count
         return self.from_connect_batch(list(zip(repeat(topic), repeat(schema), values)))
 
     def to_connect_columns(
