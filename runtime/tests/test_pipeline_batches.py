@@ -343,7 +343,7 @@ class CountingFileSource(FileStreamSourceConnector):
         return CountingFileSourceTask
 
 
-@pytest.mark.parametrize("acks_in_c", [True, False], ids=["acks-counted-in-C", "in-Python"])
+@pytest.mark.parametrize("acks", ["by-reference", "counted-in-C", "counted-in-Python"])
 @pytest.mark.parametrize(
     ("transforms", "via"),
     [(False, "poll_batch"), (True, "poll")],
@@ -354,15 +354,16 @@ def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
     kafka: str,
     transforms: bool,
     via: str,
-    acks_in_c: bool,
+    acks: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A producer queue of 50 messages fills on every batch of the file source: each record
     the producer refuses for room is sent after the queue drains, and the rest of the
     batch after it, so the topic holds every line once, in the file's order. The same
     whether the worker polls the task for columns (a connector without transforms) or
-    for records, and the committed offset is the file's end either way, whether the
-    delivery reports are counted by kconnect-speedups or in Python."""
+    for records, and the committed offset is the file's end either way: whether a batch
+    is acknowledged by reference (the producer reporting only failures) or its delivery
+    reports are counted, by kconnect-speedups or in Python."""
     speedups = optional_speedups("kconnect_speedups._acks", reads_layout=False)
     assert speedups is not None, "kconnect-speedups is part of the workspace: uv sync"
     counted: list[int] = []  # the records of each batch a counter was made for
@@ -371,6 +372,8 @@ def test_source_whose_producer_queue_fills_sends_every_line_once_in_order(
         counted.append(remaining)
         return speedups.AckCounter(remaining, on_error)
 
+    acks_in_c = acks == "counted-in-C"
+    monkeypatch.setattr(source_tasks, "_BY_REFERENCE", acks == "by-reference")
     monkeypatch.setattr(
         source_tasks, "_SPEEDUPS", SimpleNamespace(AckCounter=counter) if acks_in_c else None
     )

@@ -48,7 +48,8 @@ def test_the_tutorial_passes_verify_and_runs_in_a_worker(
         (hello / name).write_text(body, encoding="utf-8")
     monkeypatch.chdir(hello)
 
-    # 4. verify
+    # 4. verify (its suites use the session's broker rather than start one of their own)
+    monkeypatch.setenv("KC_KAFKA_BOOTSTRAP_SERVERS", kafka)
     verify = _command(text, "kconnect-testkit verify . --report report/")
     done = subprocess.run(
         [sys.executable, "-m", "kconnect_testkit.cli", *verify[1:]],

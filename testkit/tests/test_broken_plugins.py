@@ -312,6 +312,7 @@ class TestPlain:
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.usefixtures("session_kafka")
 @pytest.mark.integration
 def test_sink_writing_only_on_stop_fails_the_pipeline_check(
     run_suite: Callable[..., pytest.RunResult],

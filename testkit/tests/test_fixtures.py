@@ -12,6 +12,15 @@ import pytest
 from confluent_kafka import Consumer, Producer
 
 
+def test_kc_kafka_takes_a_running_broker_from_the_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No JVM is started: the fixture hands the given address on (nothing listens there).
+    monkeypatch.setenv("KC_KAFKA_BOOTSTRAP_SERVERS", " 127.0.0.1:9 ")
+    pytester.makepyfile("def test_address(kc_kafka):\n    assert kc_kafka == '127.0.0.1:9'\n")
+    pytester.runpytest("-p", "no:cacheprovider", "-q").assert_outcomes(passed=1)
+
+
 @pytest.mark.integration
 def test_kc_kafka_produces_and_consumes(kc_kafka: str) -> None:
     topic = f"kc-smoke-{uuid.uuid4().hex[:8]}"

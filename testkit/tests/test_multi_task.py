@@ -149,6 +149,7 @@ def test_failures_of_one_cause_are_summed_up_once(
     assert 'in poll\n    raise RuntimeError("source unreachable' in result.stdout.str()
 
 
+@pytest.mark.usefixtures("session_kafka")
 @pytest.mark.integration
 def test_verify_passes_the_three_task_source_and_fails_its_offset_bug(tmp_path: Path) -> None:
     report = tmp_path / "report"

@@ -13,6 +13,7 @@ from kconnect_testkit.cli import main
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sequence"
 
 
+@pytest.mark.usefixtures("session_kafka")
 @pytest.mark.integration
 def test_verify_installs_and_passes_the_example_plugin(tmp_path: Path) -> None:
     report = tmp_path / "report"
@@ -79,6 +80,7 @@ def _not_passed(cases: list[ET.Element]) -> dict[str, str]:
     return {str(c.get("name")).split(": ", 1)[0]: c[0].tag for c in cases if len(c)}
 
 
+@pytest.mark.usefixtures("session_kafka")
 @pytest.mark.integration
 def test_verify_isolated_drives_the_example_through_a_plugin_location(tmp_path: Path) -> None:
     report = tmp_path / "report"
@@ -99,6 +101,7 @@ def test_verify_isolated_drives_the_example_through_a_plugin_location(tmp_path: 
     assert "| `kconnect_example_sequence.JsonLinesSinkConnector` | " in markdown
 
 
+@pytest.mark.usefixtures("session_kafka")
 @pytest.mark.integration
 def test_verify_names_an_entry_point_in_an_unknown_group(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

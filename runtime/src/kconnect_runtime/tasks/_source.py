@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import repeat
@@ -77,13 +78,34 @@ _Ack = Callable[[KafkaError | None, Any], None]
 _RESTORE_TIMEOUT_S = 30.0
 # kconnect-speedups' AckCounter (successful delivery reports counted in C), or None.
 _SPEEDUPS: Any = optional_speedups("kconnect_speedups._acks", reads_layout=False)
+# Whether a task whose successes need no report has its batches acknowledged by reference
+# (_Delivery); else each report is counted (AckCounter or _InFlightBatch.ack).
+_BY_REFERENCE = True
+
+
+class _Delivery:
+    """The on_delivery callable of a batch's records when the producer reports only
+    failures (``delivery.report.only.error``: a success then makes no Message and no Python
+    call). confluent-kafka holds a reference to it for each record until that record's
+    report is served, so the batch is acknowledged once its last reference goes."""
+
+    __slots__ = ("__weakref__", "on_error")
+
+    def __init__(self, on_error: _Ack) -> None:
+        self.on_error = on_error
+
+    def __call__(self, err: KafkaError | None, msg: Any) -> None:
+        if err is not None:
+            self.on_error(err, msg)
 
 
 class _InFlightBatch:
     """Records of one poll awaiting acknowledgement, and the offsets they will commit."""
 
     __slots__ = (
+        "_by_reference",
         "_counter",
+        "_delivery",
         "_remaining",
         "count",
         "error",
@@ -96,14 +118,24 @@ class _InFlightBatch:
     )
 
     def __init__(
-        self, count: int, offsets: _PartitionOffsets, polled: int, lost: _LostRecord | None
+        self,
+        count: int,
+        offsets: _PartitionOffsets,
+        polled: int,
+        lost: _LostRecord | None,
+        by_reference: bool = False,
     ) -> None:
         self.sent = now()  # how long its acknowledgements take
         self.count = count  # records that will have been written once all are acknowledged
         # Records not acknowledged yet: counted by kconnect-speedups' AckCounter when it is
-        # installed (a success then costs no Python call), else here.
+        # installed (a success then costs no Python call), else here. By reference (the
+        # producer reports only failures): acknowledged once its _Delivery is gone.
         self._remaining = count
-        self._counter: Any = None if _SPEEDUPS is None else _SPEEDUPS.AckCounter(count, self.ack)
+        self._by_reference = by_reference
+        self._delivery: weakref.ref[_Delivery] | None = None
+        self._counter: Any = (
+            None if _SPEEDUPS is None or by_reference else _SPEEDUPS.AckCounter(count, self.ack)
+        )
         self.offsets = offsets
         self.polled = polled
         self.error: KafkaError | None = None
@@ -118,7 +150,7 @@ class _InFlightBatch:
         # A lost topic is no refusal of the record: skipping would drop all sent to it.
         if err is not None:
             if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
-                self.lost(msg.topic(), _produced_as(msg, self.ack_tolerant))
+                self.lost(msg.topic(), _produced_as(msg, self._again(self.ack_tolerant)))
                 return
             self.refused.append((err, msg))
             self.count -= 1
@@ -126,6 +158,8 @@ class _InFlightBatch:
 
     @property
     def remaining(self) -> int:
+        if self._delivery is not None:  # by reference: all or nothing
+            return 0 if self._delivery() is None else max(1, self._remaining)
         counter = self._counter
         return self._remaining if counter is None else int(counter.remaining)
 
@@ -136,12 +170,27 @@ class _InFlightBatch:
         else:
             self._counter.remaining = value
 
-    @property
-    def acknowledge(self) -> _Ack:
-        """The on_delivery callable of the batch's records when errors are not tolerated:
-        :meth:`ack`, or the counter that calls it only for a report with an error."""
-        counter = self._counter
-        return self.ack if counter is None else counter
+    def on_delivery(self, tolerant: bool) -> _Ack:
+        """The on_delivery callable of the batch's records: :meth:`ack_tolerant` when
+        errors are tolerated, else :meth:`ack` or the counter that calls it only for a
+        report with an error; by reference, the batch's :class:`_Delivery` for either."""
+        handler = self.ack_tolerant if tolerant else self.ack
+        if self._by_reference:
+            live = None if self._delivery is None else self._delivery()
+            if live is None:
+                live = _Delivery(handler)
+                self._delivery = weakref.ref(live)
+            return live
+        if tolerant or self._counter is None:
+            return handler
+        counter: _Ack = self._counter
+        return counter
+
+    def _again(self, handler: _Ack) -> _Ack:
+        """The on_delivery of a record sent again: the batch's _Delivery while it lives
+        (the record keeps the batch unacknowledged until its own report), else ``handler``."""
+        live = None if self._delivery is None else self._delivery()
+        return handler if live is None else live
 
     def skip(self) -> None:
         """A record of this batch failed and was tolerated: it is done but not written."""
@@ -152,7 +201,7 @@ class _InFlightBatch:
         # Runs on the task thread, inside producer.poll()/flush().
         if err is not None:
             if self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
-                self.lost(msg.topic(), _produced_as(msg, self.ack))
+                self.lost(msg.topic(), _produced_as(msg, self._again(self.ack)))
                 return
             if self.error is None:
                 self.error = err
@@ -160,15 +209,18 @@ class _InFlightBatch:
         self.remaining -= 1
 
     def kept(self, ack: _Ack, kwargs: dict[str, Any]) -> _Ack:
-        """``ack`` for a record produced with ``kwargs``, kept to send it again as it was:
-        a delivery report carries no headers, nor whether the partition was chosen."""
+        """``ack`` for a record produced with ``kwargs`` (its on_delivery aside), kept to
+        send it again as it was: a report carries no headers, nor whether the partition
+        was chosen. ``kwargs`` must not hold the callable returned: a reference cycle
+        would keep a batch acknowledged by reference unacknowledged until the collector
+        ran."""
         return partial(self._ack_kept, ack, kwargs)
 
     def _ack_kept(
         self, ack: _Ack, kwargs: dict[str, Any], err: KafkaError | None, msg: Any
     ) -> None:
         if err is not None and self.lost is not None and err.name() in TOPIC_LOST_ERRORS:
-            self.lost(msg.topic(), kwargs)
+            self.lost(msg.topic(), {**kwargs, "on_delivery": self.kept(ack, kwargs)})
             return
         ack(err, msg)
 
@@ -289,6 +341,8 @@ class SourcePipeline:
         # Whether lost records may be sent again: not from inside a transaction, whose
         # records stand or fall together.
         self._sends_again = True
+        # Whether batches are acknowledged by reference (set by open() with the producer).
+        self._by_reference = False
         # (partitions, replication factor) for topics this task writes to that do not exist
         # yet (Kafka's topic.creation.default.*); None leaves creation to the broker.
         self.topic_creation = spec.topic_creation
@@ -309,9 +363,23 @@ class SourcePipeline:
             str(self.producer_config["bootstrap.servers"]), self.producer_config
         )
         self.kafka = TaskKafkaClient(self.runner, "producer", self.producer_config)
-        self.producer = Producer(self.kafka.config(self.producer_config))
-        self.ack_stall = AckStallWatch(self.runner, self.kafka)
+        config = self.kafka.config(self.producer_config)
         self._sends_again = "transactional.id" not in self.producer_config
+        # A batch acknowledged by reference (see _Delivery) needs no report of a success:
+        # not for a task that takes commit_record (each success carries its metadata), one
+        # in a plugin host (whether it does is known only once the host runs), nor within
+        # transactions.
+        task = self.task
+        self._by_reference = (
+            _BY_REFERENCE
+            and self._sends_again
+            and not isinstance(task, ForwardsCommitRecord)
+            and type(task).commit_record is SourceTask.commit_record
+        )
+        if self._by_reference:
+            config["delivery.report.only.error"] = True
+        self.producer = Producer(config)
+        self.ack_stall = AckStallWatch(self.runner, self.kafka)
 
     def start_task(self) -> None:
         """Initialize and start the plugin task on its connector's committed offsets."""
@@ -435,7 +503,11 @@ class SourcePipeline:
                 records, keys, values = self._convert_one_by_one(records)
         count = len(records)
         in_flight = _InFlightBatch(
-            count, offsets, len(batch), self._keep_lost if self._sends_again else None
+            count,
+            offsets,
+            len(batch),
+            self._keep_lost if self._sends_again else None,
+            self._by_reference,
         )
         self._in_flight.append(in_flight)
         if not count:
@@ -447,7 +519,7 @@ class SourcePipeline:
             self.active_topics.update(topics)
         ack = None
         if not self._wants_commit_record:
-            ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.acknowledge
+            ack = in_flight.on_delivery(self.errors.tolerate_all)
         partitions = list(map(_kafka_partition, records))
         headers = list(map(_headers, records))
         if (
@@ -532,7 +604,11 @@ class SourcePipeline:
             else {offset_key("", partition): (partition, batch.source_offset(count - 1))}
         )
         in_flight = _InFlightBatch(
-            count, offsets, count, self._keep_lost if self._sends_again else None
+            count,
+            offsets,
+            count,
+            self._keep_lost if self._sends_again else None,
+            self._by_reference,
         )
         self._in_flight.append(in_flight)
         if topic not in self.active_topics:
@@ -554,7 +630,7 @@ class SourcePipeline:
                 records.extend(batch.records())
             return records[row]
 
-        ack = in_flight.ack_tolerant if self.errors.tolerate_all else in_flight.acknowledge
+        ack = in_flight.on_delivery(self.errors.tolerate_all)
         self._produce_all(
             repeat(topic, count),
             keys,
@@ -613,11 +689,12 @@ class SourcePipeline:
         """Produce one record, waiting for room in a full queue; a refusal fails or skips it."""
         if record.timestamp is not None:
             kwargs["timestamp"] = record.timestamp
-        kwargs["on_delivery"] = ack
+        # A dict of its own: ``ack`` may hold ``kwargs`` (InFlightBatch.kept).
+        produced = {**kwargs, "on_delivery": ack}
         restoring: float | None = None  # until when a lost topic is waited for
         while True:
             try:
-                self.producer.produce(record.topic, **kwargs)
+                self.producer.produce(record.topic, **produced)
                 return
             except BufferError:
                 # The local queue is full: serve delivery reports until there is room.
@@ -762,9 +839,9 @@ class SourcePipeline:
 
         def on_delivery(err: KafkaError | None, msg: Any) -> None:
             if err is not None and sends_again and err.name() in TOPIC_LOST_ERRORS:
-                # Sent again as it was produced (partition, headers, timestamp and this
-                # callback are in ``kwargs``): a delivery report carries no headers.
-                self._keep_lost(record.topic, kwargs)
+                # Sent again as it was produced (partition, headers and timestamp are in
+                # ``kwargs``), with this callback: a delivery report carries no headers.
+                self._keep_lost(record.topic, {**kwargs, "on_delivery": on_delivery})
                 return
             if err is not None and tolerate:
                 # KIP-779: a record the broker refused is skipped and acknowledged with no
@@ -862,9 +939,12 @@ class SourcePipeline:
             ", ".join(sorted({topic for topic, _ in lost})),
         )
         deadline = now() + _RESTORE_TIMEOUT_S  # for the whole round, not per record
-        for topic, kwargs in lost:
+        for sent, (topic, kwargs) in enumerate(lost):
             if not self._failing(self._produce_again, topic, kwargs, deadline):
-                return  # stopping: what was not sent again is not committed either
+                # Stopping: what was not sent again stays lost, and its batches are not
+                # committed (a batch acknowledged by reference would be, were they dropped).
+                self._lost[:0] = lost[sent:]
+                return
 
     def _produce_again(self, topic: str, kwargs: dict[str, Any], deadline: float) -> bool:
         """Produce a lost record again, once the producer sees its topic again."""
