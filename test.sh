@@ -29,9 +29,9 @@ fi
 # its own broker, S3 endpoint, schema registry, private MariaDB, PostgreSQL database and Spark
 # session (the testkit's session fixtures), split so that they take about as long: the
 # runtime's tests; the SDK, converters, transforms, testkit, speedups, the differential
-# suite, the crash suites and, last, the standalone Spark cluster's tests; the catalogue's
-# connectors (MirrorMaker's two-cluster tests among them) with the multi-worker distributed
-# tests and, last, the benchmarks' smoke run. (A fourth session, tried twice, even started
+# suite, the crash suites, the standalone Spark cluster's tests and, last, the benchmarks'
+# smoke run; the catalogue's connectors (MirrorMaker's two-cluster tests among them) with
+# the multi-worker distributed tests. (A fourth session, tried twice, even started
 # four minutes late, loaded two cores so much that brokers took over 90 s to start and
 # MirrorMaker's checkpoints missed their deadlines.) A path listed for one session is left
 # out of any other session whose folder holds it. The other sessions' output follows the
@@ -40,9 +40,8 @@ sessions=(
   "runtime/tests"
   "sdk/tests converters transforms/tests testkit/tests speedups/tests compat
    runtime/tests/test_crash_suite.py runtime/tests/test_crash_exactly_once.py
-   runtime/tests/test_spark_cluster.py"
-  "connectors bundle/tests runtime/tests/test_distributed_group.py
-   runtime/tests/test_bench_smoke.py"
+   runtime/tests/test_spark_cluster.py runtime/tests/test_bench_smoke.py"
+  "connectors bundle/tests runtime/tests/test_distributed_group.py"
 )
 session_args() {  # the pytest paths of session $1, with the other sessions' paths ignored
   local own="$1" i path other
