@@ -4,12 +4,16 @@ batch is acknowledged once confluent-kafka has served the report of each of its 
 
 from __future__ import annotations
 
+import json
+import logging
 import uuid
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
 from kconnect_runtime.tasks._source import _InFlightBatch
+from runtime_harness import file_source, standalone, wait_for, worker_props
 
 pytestmark = pytest.mark.integration
 
@@ -64,3 +68,25 @@ def test_a_refused_record_reaches_its_batch(kafka: str) -> None:
     # errors.tolerance=all: the refused record is skipped, the batch done without error.
     assert tolerant.remaining == 0 and tolerant.error is None
     assert tolerant.count == 1 and [e.name() for e, _ in tolerant.refused] == ["MSG_SIZE_TOO_LARGE"]
+
+
+def test_the_worker_decides_whether_the_producer_reports_only_failures(
+    kafka: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A user setting would either stall the counting of acknowledgements or send a report
+    # per record for nothing: it is overridden, with a warning naming it.
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"line {i}\n" for i in range(500)), encoding="utf-8")
+    worker = worker_props(tmp_path, kafka, **{"producer.delivery.report.only.error": "false"})
+    topic = f"acks-{uuid.uuid4().hex[:8]}"
+    offsets = tmp_path / "offsets.json"
+    with caplog.at_level(logging.WARNING), standalone(worker, file_source("src", source, topic)):
+        wait_for(
+            lambda: _positions(offsets) == [source.stat().st_size], 60, "the file's end committed"
+        )
+    assert "producer setting delivery.report.only.error=false is ignored" in caplog.text
+
+
+def _positions(path: Path) -> list[int]:
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"offsets": []}
+    return [entry["value"]["position"] for entry in doc["offsets"]]

@@ -81,6 +81,8 @@ _SPEEDUPS: Any = optional_speedups("kconnect_speedups._acks", reads_layout=False
 # Whether a task whose successes need no report has its batches acknowledged by reference
 # (_Delivery); else each report is counted (AckCounter or _InFlightBatch.ack).
 _BY_REFERENCE = True
+# confluent-kafka's producer setting for reports of failures only (the worker's own).
+_ONLY_ERRORS = "delivery.report.only.error"
 
 
 class _Delivery:
@@ -376,8 +378,17 @@ class SourcePipeline:
             and not isinstance(task, ForwardsCommitRecord)
             and type(task).commit_record is SourceTask.commit_record
         )
-        if self._by_reference:
-            config["delivery.report.only.error"] = True
+        asked = config.get(_ONLY_ERRORS)
+        if asked is not None and str(asked).strip().lower() != str(self._by_reference).lower():
+            log.warning(
+                "%s: producer setting %s=%s is ignored: the worker sets it (%s) as it "
+                "acknowledges this task's records",
+                self._label,
+                _ONLY_ERRORS,
+                asked,
+                str(self._by_reference).lower(),
+            )
+        config[_ONLY_ERRORS] = self._by_reference
         self.producer = Producer(config)
         self.ack_stall = AckStallWatch(self.runner, self.kafka)
 
